@@ -1,0 +1,33 @@
+# One entry point for people and CI. `make report` builds the bundled article;
+# `make test` runs every check (ruff, mypy, pytest).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+ARTICLE ?= runs/paiton-kimi-k3.1-pro
+
+.PHONY: report test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+report: $(STAMP)
+	$(BIN)/reportgen validate $(ARTICLE)
+	$(BIN)/reportgen metrics $(ARTICLE)
+
+lint: $(STAMP)
+	$(BIN)/ruff check reportgen tests
+	$(BIN)/ruff format --check reportgen tests
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m reportgen.bench
+
+clean:
+	rm -rf build $(VENV)

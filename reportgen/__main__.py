@@ -1,0 +1,9 @@
+"""`python -m reportgen` runs the CLI."""
+
+from __future__ import annotations
+
+import sys
+
+from reportgen.cli import main
+
+sys.exit(main())

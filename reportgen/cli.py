@@ -1,0 +1,141 @@
+"""Command line: parse options, call one library function, print its result, map errors to exits.
+
+Exit codes: 0 ok, 1 check or lint failure, 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from reportgen import __version__
+from reportgen.errors import InputError, Problem
+from reportgen.metrics import MetricSet, compute
+from reportgen.runfiles import load
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _print_problems(problems: Sequence[Problem], as_json: bool, out: TextIO) -> None:
+    if as_json:
+        json.dump({"problems": [p.as_json() for p in problems]}, out, indent=2)
+        out.write("\n")
+    else:
+        for p in problems:
+            out.write(p.format() + "\n")
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    result = load(args.paths)
+    _print_problems(result.problems, args.json, sys.stdout)
+    if not args.json:
+        files = len({p.label for p in (r.source for r in result.runs)})
+        errors = sum(p.severity == "error" for p in result.problems)
+        warnings = len(result.problems) - errors
+        verdict = "ok" if result.ok else "invalid"
+        print(
+            f"{verdict}: {files} valid run file(s), {errors} error(s), {warnings} warning(s)",
+            file=sys.stderr,
+        )
+    return EXIT_OK if result.ok else EXIT_INPUT
+
+
+def _metrics_json(metrics: MetricSet) -> dict[str, object]:
+    return {
+        "metrics": [
+            {
+                "id": v.id,
+                "value": v.value,
+                "unit": v.unit,
+                "source": v.source,
+                "summary_value": v.summary,
+                "samples": v.n,
+                "definition_version": v.definition.version,
+                "file": v.file,
+                "pointer": v.pointer,
+                "sha256": v.sha256,
+                "provenance": v.provenance,
+            }
+            for v in metrics.values
+        ]
+    }
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    result = load(args.paths)
+    if not result.ok:
+        _print_problems(result.problems, False, sys.stderr)
+        return EXIT_INPUT
+    metrics = compute(result.runs)
+    if args.json:
+        json.dump(_metrics_json(metrics), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return EXIT_OK
+    width = max(len(v.id) for v in metrics.values) if metrics.values else 0
+    for v in metrics.values:
+        print(
+            f"{v.id:<{width}}  {v.value:>14.4f} {v.unit:<6}  {v.source:<7}  {v.provenance}  "
+            f"{v.file}"
+        )
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="reportgen",
+        description="Turn raw LLM-inference benchmark run files into checked articles.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"reportgen {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser(
+        "validate",
+        help="check run files against their schemas and for internal consistency",
+        description="Report every problem in every run file as path:line:col /pointer: message.",
+        epilog="examples:\n  reportgen validate runs/paiton-kimi-k3.1-pro\n"
+        "  reportgen validate matrix.json --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="+", type=Path, metavar="FILE|DIR")
+    p.add_argument("--json", action="store_true", help="print problems as JSON")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser(
+        "metrics",
+        help="compute every metric of run files",
+        description="Compute every metric through the registry: id, value, unit, source, file.",
+        epilog="examples:\n  reportgen metrics runs/paiton-kimi-k3.1-pro\n"
+        "  reportgen metrics runs/paiton-kimi-k3.1-pro --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="+", type=Path, metavar="ARTICLE_DIR|FILE")
+    p.add_argument("--json", action="store_true", help="print metrics as JSON")
+    p.set_defaults(func=cmd_metrics)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `reportgen` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except InputError as exc:
+        _print_problems(exc.problems, False, sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,227 @@
+"""Load stage for JSON input: bytes in, a parsed document with a position map out.
+
+The fast path is the C `json` parser with two hooks (duplicate keys, NaN/Infinity). Positions are
+only worked out when something needs a location: `JsonDocument.locate` walks the text along one
+JSON pointer, letting the C scanner skip every value off that path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import Any
+
+from reportgen.errors import InputError, Problem
+
+_BOM = b"\xef\xbb\xbf"
+_WS = " \t\n\r"
+_DECODER = json.JSONDecoder()
+
+
+class _Rejected(Exception):
+    """Raised from a parser hook: the fast path gives up and the slow walk locates the cause."""
+
+
+def _strict_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Rejected
+    return obj
+
+
+def _no_constant(name: str) -> Any:
+    raise _Rejected
+
+
+def escape_pointer_token(token: str | int) -> str:
+    """Escape one JSON pointer reference token (RFC 6901)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer_of(path: Iterator[str | int] | tuple[str | int, ...] | list[str | int]) -> str:
+    """Join path tokens into a JSON pointer."""
+    return "".join("/" + escape_pointer_token(t) for t in path)
+
+
+def split_pointer(pointer: str) -> list[str]:
+    """Split a JSON pointer into unescaped reference tokens."""
+    if not pointer:
+        return []
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    line = text.count("\n", 0, offset) + 1
+    start = text.rfind("\n", 0, offset) + 1
+    return line, offset - start + 1
+
+
+@dataclass(frozen=True)
+class JsonDocument:
+    """A parsed JSON file: its label (path as shown), raw digest, text and data."""
+
+    label: str
+    sha256: str
+    text: str
+    data: dict[str, Any]
+    _cache: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
+
+    def locate(self, pointer: str) -> tuple[int, int]:
+        """Line and column of the value at `pointer` (or of its nearest existing ancestor)."""
+        if pointer not in self._cache:
+            self._cache[pointer] = line_col(
+                self.text, _offset_of(self.text, split_pointer(pointer))
+            )
+        return self._cache[pointer]
+
+    def problem(self, pointer: str, message: str, severity: str = "error") -> Problem:
+        """A problem located at `pointer` in this file."""
+        line, col = self.locate(pointer)
+        return Problem(self.label, line, col, pointer, message, severity)  # type: ignore[arg-type]
+
+
+def _skip_ws(text: str, i: int) -> int:
+    n = len(text)
+    while i < n and text[i] in _WS:
+        i += 1
+    return i
+
+
+def _offset_of(text: str, tokens: list[str]) -> int:
+    """Offset of the value at the path `tokens`; the deepest existing ancestor if it is absent."""
+    i = _skip_ws(text, 0)
+    for token in tokens:
+        if i >= len(text) or text[i] not in "{[":
+            return i
+        found = _child_offset(text, i, token)
+        if found is None:
+            return i
+        i = found
+    return i
+
+
+def _child_offset(text: str, i: int, token: str) -> int | None:
+    opener = text[i]
+    i = _skip_ws(text, i + 1)
+    if opener == "{":
+        while i < len(text) and text[i] == '"':
+            key, i = scanstring(text, i + 1)
+            i = _skip_ws(text, _skip_ws(text, i) + 1)  # past ':'
+            if key == token:
+                return i
+            _, i = _DECODER.raw_decode(text, i)
+            i = _skip_ws(text, i)
+            if i < len(text) and text[i] == ",":
+                i = _skip_ws(text, i + 1)
+        return None
+    if not token.isdigit():
+        return None
+    want, index = int(token), 0
+    while i < len(text) and text[i] != "]":
+        if index == want:
+            return i
+        _, i = _DECODER.raw_decode(text, i)
+        i = _skip_ws(text, i)
+        if i < len(text) and text[i] == ",":
+            i = _skip_ws(text, i + 1)
+        index += 1
+    return None
+
+
+def _walk_problems(label: str, text: str) -> list[Problem]:
+    """Slow full walk: every duplicate key and every NaN/Infinity, located."""
+    problems: list[Problem] = []
+
+    def value(i: int, path: list[str | int]) -> int:
+        i = _skip_ws(text, i)
+        ch = text[i]
+        if ch == "{":
+            seen: set[str] = set()
+            i = _skip_ws(text, i + 1)
+            while text[i] == '"':
+                key_at = i
+                key, i = scanstring(text, i + 1)
+                if key in seen:
+                    line, col = line_col(text, key_at)
+                    problems.append(
+                        Problem(
+                            label,
+                            line,
+                            col,
+                            pointer_of([*path, key]),
+                            f"duplicate key {key!r} in object",
+                        )
+                    )
+                seen.add(key)
+                i = _skip_ws(text, i) + 1
+                i = _skip_ws(text, value(i, [*path, key]))
+                if text[i] == ",":
+                    i = _skip_ws(text, i + 1)
+            return i + 1
+        if ch == "[":
+            i = _skip_ws(text, i + 1)
+            index = 0
+            while text[i] != "]":
+                i = _skip_ws(text, value(i, [*path, index]))
+                if text[i] == ",":
+                    i = _skip_ws(text, i + 1)
+                index += 1
+            return i + 1
+        if text.startswith(("NaN", "Infinity", "-Infinity"), i):
+            word = "-Infinity" if ch == "-" else ("NaN" if ch == "N" else "Infinity")
+            line, col = line_col(text, i)
+            problems.append(
+                Problem(
+                    label,
+                    line,
+                    col,
+                    pointer_of(path),
+                    f"{word} is not valid JSON; a measurement must be a finite number",
+                )
+            )
+            return i + len(word)
+        _, end = _DECODER.raw_decode(text, i)
+        return int(end)
+
+    value(0, [])
+    return problems
+
+
+def parse_json(label: str, raw: bytes) -> JsonDocument:
+    """Parse one JSON file's bytes; raise `InputError` with located problems if it is malformed."""
+    digest = hashlib.sha256(raw).hexdigest()
+    if raw.startswith(_BOM):
+        raise InputError(
+            [Problem(label, 1, 1, "", "file starts with a UTF-8 byte order mark; JSON must not")]
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start]
+        line = before.count(b"\n") + 1
+        col = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+        raise InputError(
+            [Problem(label, line, col, "", f"invalid UTF-8 (byte 0x{raw[exc.start]:02x})")]
+        ) from None
+    try:
+        data = json.loads(text, object_pairs_hook=_strict_pairs, parse_constant=_no_constant)
+    except _Rejected:
+        raise InputError(_walk_problems(label, text)) from None
+    except json.JSONDecodeError as exc:
+        what = "file is empty" if not text.strip() else f"invalid JSON: {exc.msg}"
+        raise InputError([Problem(label, exc.lineno, exc.colno, "", what)]) from None
+    except RecursionError:
+        raise InputError([Problem(label, 1, 1, "", "JSON nested too deeply")]) from None
+    if not isinstance(data, dict):
+        kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+            type(data), "a number"
+        )
+        line, col = line_col(text, _skip_ws(text, 0))
+        raise InputError(
+            [Problem(label, line, col, "", f"top level must be an object, not {kind}")]
+        )
+    return JsonDocument(label, digest, text, data)

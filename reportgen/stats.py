@@ -1,0 +1,34 @@
+"""Order statistics used by the metrics, defined as the reference tools define them.
+
+Percentiles drop values <= 0 (the bench's convention for "no measurement") and interpolate
+linearly at rank (n - 1) * p.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+
+def percentile(values: Iterable[float], p: float) -> float | None:
+    """Linear-interpolation percentile at rank (n-1)*p over the positive values; None if none."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"percentile rank {p} outside [0, 1]")
+    kept = sorted(v for v in values if v > 0)
+    if not kept:
+        return None
+    rank = (len(kept) - 1) * p
+    low = math.floor(rank)
+    high = min(low + 1, len(kept) - 1)
+    frac = rank - low
+    return kept[low] + (kept[high] - kept[low]) * frac
+
+
+def median(values: Iterable[float]) -> float | None:
+    """The p50 of `percentile`."""
+    return percentile(values, 0.5)
+
+
+def close(a: float, b: float, *, rel: float, abs_: float) -> bool:
+    """True when a and b agree within a relative or an absolute tolerance."""
+    return abs(a - b) <= max(abs_, rel * max(abs(a), abs(b)))
