@@ -81,6 +81,33 @@ DEFINITIONS: dict[str, MetricDef] = _defs(
         ("samples[].tokSPrefill", "tokSPrefill"),
     ),
     MetricDef(
+        "canonical.output_tokens",
+        "canonical.c{concurrency}.output_tokens",
+        "Canonical prompt, output tokens per request",
+        "tokens",
+        "median over timed requests of the output tokens (usage completion_tokens)",
+        1,
+        ("samples[].outputTokens", "outputTokens"),
+    ),
+    MetricDef(
+        "matrix.duration_s",
+        "matrix.duration_s",
+        "Matrix run, sustained decode window per cell",
+        "s",
+        "the bench's --duration: seconds of measurement per decode cell",
+        1,
+        ("metadata.duration_per_test",),
+    ),
+    MetricDef(
+        "matrix.max_tokens",
+        "matrix.max_tokens",
+        "Matrix run, maximum output tokens per request",
+        "tokens",
+        "the bench's max_tokens for decode requests (ignore_eos)",
+        1,
+        ("metadata.max_tokens",),
+    ),
+    MetricDef(
         "prefill.prompt_tokens",
         "prefill.{context}.prompt_tokens",
         "Prefill, prompt tokens",
@@ -268,6 +295,28 @@ def _canonical(run: CanonicalRun) -> Iterator[MetricValue]:
                 summary=run.summary.tok_s_prefill,
                 concurrency=c,
             )
+    tokens = [float(x.output_tokens) for x in s]
+    if tokens:
+        yield _value(
+            "canonical.output_tokens",
+            median(tokens) or 0.0,
+            src,
+            "samples",
+            "/samples",
+            n=len(tokens),
+            summary=_opt(run.output_tokens),
+            concurrency=c,
+        )
+    elif run.output_tokens is not None:
+        yield _value(
+            "canonical.output_tokens",
+            float(run.output_tokens),
+            src,
+            "summary",
+            "/outputTokens",
+            concurrency=c,
+        )
+    if c == 1 and s:
         return
     # Concurrency N: lmx's samples carry per-request speeds but not the group's window, so the
     # group throughput can only come from the summary field.
@@ -359,8 +408,20 @@ def _decode(cell: DecodeCell, src: SourceFile) -> Iterator[MetricValue]:
         )
 
 
+def _opt(value: float | None) -> float | None:
+    return None if value is None else float(value)
+
+
 def _matrix(run: MatrixRun) -> Iterator[MetricValue | CellState]:
     src = run.source
+    if run.duration_s is not None:
+        yield _value(
+            "matrix.duration_s", run.duration_s, src, "fields", "/metadata/duration_per_test"
+        )
+    if run.max_tokens is not None:
+        yield _value(
+            "matrix.max_tokens", float(run.max_tokens), src, "fields", "/metadata/max_tokens"
+        )
     for p in run.prefill:
         ctx = {"context": p.context_tokens}
         yield _value(

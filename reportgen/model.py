@@ -175,3 +175,33 @@ def context_label(tokens: int) -> str:
         if tokens % unit == 0:
             return f"{tokens // unit}{suffix}"
     return f"{tokens:,}"
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """The machine a run was measured on, as the article's manifest states it."""
+
+    gpu_name: str
+    gpu_count: int
+    gpu_vram_gb: float
+    gpu_power_cap_w: float | None = None
+    gpu_rated_power_w: float | None = None
+    gpu_note: str | None = None
+    cpu: str | None = None
+    ram_gb: float | None = None
+    os: str | None = None
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What the article's manifest says about hardware, model and engine (not data)."""
+
+    hardware: Hardware
+    hf_id: str
+    checkpoint: str | None
+    quantization: str | None
+    engine_name: str
+    engine_build: str | None
+    engine_description: str | None
+    spec_decoding: str | None = None
+    command_snippet: str | None = None
