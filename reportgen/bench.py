@@ -6,12 +6,22 @@ reads the bench's raw keys; sentinels become cell statuses here and never reach 
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import fields
 from typing import Any
 
 from reportgen import tolerances as tol
 from reportgen.errors import Problem
-from reportgen.jsonfile import JsonDocument
+from reportgen.jsonfile import (
+    FLOAT_MAX,
+    TOO_LARGE,
+    JsonDocument,
+    escape_pointer_token,
+    split_pointer,
+    unfit_numbers,
+)
 from reportgen.model import (
     CellStatus,
     CellSummary,
@@ -22,7 +32,7 @@ from reportgen.model import (
     SourceFile,
     context_label,
 )
-from reportgen.stats import close, percentile
+from reportgen.stats import close, percentile, percentiles
 
 SENTINELS: dict[float, tuple[CellStatus, str]] = {
     -1: ("skipped_capacity", "skipped: the context x concurrency does not fit the KV cache"),
@@ -40,6 +50,14 @@ PERCENTILE_FAMILIES = (
 )
 
 Report = Callable[[str, str, str], None]  # (pointer, message, severity)
+
+
+def _fit(raw: dict[str, Any], where: str, report: Report) -> dict[str, Any]:
+    """`raw` with every number no float can hold reported, and replaced by None."""
+    unfit = unfit_numbers(raw)
+    for key in unfit:
+        report(f"{where}/{escape_pointer_token(key)}", TOO_LARGE, "error")
+    return {**raw, **dict.fromkeys(unfit)} if unfit else raw
 
 
 def _opt_float(raw: Mapping[str, Any], key: str) -> float | None:
@@ -91,64 +109,101 @@ def _check_percentiles(raw: Mapping[str, Any], where: str, report: Report) -> No
                 )
 
 
+# `_samples` builds each RequestSample positionally: keyword arguments cost about 40% more on a
+# 200,000-sample file. Reordering the model's fields fails here, at import, instead of silently.
+_SAMPLE_FIELDS = (
+    "pointer",
+    "ttft_s",
+    "latency_s",
+    "itl_s",
+    "input_tokens",
+    "output_tokens",
+    "completed",
+)
+assert tuple(f.name for f in fields(RequestSample)) == _SAMPLE_FIELDS
+
+
+def _token_problems(at: str, n: int, itl: float, max_tokens: int | None, report: Report) -> None:
+    if max_tokens is not None and n > max_tokens:
+        report(
+            f"{at}/output_tokens",
+            f"{n} output tokens exceed metadata.max_tokens {max_tokens}",
+            "error",
+        )
+    if n < 2 and itl > 0:
+        report(
+            f"{at}/inter_token_latency_avg",
+            f"inter-token latency {itl} with {n} output token(s); ITL needs at least 2 tokens",
+            "error",
+        )
+    if n >= 2 and itl <= 0:
+        report(
+            f"{at}/inter_token_latency_avg",
+            f"inter-token latency {itl} with {n} output tokens; it must be positive",
+            "error",
+        )
+
+
 def _samples(
     raw: list[dict[str, Any]], where: str, max_tokens: int | None, report: Report
 ) -> tuple[RequestSample, ...]:
+    # The hot loop of a large file: each sample is checked with a few comparisons, and a
+    # message (and its pointer) is only formatted when a check fails.
     out = []
+    prefix = f"{where}/request_samples/"
+    most = FLOAT_MAX if max_tokens is None else max_tokens
+    slack, rate_rel, rate_abs = tol.LATENCY_SLACK_S, tol.SAMPLE_RATE.rel, tol.SAMPLE_RATE.abs_
     for i, s in enumerate(raw):
-        at = f"{where}/request_samples/{i}"
-        n, itl, ttft, latency = (
+        at = f"{prefix}{i}"
+        n, itl, ttft, latency, rate, completed = (
             s["output_tokens"],
             s["inter_token_latency_avg"],
             s["ttft"],
             s["latency"],
+            s.get("output_tps_per_user"),
+            s["completed"],
         )
-        if max_tokens is not None and n > max_tokens:
-            report(
-                f"{at}/output_tokens", f"{n} output tokens exceed max_tokens {max_tokens}", "error"
-            )
-        if n < 2 and itl > 0:
-            report(
-                f"{at}/inter_token_latency_avg",
-                f"inter-token latency {itl} with {n} output token(s); ITL needs at least 2 tokens",
-                "error",
-            )
-        if n >= 2 and itl <= 0:
-            report(
-                f"{at}/inter_token_latency_avg",
-                f"inter-token latency {itl} with {n} output tokens; it must be positive",
-                "error",
-            )
-        if s["completed"] and n >= 2 and itl > 0:
-            last_token = ttft + itl * (n - 1)
-            if latency + tol.LATENCY_SLACK_S < last_token:
+        if not (
+            n <= FLOAT_MAX
+            and itl <= FLOAT_MAX
+            and ttft <= FLOAT_MAX
+            and latency <= FLOAT_MAX
+            and (rate or 0) <= FLOAT_MAX
+        ):
+            _fit(s, at, report)
+            continue
+        if not (2 <= n <= most and itl > 0):
+            _token_problems(at, n, itl, max_tokens, report)
+        if itl > 0:
+            if completed and n >= 2 and latency + slack < ttft + itl * (n - 1):
                 report(
                     f"{at}/latency",
                     f"latency {latency:g} s is shorter than ttft + ITL x (output_tokens - 1) = "
-                    f"{last_token:.6g} s; the last token cannot arrive after the request completed",
+                    f"{ttft + itl * (n - 1):.6g} s; the last token cannot arrive after the "
+                    "request completed",
                     "error",
                 )
-        rate = s.get("output_tps_per_user")
-        if (
-            rate
-            and itl > 0
-            and not close(rate, 1 / itl, rel=tol.SAMPLE_RATE.rel, abs_=tol.SAMPLE_RATE.abs_)
-        ):
-            report(
-                f"{at}/output_tps_per_user",
-                f"output_tps_per_user {rate:g} disagrees with 1 / inter_token_latency_avg = "
-                f"{1 / itl:.6g}",
-                "warning",
-            )
+            # `close` holds whenever the values are within `rate_abs`: test that first.
+            if (
+                rate
+                and abs(rate - 1 / itl) > rate_abs
+                and not close(rate, 1 / itl, rel=rate_rel, abs_=rate_abs)
+            ):
+                report(
+                    f"{at}/output_tps_per_user",
+                    f"output_tps_per_user {rate:g} disagrees with 1 / inter_token_latency_avg = "
+                    f"{1 / itl:.6g}",
+                    "warning",
+                )
         out.append(
-            RequestSample(
-                pointer=at,
-                ttft_s=float(ttft),
-                latency_s=float(latency),
-                itl_s=float(itl),
-                input_tokens=int(s.get("input_tokens") or 0),
-                output_tokens=int(n),
-                completed=bool(s["completed"]),
+            RequestSample(  # positional, in `_SAMPLE_FIELDS` order
+                at,
+                float(ttft),
+                float(latency),
+                float(itl),
+                int(s.get("input_tokens") or 0),
+                int(n),
+                bool(completed),
             )
         )
     return tuple(out)
@@ -157,12 +212,12 @@ def _samples(
 def _cross_check_summary(
     raw: Mapping[str, Any], where: str, samples: tuple[RequestSample, ...], report: Report
 ) -> None:
-    ttfts = [s.ttft_s for s in samples]
-    rates = [1 / s.itl_s for s in samples if s.output_tokens >= 2 and s.itl_s > 0]
     itls = [s.itl_s for s in samples if s.output_tokens >= 2]
+    rates = [1 / itl for itl in itls if itl > 0]
+    ttft_p50, ttft_p90 = percentiles([s.ttft_s for s in samples], 0.5, 0.9)
     checks = (
-        ("ttft_p50", percentile(ttfts, 0.5), tol.SUMMARY_SECONDS, "the median TTFT of its samples"),
-        ("ttft_p90", percentile(ttfts, 0.9), tol.SUMMARY_SECONDS, "the p90 TTFT of its samples"),
+        ("ttft_p50", ttft_p50, tol.SUMMARY_SECONDS, "the median TTFT of its samples"),
+        ("ttft_p90", ttft_p90, tol.SUMMARY_SECONDS, "the p90 TTFT of its samples"),
         (
             "inter_token_latency_p50",
             percentile(itls, 0.5),
@@ -211,8 +266,9 @@ def _cell(raw: dict[str, Any], where: str, max_tokens: int | None, report: Repor
     agg = raw.get("aggregate_tps")
     return DecodeCell(
         pointer=where,
-        context_tokens=int(raw["context_tokens"]),
-        concurrency=int(raw["concurrency"]),
+        # None only when the number was too large (reported by `_fit`; the run is then dropped).
+        context_tokens=int(raw["context_tokens"] or 0),
+        concurrency=int(raw["concurrency"] or 0),
         status=status,
         reason=reason,
         aggregate_tok_s=float(agg) if status == "ok" and agg is not None else None,
@@ -242,9 +298,13 @@ def _check_duplicates(cells: list[DecodeCell], raw: list[dict[str, Any]], report
         if raw[i] == raw[j]:
             report(cell.pointer, f"duplicate cell {label} (same as /results/{j})", "error")
         else:
+            differ = sorted(
+                k for k in raw[i].keys() | raw[j].keys() if raw[i].get(k) != raw[j].get(k)
+            )
             report(
                 cell.pointer,
-                f"contradictory cells for {label}: /results/{j} and /results/{i} disagree",
+                f"contradictory cells for {label}: /results/{j} and /results/{i} differ in "
+                + ", ".join(differ),
                 "error",
             )
 
@@ -258,7 +318,7 @@ def _check_summary_table(
     by_key = {(c.context_tokens, c.concurrency): c for c in cells}
     flat = []
     for ctx_key, row in table.items():
-        for c_key, value in row.items():
+        for c_key, value in _fit(dict(row), f"{where}/{ctx_key}", report).items():
             at = f"{where}/{ctx_key}/{c_key}"
             key = (int(ctx_key), int(c_key))
             flat.append((key[0], key[1], value))
@@ -271,15 +331,17 @@ def _check_summary_table(
                 if value is not None and value > 0:
                     report(
                         at,
-                        f"summary_table shows {value:g} for a cell that is {cell.status}",
+                        f"summary_table shows {value:g} but {cell.pointer} measured no "
+                        f"throughput ({cell.reason})",
                         "warning",
                     )
             elif value is None or not close(
                 value, cell.aggregate_tok_s, rel=tol.SUMMARY_TABLE.rel, abs_=tol.SUMMARY_TABLE.abs_
             ):
+                shown = "null" if value is None else f"{value:g}"
                 report(
                     at,
-                    f"summary_table shows {value} but {cell.pointer}/aggregate_tps is "
+                    f"summary_table shows {shown} but {cell.pointer}/aggregate_tps is "
                     f"{cell.aggregate_tok_s:g}",
                     "warning",
                 )
@@ -291,6 +353,9 @@ def _prefill(
 ) -> Iterator[PrefillPoint]:
     for key, entry in raw.items():
         at = f"{where}/{key}"
+        if unfit_numbers(entry):
+            _fit(entry, at, report)
+            continue
         tokens, ttft, rate = entry["prompt_tokens"], entry["ttft_seconds"], entry.get("tok_per_sec")
         if rate is not None and not close(
             rate, tokens / ttft, rel=tol.PREFILL_RATE.rel, abs_=tol.PREFILL_RATE.abs_
@@ -313,19 +378,40 @@ def _prefill(
         )
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many acyclic objects.
+
+    Whenever the surviving objects grow by a quarter, CPython's collector traverses every object
+    alive, the whole parsed document included: building 200,000 request samples would pay for
+    several traversals that cannot find anything (JSON values and the run model hold no cycles).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, list[Problem]]:
     """Build the `MatrixRun` for the bench result at pointer `base` of a schema-valid document."""
     raw: dict[str, Any] = doc.data
-    for token in filter(None, base.split("/")):
+    for token in split_pointer(base):
         raw = raw[token]
     problems: list[Problem] = []
 
     def report(pointer: str, message: str, severity: str) -> None:
         problems.append(doc.problem(base + pointer, message, severity))
 
-    meta = raw["metadata"]
+    meta = _fit(raw["metadata"], "/metadata", report)
     max_tokens = meta.get("max_tokens")
-    cells = [_cell(c, f"/results/{i}", max_tokens, report) for i, c in enumerate(raw["results"])]
+    with _gc_paused():
+        cells = [
+            _cell(_fit(c, f"/results/{i}", report), f"/results/{i}", max_tokens, report)
+            for i, c in enumerate(raw["results"])
+        ]
     _check_duplicates(cells, raw["results"], report)
     summary = _check_summary_table(raw.get("summary_table") or {}, cells, "/summary_table", report)
     prefill = tuple(

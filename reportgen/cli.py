@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from reportgen import __version__
+from reportgen import __version__, cli_submit
 from reportgen.errors import InputError, Problem
 from reportgen.metrics import MetricSet, compute
 from reportgen.runfiles import load
@@ -90,6 +90,27 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_build(args: argparse.Namespace) -> int:
+    from reportgen.build import build
+
+    target = build(args.article, args.out)
+    for name in ("index.html", "article.pdf", "metrics.json"):
+        print(target / name)
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from reportgen import report
+    from reportgen.check import check_article
+
+    result = check_article(
+        args.article, args.published, build_dir=args.build_dir, strict=args.strict
+    )
+    render = {"text": report.to_text, "json": report.to_json, "github": report.to_github}
+    sys.stdout.write(render[args.format](result))
+    return EXIT_FAIL if result.failed else EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="reportgen",
@@ -122,6 +143,72 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", type=Path, metavar="ARTICLE_DIR|FILE")
     p.add_argument("--json", action="store_true", help="print metrics as JSON")
     p.set_defaults(func=cmd_metrics)
+
+    p = sub.add_parser(
+        "build",
+        help="render an article to HTML, PDF and metrics.json",
+        description="Build OUT/<article>/index.html, article.pdf and metrics.json from the "
+        "article's manifest, prose and run files. Reproducible; honours SOURCE_DATE_EPOCH.",
+        epilog="examples:\n  reportgen build\n"
+        "  reportgen build runs/paiton-kimi-k3.1-pro --out build",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "article",
+        nargs="?",
+        type=Path,
+        default=Path("runs/paiton-kimi-k3.1-pro"),
+        metavar="ARTICLE_DIR",
+        help="default: %(default)s",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("build"),
+        metavar="DIR",
+        help="output folder (default: %(default)s)",
+    )
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser(
+        "check",
+        help="prove an article's numbers match its run files; lint the data",
+        description="Recompute every metric from the article's run files and compare it with "
+        "the numbers the built article (exactly, via data attributes) and each --published file "
+        "(HTML, Markdown or text, at the precision shown) report. Exit 0 all match, 1 "
+        "mismatches (or, with --strict, warnings), 2 unusable input.",
+        epilog="examples:\n  reportgen check runs/paiton-kimi-k3.1-pro\n"
+        "  reportgen check runs/paiton-kimi-k3.1-pro --published "
+        "../shared/seed/paiton-kimi-k3.1-pro.txt\n"
+        "  reportgen check runs/paiton-kimi-k3.1-pro --format github --strict",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("article", type=Path, metavar="ARTICLE_DIR")
+    p.add_argument(
+        "--published",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a published or hand-edited version of the article (repeatable)",
+    )
+    p.add_argument("--format", choices=("text", "json", "github"), default="text")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on warnings too (unverified, missing, data warnings)",
+    )
+    p.add_argument(
+        "--build-dir",
+        type=Path,
+        default=Path("build"),
+        metavar="DIR",
+        help="where `reportgen build` wrote the article (default: %(default)s); "
+        "built in memory when absent",
+    )
+    p.set_defaults(func=cmd_check)
+
+    cli_submit.add_parser(sub)
     return parser
 
 

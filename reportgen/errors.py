@@ -28,7 +28,9 @@ class Problem:
         """Render as `path:line:col /pointer: message` (warnings say so)."""
         pointer = self.pointer or "/"
         prefix = "warning: " if self.severity == "warning" else ""
-        return f"{self.path}:{self.line}:{self.col} {pointer}: {prefix}{self.message}"
+        text = f"{self.path}:{self.line}:{self.col} {pointer}: {prefix}{self.message}"
+        # A key may hold a lone surrogate ("\ud800" in the JSON): escape it, it cannot be printed.
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
     def as_json(self) -> dict[str, object]:
         """The problem as a JSON-ready mapping."""

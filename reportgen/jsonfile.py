@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
@@ -17,6 +18,8 @@ from typing import Any
 from reportgen.errors import InputError, Problem
 
 _BOM = b"\xef\xbb\xbf"
+FLOAT_MAX = sys.float_info.max
+TOO_LARGE = "number too large: it does not fit a 64-bit float"
 _WS = " \t\n\r"
 _DECODER = json.JSONDecoder()
 
@@ -133,7 +136,10 @@ def _child_offset(text: str, i: int, token: str) -> int | None:
 
 
 def _walk_problems(label: str, text: str) -> list[Problem]:
-    """Slow full walk: every duplicate key and every NaN/Infinity, located."""
+    """Slow full walk: every duplicate key, NaN/Infinity and over-long integer, located.
+
+    The walk is lenient about syntax; a permissive parse afterwards reports any syntax error.
+    """
     problems: list[Problem] = []
 
     def value(i: int, path: list[str | int]) -> int:
@@ -184,11 +190,65 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
                 )
             )
             return i + len(word)
-        _, end = _DECODER.raw_decode(text, i)
+        try:
+            _, end = _DECODER.raw_decode(text, i)
+        except json.JSONDecodeError:
+            raise
+        except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
+            end = i + 1
+            while end < len(text) and text[end].isdigit():
+                end += 1
+            line, col = line_col(text, i)
+            problems.append(
+                Problem(
+                    label,
+                    line,
+                    col,
+                    pointer_of(path),
+                    f"integer with {end - i - (ch == '-')} digits is far too long for a "
+                    "measurement",
+                )
+            )
         return int(end)
 
-    value(0, [])
-    return problems
+    try:
+        value(0, [])
+    except RecursionError:
+        problems.append(Problem(label, 1, 1, "", "JSON nested too deeply"))
+    except (ValueError, IndexError):
+        pass  # malformed JSON: the permissive parse below locates the syntax error
+    try:
+        json.loads(text, parse_int=float)  # accepts NaN, duplicates and long integers
+    except json.JSONDecodeError as exc:
+        problems.append(_syntax_problem(label, text, exc))
+    except RecursionError:
+        pass
+    return problems or [Problem(label, 1, 1, "", "invalid JSON")]
+
+
+_LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
+
+
+def _syntax_problem(label: str, text: str, exc: json.JSONDecodeError) -> Problem:
+    """A JSON syntax error as a problem; says so when the file just stops (a truncated file)."""
+    rest = text[exc.pos :].strip()
+    if not text.strip():
+        what = "file is empty"
+    elif exc.msg.startswith("Unterminated string") or (
+        exc.msg.startswith("Invalid \\uXXXX") and '"' not in text[exc.pos :]
+    ):
+        what = "string never closed: the file ends inside it (truncated?)"
+    elif (
+        not rest
+        or any(word.startswith(rest) for word in _LITERALS)
+        or (rest[0] in ".eE" and not rest.strip(".eE+-0123456789"))
+    ):
+        what = "file ends in the middle of a value (truncated?)"
+    elif exc.msg == "Extra data":
+        what = "invalid JSON: more data after the end of the top-level value"
+    else:
+        what = f"invalid JSON: {exc.msg}"
+    return Problem(label, exc.lineno, exc.colno, "", what)
 
 
 def parse_json(label: str, raw: bytes) -> JsonDocument:
@@ -212,8 +272,9 @@ def parse_json(label: str, raw: bytes) -> JsonDocument:
     except _Rejected:
         raise InputError(_walk_problems(label, text)) from None
     except json.JSONDecodeError as exc:
-        what = "file is empty" if not text.strip() else f"invalid JSON: {exc.msg}"
-        raise InputError([Problem(label, exc.lineno, exc.colno, "", what)]) from None
+        raise InputError([_syntax_problem(label, text, exc)]) from None
+    except ValueError:  # an integer with more digits than int() converts
+        raise InputError(_walk_problems(label, text)) from None
     except RecursionError:
         raise InputError([Problem(label, 1, 1, "", "JSON nested too deeply")]) from None
     if not isinstance(data, dict):
@@ -225,3 +286,10 @@ def parse_json(label: str, raw: bytes) -> JsonDocument:
             [Problem(label, line, col, "", f"top level must be an object, not {kind}")]
         )
     return JsonDocument(label, digest, text, data)
+
+
+def unfit_numbers(raw: Mapping[str, Any]) -> list[str]:
+    """Keys of `raw` holding a number no 64-bit float can hold (1e999 reads as inf, or 10**400)."""
+    return [
+        k for k, v in raw.items() if isinstance(v, int | float) and not -FLOAT_MAX <= v <= FLOAT_MAX
+    ]

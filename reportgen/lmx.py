@@ -11,7 +11,13 @@ from typing import Any
 
 from reportgen import tolerances as tol
 from reportgen.errors import Problem
-from reportgen.jsonfile import JsonDocument
+from reportgen.jsonfile import (
+    TOO_LARGE,
+    JsonDocument,
+    escape_pointer_token,
+    split_pointer,
+    unfit_numbers,
+)
 from reportgen.model import CanonicalRun, CanonicalSample, CanonicalSummary, Scalar, SourceFile
 from reportgen.stats import close, median
 
@@ -45,21 +51,33 @@ def _scalars(
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[CanonicalRun, list[Problem]]:
     """Build the `CanonicalRun` for the lmx run at pointer `base` of a schema-valid document."""
     raw: dict[str, Any] = doc.data
-    for token in filter(None, base.split("/")):
+    for token in split_pointer(base):
         raw = raw[token]
     problems: list[Problem] = []
 
     def report(pointer: str, message: str, severity: str) -> None:
         problems.append(doc.problem(base + pointer, message, severity))
 
-    flags: dict[str, Any] = raw.get("engineFlags") or {}
+    def fit(part: dict[str, Any], where: str) -> dict[str, Any]:
+        unfit = unfit_numbers(part)
+        for key in unfit:
+            report(f"{where}/{escape_pointer_token(key)}", TOO_LARGE, "error")
+        return {**part, **dict.fromkeys(unfit)} if unfit else part
+
+    raw = fit(raw, "")
+    flags: dict[str, Any] = fit(raw.get("engineFlags") or {}, "/engineFlags")
     concurrency = int(flags.get("concurrency") or 1)
     max_tokens = flags.get("maxTokens")
     iterations = flags.get("iterations")
     samples = []
     seen: dict[tuple[int, int], int] = {}
+    first_of: dict[int, int] = {}
     for i, s in enumerate(raw.get("samples") or []):
         at = f"/samples/{i}"
+        if unfit_numbers(s):
+            fit(s, at)
+            continue
+        first_of.setdefault(int(s["iteration"]), i)
         key = (int(s["iteration"]), int(s.get("request") or 0))
         if key in seen:
             report(at, f"iteration {key[0]} request {key[1]} repeats /samples/{seen[key]}", "error")
@@ -103,8 +121,9 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[CanonicalRu
     for iteration, count in sorted(by_iteration.items()):
         if count != concurrency:
             report(
-                "/samples",
-                f"iteration {iteration} has {count} request samples; concurrency is {concurrency}",
+                f"/samples/{first_of[iteration]}",
+                f"iteration {iteration} has {count} request sample(s) but engineFlags.concurrency "
+                f"is {concurrency}: each iteration sends that many requests",
                 "error",
             )
     if samples and iterations is not None and len(by_iteration) != iterations:
@@ -114,7 +133,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[CanonicalRu
             "warning",
         )
     summary = CanonicalSummary(
-        tok_s_out=float(raw["tokSOut"]),
+        tok_s_out=float(raw["tokSOut"] or 0),  # None: too large, reported by `fit`
         ttft_ms=None if raw.get("ttftMs") is None else float(raw["ttftMs"]),
         tok_s_prefill=None if raw.get("tokSPrefill") is None else float(raw["tokSPrefill"]),
         tok_s_total=None if raw.get("tokSTotal") is None else float(raw["tokSTotal"]),
@@ -122,8 +141,8 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[CanonicalRu
     )
     if samples and concurrency == 1:
         for field, computed, shown in (
-            ("tokSOut", median(s.tok_s_out for s in samples), summary.tok_s_out),
-            ("ttftMs", median(s.ttft_ms for s in samples), summary.ttft_ms),
+            ("tokSOut", median(s.tok_s_out for s in samples), raw.get("tokSOut")),
+            ("ttftMs", median(s.ttft_ms for s in samples), raw.get("ttftMs")),
         ):
             if (
                 shown is not None

@@ -81,6 +81,15 @@ DEFINITIONS: dict[str, MetricDef] = _defs(
         ("samples[].tokSPrefill", "tokSPrefill"),
     ),
     MetricDef(
+        "canonical.concurrency",
+        "canonical.c{concurrency}.concurrency",
+        "Canonical prompt, requests sent together",
+        "requests",
+        "engineFlags.concurrency: requests fired together per iteration",
+        1,
+        ("engineFlags.concurrency",),
+    ),
+    MetricDef(
         "canonical.output_tokens",
         "canonical.c{concurrency}.output_tokens",
         "Canonical prompt, output tokens per request",
@@ -295,6 +304,9 @@ def _canonical(run: CanonicalRun) -> Iterator[MetricValue]:
                 summary=run.summary.tok_s_prefill,
                 concurrency=c,
             )
+    yield _value(
+        "canonical.concurrency", float(c), src, "fields", "/engineFlags/concurrency", concurrency=c
+    )
     tokens = [float(x.output_tokens) for x in s]
     if tokens:
         yield _value(
@@ -469,11 +481,14 @@ def compute(runs: Iterable[Run]) -> MetricSet:
     seen: dict[str, MetricValue] = {}
     clashes = []
     for v in values:
-        if v.id in seen and seen[v.id].file != v.file:
-            clashes.append(
-                Problem(v.file, 1, 1, "", f"metric {v.id} is also defined by {seen[v.id].file}")
-            )
-        seen.setdefault(v.id, v)
+        other = seen.setdefault(v.id, v)
+        if other is v:
+            continue
+        if other.file != v.file:
+            message = f"metric {v.id} is also defined by {other.file}"
+        else:  # two contexts with one label, e.g. 8000 and 8192 are both "8K"
+            message = f"metric {v.id} is defined twice in this file ({other.pointer}, {v.pointer})"
+        clashes.append(Problem(v.file, 1, 1, "", message))
     if clashes:
         raise InputError(clashes)
     return MetricSet(tuple(sorted(values, key=lambda v: v.id)), tuple(cells), runs)

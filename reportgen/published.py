@@ -8,12 +8,13 @@ them. Each reported number keeps its line, column and the precision it was shown
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from reportgen.tables import TABLES, TableSpec
 
 NUMBER = re.compile(r"^\s*(-?\d{1,3}(?:,\d{3})+|-?\d+)(\.\d+)?\s*(tok/s|ms|s|tokens)?\s*$")
-HEADLINE = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(tok/s|ms|s)\s*(\S.*)$")
+HEADLINE = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(tok/s|ms|s)\s*(.*)$")
 
 
 @dataclass(frozen=True)
@@ -72,29 +73,37 @@ def _spec_for(caption: str) -> TableSpec | None:
     return None
 
 
-def find_tables(text: str) -> list[ParsedTable]:
-    """Every pipe table in `text` with the non-table lines just above it as caption."""
-    lines = text.splitlines()
+Lines = list[tuple[int, str]]  # (line number in the source, text)
+
+
+def text_lines(text: str) -> Lines:
+    """Number the lines of a plain-text or Markdown article."""
+    return list(enumerate(text.splitlines(), start=1))
+
+
+def _is_row(text: str) -> bool:
+    return text.lstrip().startswith("|")
+
+
+def find_tables(lines: Lines) -> list[ParsedTable]:
+    """Every pipe table in `lines` with the non-table lines just above it as caption."""
     tables = []
     i = 0
     while i < len(lines):
-        if not lines[i].lstrip().startswith("|"):
+        if not _is_row(lines[i][1]):
             i += 1
             continue
         start = i
         block = []
-        while i < len(lines) and lines[i].lstrip().startswith("|"):
-            block.append((i + 1, lines[i]))
+        while i < len(lines) and _is_row(lines[i][1]):
+            block.append(lines[i])
             i += 1
         caption_lines: list[str] = []
         j = start - 1
         while (
-            j >= 0
-            and lines[j].strip()
-            and not lines[j].lstrip().startswith("|")
-            and len(caption_lines) < 2
+            j >= 0 and lines[j][1].strip() and not _is_row(lines[j][1]) and len(caption_lines) < 2
         ):
-            caption_lines.insert(0, lines[j].strip())
+            caption_lines.insert(0, lines[j][1].strip().lstrip("#* ").rstrip("* "))
             j -= 1
         header = tuple(c for _, c in _cells(block[0][1]))
         rows = tuple(
@@ -103,8 +112,17 @@ def find_tables(text: str) -> list[ParsedTable]:
         caption = " ".join(caption_lines)
         # A table is named by its title line: the line above it, or above its note.
         spec = next(filter(None, map(_spec_for, caption_lines)), None)
-        tables.append(ParsedTable(spec, caption, start + 1, header, rows))
+        tables.append(ParsedTable(spec, caption, block[0][0], header, rows))
     return tables
+
+
+_UNIT_IN_PARENS = re.compile(r"\((?:[^()]*\s)?(tok/s|ms|s)\b[^()]*\)")
+
+
+def _unit_words(text: str) -> str | None:
+    """The unit a header or caption names in parentheses: 'TTFT (s)', '(ms, median)'."""
+    found = _UNIT_IN_PARENS.search(text)
+    return found.group(1) if found else None
 
 
 def _metric_for(spec: TableSpec, row: str, column: str) -> str | None:
@@ -136,42 +154,56 @@ def _headline_metric(unit: str, words: str) -> str | None:
 
 
 def reported_numbers(text: str) -> list[Reported]:
-    """Every number the text reports in tables and headlines, mapped to metric ids if known."""
-    out: list[Reported] = []
-    table_lines: set[int] = set()
-    for table in find_tables(text):
-        table_lines.update(range(table.line, table.line + len(table.rows) + 2))
-        for line, cells in table.rows:
-            if not cells:
+    """Every number a plain-text or Markdown article reports (see `reported_in_lines`)."""
+    return reported_in_lines(text_lines(text))
+
+
+def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
+    caption_unit = _unit_words(table.caption.split(")")[0] + ")") if table.caption else None
+    for line, cells in table.rows:
+        if not cells:
+            continue
+        row_label = cells[0][1]
+        for (col, cell), head in zip(cells[1:], table.header[1:], strict=False):
+            parsed = parse_number(cell)
+            if parsed is None:
                 continue
-            row_label = cells[0][1]
-            for (col, cell), head in zip(cells[1:], table.header[1:], strict=False):
-                parsed = parse_number(cell)
-                if parsed is None:
-                    continue
-                value, decimals, unit = parsed
-                metric = _metric_for(table.spec, row_label, head) if table.spec else None
-                out.append(
-                    Reported(
-                        line,
-                        col,
-                        cell,
-                        value,
-                        decimals,
-                        unit,
-                        metric,
-                        table.spec.id if table.spec else table.caption,
-                        row_label,
-                        head,
-                    )
-                )
-    for n, raw in enumerate(text.splitlines(), start=1):
-        if n in table_lines:
+            value, decimals, unit = parsed
+            metric = _metric_for(table.spec, row_label, head) if table.spec else None
+            yield Reported(
+                line,
+                col,
+                cell,
+                value,
+                decimals,
+                unit or _unit_words(head) or caption_unit,
+                metric,
+                table.spec.id if table.spec else table.caption,
+                row_label,
+                head,
+            )
+
+
+def reported_in_lines(lines: Lines) -> list[Reported]:
+    """Every number the lines report in tables and headlines, mapped to metric ids if known.
+
+    A headline is a number with its unit at the start of a line and the words that say what it
+    is after it, on the same line or (in HTML) the next.
+    """
+    out: list[Reported] = []
+    tables = find_tables(lines)
+    in_table = {n for t in tables for n, _ in t.rows} | {t.line for t in tables}
+    for table in tables:
+        out.extend(_table_numbers(table))
+    for i, (n, raw) in enumerate(lines):
+        if n in in_table or _is_row(raw):
             continue
         found = HEADLINE.match(raw)
         if not found:
             continue
         whole, frac, unit, words = found.groups()
+        if not words.strip() and i + 1 < len(lines):
+            words = lines[i + 1][1]
         value = float(whole.replace(",", "") + (frac or ""))
         col = raw.index(whole) + 1
         shown = raw[col - 1 : found.end(3)]

@@ -15,7 +15,7 @@ from typing import Any
 
 from reportgen import bench, lmx
 from reportgen.errors import InputError, Problem, has_errors
-from reportgen.jsonfile import JsonDocument, parse_json
+from reportgen.jsonfile import JsonDocument, parse_json, pointer_of, split_pointer
 from reportgen.model import FormatName, Provenance, Run, Scalar, SourceFile
 from reportgen.schemas import check
 
@@ -62,7 +62,7 @@ def detect(data: dict[str, Any]) -> Detected | None:
         k for k, v in data.items() if isinstance(v, dict) and "metadata" in v and "results" in v
     ]
     if len(wrapped) == 1:
-        return Detected("llm-inference-bench", "/" + wrapped[0], "lmx-matrix")
+        return Detected("llm-inference-bench", pointer_of([wrapped[0]]), "lmx-matrix")
     return None
 
 
@@ -119,6 +119,19 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     """Validate one parsed document and normalize it; the run is None when it has errors."""
     found = detect(doc.data)
     if found is None:
+        wrapped = [
+            pointer_of([k])
+            for k, v in doc.data.items()
+            if isinstance(v, dict) and "metadata" in v and "results" in v
+        ]
+        if len(wrapped) > 1:
+            return None, [
+                doc.problem(
+                    "",
+                    f"llm-inference-bench results under {len(wrapped)} keys "
+                    f"({', '.join(wrapped)}); a run file holds one run",
+                )
+            ]
         return None, [
             doc.problem(
                 "",
@@ -128,10 +141,10 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
             )
         ]
     problems = []
-    if found.schema == "lmx-matrix":
+    if found.base:  # the wrapper around the run (its dataProvenance is read too)
         problems += [doc.problem(p.pointer, p.message) for p in check("lmx-matrix", doc.data)]
     inner = doc.data
-    for token in filter(None, found.base.split("/")):
+    for token in split_pointer(found.base):
         inner = inner[token]
     schema_name = "llm-inference-bench" if found.format == "llm-inference-bench" else found.schema
     problems += [doc.problem(found.base + p.pointer, p.message) for p in check(schema_name, inner)]
@@ -158,12 +171,34 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     return (None if has_errors(problems) else run), problems
 
 
+# JSON files reportgen itself writes into article folders; never run files.
+NOT_RUN_FILES = ("submissions.json",)
+NOT_RUN_SUFFIXES = (".payload.json",)
+
+
 def run_files(paths: Iterable[Path]) -> list[Path]:
-    """Expand folders into their `*.json` files (sorted); keep files as given."""
+    """Expand folders into run files; keep files as given.
+
+    An article folder (one with `article.toml`) holds the run files its manifest names; any other
+    folder, its `*.json` files (sorted) except those reportgen writes (submission records, saved
+    payloads).
+    """
+    from reportgen.article import MANIFEST, load_article
+
     out: list[Path] = []
     for path in paths:
-        if path.is_dir():
-            out.extend(sorted(p for p in path.glob("*.json") if p.is_file()))
+        if path.is_dir() and (path / MANIFEST).is_file():
+            out.extend(load_article(path).run_paths())
+        elif path.is_dir():
+            out.extend(
+                sorted(
+                    p
+                    for p in path.glob("*.json")
+                    if p.is_file()
+                    and p.name not in NOT_RUN_FILES
+                    and not p.name.endswith(NOT_RUN_SUFFIXES)
+                )
+            )
         else:
             out.append(path)
     return out
@@ -173,8 +208,8 @@ def load(paths: Iterable[Path], *, label_root: Path | None = None) -> LoadResult
     """Read, validate and normalize every run file under `paths`, collecting every problem."""
     runs: list[Run] = []
     problems: list[Problem] = []
-    files = run_files(paths)
-    for path in files:
+    expanded = [(p, run_files([p])) for p in paths]
+    for path in (f for _, listed in expanded for f in listed):
         label = str(path.relative_to(label_root)) if label_root else str(path)
         try:
             raw = path.read_bytes()
@@ -190,8 +225,9 @@ def load(paths: Iterable[Path], *, label_root: Path | None = None) -> LoadResult
         problems.extend(found)
         if run is not None:
             runs.append(run)
-    if not files:
-        problems.extend(
-            Problem(str(p), 1, 1, "", "no run files (*.json) found") for p in paths if p.is_dir()
-        )
+    problems.extend(
+        Problem(str(p), 1, 1, "", "no run files (*.json) found")
+        for p, listed in expanded
+        if p.is_dir() and not listed
+    )
     return LoadResult(tuple(runs), tuple(sorted(problems)))

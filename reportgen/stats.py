@@ -10,18 +10,28 @@ import math
 from collections.abc import Iterable
 
 
+def percentiles(values: Iterable[float], *ps: float) -> tuple[float | None, ...]:
+    """`percentile` at each rank in `ps`, sorting the values once."""
+    for p in ps:
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"percentile rank {p} outside [0, 1]")
+    kept = [v for v in values if v > 0]
+    if not kept:
+        return (None,) * len(ps)
+    kept.sort()
+    last = len(kept) - 1
+    out = []
+    for p in ps:
+        rank = last * p
+        low = math.floor(rank)
+        high = min(low + 1, last)
+        out.append(kept[low] + (kept[high] - kept[low]) * (rank - low))
+    return tuple(out)
+
+
 def percentile(values: Iterable[float], p: float) -> float | None:
     """Linear-interpolation percentile at rank (n-1)*p over the positive values; None if none."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"percentile rank {p} outside [0, 1]")
-    kept = sorted(v for v in values if v > 0)
-    if not kept:
-        return None
-    rank = (len(kept) - 1) * p
-    low = math.floor(rank)
-    high = min(low + 1, len(kept) - 1)
-    frac = rank - low
-    return kept[low] + (kept[high] - kept[low]) * frac
+    return percentiles(values, p)[0]
 
 
 def median(values: Iterable[float]) -> float | None:

@@ -67,7 +67,7 @@ TABLES: tuple[TableSpec, ...] = (
         title="Prefill (one cold request)",
         kind="per-context",
         unit_words="",
-        recognise=("prefill",),
+        recognise=("prefill", "cold"),
         columns=(
             Column("prompt tokens", "prefill.prompt_tokens"),
             Column("TTFT (s)", "prefill.ttft_s"),

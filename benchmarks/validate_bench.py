@@ -1,0 +1,254 @@
+"""Benchmark: validate and compute metrics for a large llm-inference-bench file.
+
+Generates (seeded, into a temporary folder) a schema-valid, semantically consistent
+`benchmark_results.json` of 8 contexts x 10 concurrency levels (1 to 512) with ~200,000 request
+samples, and a second one with twice the samples. For each size it times, interleaved and as the
+median of several repetitions, a plain `json.load` of the file and the whole reportgen path
+(`reportgen.runfiles.load` then `reportgen.metrics.compute`), and prints their ratio and how each
+grows when the file doubles. A breakdown by stage shows where the time goes.
+
+Run it with `make bench` (or `.venv/bin/python benchmarks/validate_bench.py --help`). It asserts
+that the generated files load without a single problem; it asserts nothing about timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import json
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from reportgen import bench, metrics, runfiles, schemas
+from reportgen.jsonfile import parse_json
+from reportgen.model import Provenance, SourceFile
+from reportgen.stats import percentile
+
+CONTEXTS = (0, 1024, 2048, 4096, 8192, 16384, 32768, 65536)
+CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+MAX_TOKENS = 1024
+DURATION_S = 30.0
+FAMILIES = (
+    ("ttft", "ttft"),
+    ("time_to_second_token", "time_to_second_token"),
+    ("request_latency", "latency"),
+    ("inter_token_latency", "inter_token_latency_avg"),
+    ("output_tps_per_user", "output_tps_per_user"),
+    ("e2e_output_tps_per_user", "e2e_output_tps_per_user"),
+)
+
+
+def _ceil6(x: float) -> float:
+    """Round up to 6 decimals, so a rounded latency never undercuts its last token."""
+    r = round(x, 6)
+    return r if r >= x else round(r + 1e-6, 6)
+
+
+def _sample(rng: random.Random, ctx: int, conc: int, open_stream: bool) -> dict[str, Any]:
+    prefill_s = 0.04 + ctx / 30000
+    ttft = round(prefill_s * (1 + rng.random() * min(conc, 64) / 8) + rng.random() * 0.01, 6)
+    itl = round((0.008 + 0.00004 * conc + ctx * 2e-8) * rng.uniform(0.9, 1.15), 6)
+    n = rng.randint(2, MAX_TOKENS - 1) if open_stream else MAX_TOKENS
+    last_token = ttft + itl * (n - 1)
+    latency = 0.0 if open_stream else _ceil6(last_token + rng.random() * 0.003)
+    return {
+        "ttft": ttft,
+        "time_to_second_token": round(ttft + itl * rng.uniform(0.8, 1.3), 6),
+        "latency": latency,
+        "inter_token_latency_avg": itl,
+        "chunk_inter_token_latency_avg": itl,
+        "input_tokens": ctx + 57,
+        "output_tokens": n,
+        "output_tps_per_user": round(1 / itl, 4),
+        "e2e_output_tps_per_user": round(n / latency, 4) if latency else 0.0,
+        "completed": not open_stream,
+    }
+
+
+def _cell(rng: random.Random, ctx: int, conc: int, per_slot: int) -> dict[str, Any]:
+    count = per_slot * conc
+    # The last `conc` streams were still open when the window closed (completed: false).
+    samples = [_sample(rng, ctx, conc, i >= count - conc) for i in range(count)]
+    seconds = round(DURATION_S + rng.random() * 0.5, 6)
+    mean_itl = statistics.fmean(s["inter_token_latency_avg"] for s in samples)
+    tokens = int(conc * seconds / mean_itl)
+    cell: dict[str, Any] = {
+        "concurrency": conc,
+        "context_tokens": ctx,
+        "benchmark_mode": "sustained",
+        "measurement_seconds": seconds,
+        "measurement_wall_seconds": round(seconds + 0.2, 6),
+        "client_output_tokens": tokens,
+        "server_output_tokens": tokens + conc,
+        "aggregate_source": "openai_continuous_usage",
+        "aggregate_tps": round(tokens / seconds, 2),
+        "per_request_avg_tps": round(tokens / seconds / conc, 2),
+    }
+    for family, key in FAMILIES:
+        values = [s[key] for s in samples]
+        cell[f"{family}_avg"] = round(statistics.fmean(v for v in values if v > 0), 6)
+        for q, p in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
+            cell[f"{family}_{q}"] = round(percentile(values, p) or 0.0, 6)
+    cell.update(
+        {
+            "input_seq_len_avg": ctx + 57,
+            "request_count": count,
+            "completed_request_count": count - conc,
+            "num_completed": count - conc,
+            "num_errors": 0,
+            "avg_running_reqs": round(conc * 0.99, 2),
+            "max_running_reqs": conc,
+            "effective_concurrency": round(conc * 0.99, 2),
+            "avg_queue_reqs": 0.0,
+            "underfilled": False,
+            "warmup_timed_out": False,
+            "capacity_limited": False,
+            "loop_detected": False,
+            "failure_reason": None,
+            "request_samples": samples,
+        }
+    )
+    return cell
+
+
+def generate(per_slot: int, seed: int = 7) -> dict[str, Any]:
+    """A consistent bench file with `per_slot` x concurrency request samples in every cell."""
+    rng = random.Random(seed)
+    results = [_cell(rng, ctx, c, per_slot) for ctx in CONTEXTS for c in CONCURRENCIES]
+    prefill = {}
+    for ctx in CONTEXTS[1:]:
+        tokens, ttft = ctx + 57, round(0.04 + ctx / 30000 * rng.uniform(0.95, 1.05), 6)
+        prefill[str(ctx)] = {
+            "ttft_seconds": ttft,
+            "tok_per_sec": round(tokens / ttft),
+            "prompt_tokens": tokens,
+            "samples": 3,
+            "method": "standalone_cold",
+        }
+    table: dict[str, dict[str, float | None]] = {}
+    for cell in results:
+        table.setdefault(str(cell["context_tokens"]), {})[str(cell["concurrency"])] = cell[
+            "aggregate_tps"
+        ]
+    return {
+        "metadata": {
+            "version": "0.7.7",
+            "engine": "vllm",
+            "model": "example/synthetic-model",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "decode_mode": "sustained",
+            "duration_per_test": DURATION_S,
+            "prefill_mode": "standalone_cold",
+            "max_tokens": MAX_TOKENS,
+            "temperature": 0.0,
+            "ignore_eos": True,
+            "concurrency_levels": list(CONCURRENCIES),
+            "context_lengths": list(CONTEXTS),
+        },
+        "prefill": prefill,
+        "results": results,
+        "summary_table": table,
+    }
+
+
+def _json_load(path: Path) -> object:
+    with path.open("rb") as f:
+        return json.load(f)
+
+
+def _reportgen(path: Path) -> object:
+    result = runfiles.load([path])
+    if result.problems:
+        raise AssertionError("\n".join(p.format() for p in result.problems))
+    return metrics.compute(result.runs)
+
+
+def _timed(fn: Callable[[], object]) -> tuple[float, object]:
+    gc.collect()
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def _stages(path: Path) -> list[tuple[str, float]]:
+    """One pass through reportgen's stages, each timed on its own."""
+    t_read, raw = _timed(path.read_bytes)
+    t_sha, _ = _timed(lambda: hashlib.sha256(raw).hexdigest())  # type: ignore[arg-type]
+    t_parse, doc = _timed(lambda: parse_json(str(path), raw))  # type: ignore[arg-type]
+    data = doc.data  # type: ignore[attr-defined]
+    t_schema, found = _timed(lambda: schemas.check("llm-inference-bench", data))
+    assert found == [], found
+    source = SourceFile(str(path), "", "llm-inference-bench", "", "0.7.7", Provenance("measured"))
+    t_model, (run, problems) = _timed(lambda: bench.parse(doc, "", source))  # type: ignore
+    assert problems == [], problems
+    t_metrics, _ = _timed(lambda: metrics.compute([run]))
+    return [
+        ("read file", t_read),
+        ("parse (decode, sha256, json with duplicate-key hook)", t_parse),
+        ("  of which sha256", t_sha),
+        ("schema (compiled validator)", t_schema),
+        ("parse into model + semantic checks", t_model),
+        ("metrics", t_metrics),
+    ]
+
+
+def main() -> None:
+    """Generate the two files, time both paths interleaved, print the table and breakdown."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--reps", type=int, default=5, help="repetitions per measurement (median)")
+    ap.add_argument("--per-slot", type=int, default=25, help="samples per unit of concurrency")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--keep", type=Path, help="write the files here instead of a temp folder")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="reportgen-bench-") as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        files = []
+        for scale in (1, 2):
+            path = folder / f"benchmark_results_{scale}x.json"
+            doc = generate(args.per_slot * scale, args.seed + scale)
+            samples = sum(len(c["request_samples"]) for c in doc["results"])
+            path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+            del doc
+            files.append((path, samples))
+            _reportgen(path)  # asserts the file loads with no problem at all; also warms up
+        print(f"{len(CONTEXTS)} contexts x {len(CONCURRENCIES)} concurrency levels, ", end="")
+        print(f"median of {args.reps} interleaved repetitions\n")
+
+        times: dict[tuple[int, str], list[float]] = {}
+        for rep in range(args.reps):
+            for i, (path, _) in enumerate(files):
+                pair = [("json", _json_load), ("reportgen", _reportgen)]
+                for name, fn in pair if (rep + i) % 2 == 0 else pair[::-1]:
+                    seconds, out = _timed(lambda fn=fn, path=path: fn(path))
+                    del out
+                    times.setdefault((i, name), []).append(seconds)
+        med = {k: statistics.median(v) for k, v in times.items()}
+
+        print(f"{'samples':>9} {'file MB':>8} {'json.load s':>12} {'reportgen s':>12} {'ratio':>7}")
+        for i, (path, samples) in enumerate(files):
+            mb = path.stat().st_size / 1e6
+            j, r = med[(i, "json")], med[(i, "reportgen")]
+            print(f"{samples:>9,} {mb:>8.1f} {j:>12.3f} {r:>12.3f} {r / j:>6.2f}x")
+        print(
+            f"{'growth 2x/1x':>18} {med[(1, 'json')] / med[(0, 'json')]:>12.2f}x"
+            f"{med[(1, 'reportgen')] / med[(0, 'reportgen')]:>12.2f}x"
+        )
+
+        print("\nbreakdown of the reportgen path (median of 3, seconds)")
+        stages = [[_stages(path) for _ in range(3)] for path, _ in files]
+        print(f"{'stage':<54}" + "".join(f"{s:>10,}" for _, s in files))
+        for row, (name, _) in enumerate(stages[0][0]):
+            cols = [statistics.median(run[row][1] for run in runs) for runs in stages]
+            print(f"{name:<54}" + "".join(f"{c:>10.3f}" for c in cols))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,460 @@
+"""Submission contract stage: what the LocalMaxxing API accepts, and a local check of a payload.
+
+In: the API's `GET /api/agent-context` document, from one of three places in decreasing order of
+authority: a live fetch (through an injected `httpx.Client`), the cached copy of the last live
+fetch (in the user's cache folder, never the repo), or the dated snapshot bundled in `schemas/`
+(reconstructed from public docs, not fetched). Out: a `Contract`, and for a payload the
+`Finding`s the contract allows us to know about before asking the server.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import httpx
+
+from reportgen.resources import schema_dir
+
+DEFAULT_API_BASE = "https://localmaxxing.com"
+AGENT_CONTEXT_PATH = "/api/agent-context"
+SNAPSHOT_FILE = "localmaxxing-agent-context.json"
+DEFAULT_SUBMIT_PATH = "/api/benchmarks"
+DEFAULT_DRY_RUN_PATH = "/api/benchmarks/dry-run"
+REQUIRED = ("hfId", "hardware", "engineName", "quantization", "tokSOut")
+DEFAULT_METRICS = ("tokSPrefill", "tokSTotal", "ttftMs", "peakVramGb")
+HW_CLASSES = ("DISCRETE_GPU", "UNIFIED", "CPU_ONLY")
+MAX_CONTEXT_BYTES = 8 * 1024 * 1024
+_PATH = re.compile(r"^/[A-Za-z0-9/_.-]*$")
+
+Origin = Literal["live", "cached", "bundled"]
+Severity = Literal["error", "warning"]
+
+
+class ContractError(Exception):
+    """The contract could not be fetched or is not an agent-context document."""
+
+
+@dataclass(frozen=True)
+class CanonicalPrompt:
+    """One of the API's canonical prompts."""
+
+    id: str
+    sha256: str | None
+    min_output_tokens: int | None
+
+
+@dataclass(frozen=True)
+class Contract:
+    """The accepted values and endpoints of the submission API, as one agent-context told them."""
+
+    origin: Origin
+    source: str
+    fetched_at: str | None  # None: never fetched live (the bundled snapshot)
+    as_of: str | None
+    partial: bool
+    submit_path: str
+    dry_run_path: str
+    engine_names: tuple[str, ...]
+    gpu_names: tuple[str, ...]
+    common_quantizations: tuple[str, ...]
+    max_lengths: tuple[tuple[str, int], ...]
+    metric_fields: tuple[str, ...]
+    engine_flag_keys: tuple[str, ...]  # empty: the contract names none
+    prompts: tuple[CanonicalPrompt, ...]
+
+    def describe(self) -> str:
+        """Which contract this is, in words, for every message that relies on it."""
+        partial = "; partial" if self.partial else ""
+        if self.origin == "bundled":
+            when = self.as_of or "an unknown date"
+            return (
+                f"the bundled contract snapshot (reconstructed from public docs as of {when}; "
+                f"not a live fetch{partial})"
+            )
+        how = "fetched just now, at" if self.origin == "live" else "cached copy, fetched"
+        return f"the agent-context from {self.source} ({how} {self.fetched_at}{partial})"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem of a payload against the contract."""
+
+    severity: Severity
+    field: str  # JSON pointer into the payload
+    message: str
+
+    def format(self) -> str:
+        """Render as `/pointer: message` (warnings say so)."""
+        prefix = "warning: " if self.severity == "warning" else ""
+        return f"{self.field or '/'}: {prefix}{self.message}"
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        return ()
+    out = []
+    for item in value:
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict) and isinstance(item.get("name"), str):
+            out.append(item["name"])
+    return tuple(out)
+
+
+def _path(endpoint: Any, default: str) -> str:
+    """The path of an endpoint string such as "POST https://host/api/x"; only the path is kept,
+    so a key is only ever sent to the API base the user chose."""
+    if not isinstance(endpoint, str) or not endpoint.strip():
+        return default
+    path = urlsplit(endpoint.split()[-1]).path
+    return path if _PATH.match(path) else default
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def parse(data: Any, *, origin: Origin, source: str) -> Contract:
+    """A `Contract` from an agent-context document (live, cached or the bundled snapshot)."""
+    if not isinstance(data, dict) or not (
+        isinstance(data.get("requiredFields"), dict) or isinstance(data.get("_meta"), dict)
+    ):
+        raise ContractError(f"{source}: not an agent-context document (no requiredFields or _meta)")
+    meta, fields = _obj(data.get("_meta")), _obj(data.get("requiredFields"))
+    snap, flags = _obj(data.get("_snapshot")), _obj(data.get("engineFlagsSchema"))
+    lengths = tuple(
+        (name, int(spec["maxLength"]))
+        for name, spec in sorted(fields.items())
+        if isinstance(spec, dict) and isinstance(spec.get("maxLength"), int)
+    )
+    metrics = _strings(_obj(fields.get("atLeastOneMetricRequired")).get("fields")) or (
+        DEFAULT_METRICS
+    )
+    prompts = []
+    for p in data.get("canonicalPrompts") or []:
+        if isinstance(p, dict) and isinstance(p.get("id"), str):
+            sha, least = p.get("sha256"), p.get("minOutputTokens")
+            prompts.append(
+                CanonicalPrompt(
+                    p["id"],
+                    sha.lower() if isinstance(sha, str) else None,
+                    least if isinstance(least, int) and not isinstance(least, bool) else None,
+                )
+            )
+    fetched = snap.get("fetchedAt")
+    return Contract(
+        origin=origin,
+        source=str(snap.get("source") or source),
+        fetched_at=fetched if isinstance(fetched, str) else None,
+        as_of=str(snap["asOf"]) if snap.get("asOf") else None,
+        partial=bool(snap.get("partial", False)),
+        submit_path=_path(meta.get("submitEndpoint"), DEFAULT_SUBMIT_PATH),
+        dry_run_path=_path(meta.get("dryRunEndpoint"), DEFAULT_DRY_RUN_PATH),
+        engine_names=_strings(_obj(fields.get("engineName")).get("acceptedValues")),
+        gpu_names=_strings(_obj(data.get("hardwareOptions")).get("discreteGpuNames")),
+        common_quantizations=_strings(_obj(fields.get("quantization")).get("commonValues")),
+        max_lengths=lengths,
+        metric_fields=metrics,
+        engine_flag_keys=_strings(flags.get("knownKeys")) or tuple(_obj(flags.get("properties"))),
+        prompts=tuple(prompts),
+    )
+
+
+def bundled(folder: Path | None = None) -> Contract:
+    """The dated snapshot shipped with reportgen (reconstructed from public docs)."""
+    path = (folder or schema_dir()) / SNAPSHOT_FILE
+    return parse(json.loads(path.read_text(encoding="utf-8")), origin="bundled", source=str(path))
+
+
+def cache_file(api_base: str, env: Mapping[str, str]) -> Path:
+    """Where the last live agent-context of `api_base` is cached: $XDG_CACHE_HOME/reportgen."""
+    root = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    host = re.sub(r"[^A-Za-z0-9.-]+", "_", urlsplit(api_base).netloc or "default")
+    return root / "reportgen" / f"agent-context-{host}.json"
+
+
+def cached(api_base: str, env: Mapping[str, str]) -> Contract | None:
+    """The cached live contract of `api_base`, or None when there is none (or it is unreadable)."""
+    path = cache_file(api_base, env)
+    try:
+        return parse(
+            json.loads(path.read_text(encoding="utf-8")), origin="cached", source=str(path)
+        )
+    except (OSError, ValueError, ContractError):
+        return None
+
+
+def read_body(response: httpx.Response, *, limit: int, deadline: float) -> bytes:
+    """Read a streamed response body, refusing more than `limit` bytes or reading past
+    `deadline` (a `time.monotonic()` value)."""
+    chunks, size = [], 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise ContractError(f"the answer is larger than {limit} bytes; refusing it")
+        if time.monotonic() > deadline:
+            raise httpx.ReadTimeout("the whole answer took too long", request=response.request)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def refresh(
+    client: httpx.Client,
+    api_base: str,
+    *,
+    env: Mapping[str, str],
+    now: Callable[[], datetime],
+    timeout_s: float,
+) -> Contract:
+    """Fetch the live agent-context (no credentials sent), cache it, return it."""
+    url = api_base.rstrip("/") + AGENT_CONTEXT_PATH
+    try:
+        with client.stream(
+            "GET", url, headers={"Accept": "application/json"}, timeout=timeout_s
+        ) as response:
+            body = read_body(
+                response, limit=MAX_CONTEXT_BYTES, deadline=time.monotonic() + 2 * timeout_s
+            )
+    except httpx.HTTPError as exc:
+        raise ContractError(f"GET {url} failed: {type(exc).__name__}: {exc}") from None
+    if response.status_code != 200:
+        raise ContractError(f"GET {url} answered {response.status_code}")
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise ContractError(f"GET {url} did not answer JSON") from None
+    if not isinstance(data, dict):
+        raise ContractError(f"GET {url} did not answer a JSON object")
+    data["_snapshot"] = {
+        "fetchedAt": now().isoformat(timespec="seconds"),
+        "source": url,
+        "note": "live fetch of GET /api/agent-context",
+        "partial": False,
+    }
+    contract = parse(data, origin="live", source=url)
+    path = cache_file(api_base, env)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # an unwritable cache only costs the next offline check its freshness
+    return contract
+
+
+def current(
+    api_base: str,
+    *,
+    client: httpx.Client | None,
+    env: Mapping[str, str],
+    now: Callable[[], datetime],
+    timeout_s: float,
+) -> tuple[Contract, tuple[str, ...]]:
+    """The most authoritative contract available: live (when a client is given), else the
+    cached live copy, else the bundled snapshot; plus notes on what was tried."""
+    notes: list[str] = []
+    if client is not None:
+        try:
+            return refresh(client, api_base, env=env, now=now, timeout_s=timeout_s), ()
+        except ContractError as exc:
+            notes.append(f"could not refresh the contract: {exc}")
+    found = cached(api_base, env)
+    return (found if found is not None else bundled()), tuple(notes)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _names_like(name: str, accepted: tuple[str, ...]) -> str:
+    """The accepted names worth showing next to a refused one."""
+    words = name.split()
+    family = [a for a in accepted if words[:2] and a.split()[:2] == words[:2]]
+    family += [a for a in difflib.get_close_matches(name, accepted, n=5) if a not in family]
+    shown = family or list(accepted[:30])
+    more = "" if len(shown) == len(accepted) else f" ({len(accepted)} names in all)"
+    label = "similar accepted names" if family else "accepted names"
+    return f"{label}: {', '.join(shown)}{more}"
+
+
+def _check_gpu(name: Any, at: str, contract: Contract, out: list[Finding]) -> None:
+    if not isinstance(name, str) or not name:
+        out.append(Finding("error", at, "gpuName is required for hwClass DISCRETE_GPU"))
+    elif not contract.gpu_names:
+        out.append(Finding("warning", at, "the contract lists no GPU names; the server decides"))
+    elif name not in contract.gpu_names:
+        partial = "; this list is partial, a live refresh may know more" if contract.partial else ""
+        out.append(
+            Finding(
+                "error",
+                at,
+                f"GPU {name!r} is not accepted by the contract "
+                f"(hardwareOptions.discreteGpuNames); "
+                f"{_names_like(name, contract.gpu_names)}{partial}",
+            )
+        )
+
+
+def _check_hardware(hw: Any, contract: Contract, out: list[Finding]) -> None:
+    if not isinstance(hw, dict):
+        return
+    cls = hw.get("hwClass")
+    if cls not in HW_CLASSES:
+        out.append(
+            Finding("error", "/hardware/hwClass", f"hwClass {cls!r} is not one of {HW_CLASSES}")
+        )
+        return
+    need = {"UNIFIED": ("chipVendor", "chipFamily", "unifiedMemoryGb"), "CPU_ONLY": ("cpu",)}
+    for field in need.get(cls, ()):
+        if hw.get(field) in (None, ""):
+            out.append(Finding("error", f"/hardware/{field}", f"{field} is required for {cls}"))
+    if cls != "DISCRETE_GPU":
+        return
+    slots = hw["gpus"] if isinstance(hw.get("gpus"), list) else [hw]
+    base = "/hardware/gpus/{}" if isinstance(hw.get("gpus"), list) else "/hardware"
+    for i, slot in enumerate(slots):
+        at = base.format(i)
+        slot = _obj(slot)
+        _check_gpu(slot.get("gpuName"), f"{at}/gpuName", contract, out)
+        if not (_number(slot.get("vramGb")) and slot["vramGb"] > 0):
+            out.append(Finding("error", f"{at}/vramGb", "vramGb must be a number above 0"))
+        count_key = "count" if base != "/hardware" else "gpuCount"
+        count = slot.get(count_key)
+        if not (isinstance(count, int) and not isinstance(count, bool) and count >= 1):
+            out.append(
+                Finding("error", f"{at}/{count_key}", f"{count_key} must be an integer >= 1")
+            )
+
+
+def _check_prompt(
+    body: Mapping[str, Any], contract: Contract, prompt_id: str, out: list[Finding]
+) -> None:
+    known = {p.id: p for p in contract.prompts}
+    prompt = known.get(prompt_id)
+    if prompt is None:
+        out.append(
+            Finding(
+                "warning",
+                "",
+                f"prompt {prompt_id!r} is not one of the contract's canonical prompts "
+                f"({', '.join(known) or 'none listed'}); the run will not compare as canonical",
+            )
+        )
+        return
+    sha = body.get("promptSha256")
+    if isinstance(sha, str) and prompt.sha256 and sha.lower() != prompt.sha256:
+        out.append(
+            Finding(
+                "error",
+                "/promptSha256",
+                f"promptSha256 {sha} is not the sha256 of canonical prompt {prompt_id} "
+                f"({prompt.sha256})",
+            )
+        )
+    elif sha is None:
+        out.append(
+            Finding(
+                "warning",
+                "/promptSha256",
+                f"no promptSha256: the server cannot verify that the run used {prompt_id}",
+            )
+        )
+    tokens = body.get("outputTokens")
+    least = prompt.min_output_tokens
+    if least and isinstance(tokens, int) and tokens < least:
+        out.append(
+            Finding(
+                "warning",
+                "/outputTokens",
+                f"{tokens} output tokens; canonical prompt {prompt_id} asks for at least {least}",
+            )
+        )
+
+
+def check(
+    body: Mapping[str, Any], contract: Contract, *, prompt_id: str | None = None
+) -> tuple[Finding, ...]:
+    """Every problem of a payload that the contract lets us see locally (errors and warnings)."""
+    out: list[Finding] = []
+    for field in REQUIRED:
+        if body.get(field) in (None, ""):
+            out.append(Finding("error", f"/{field}", f"{field} is required"))
+    if not any(_number(body.get(f)) for f in contract.metric_fields):
+        out.append(
+            Finding(
+                "error",
+                "",
+                f"besides tokSOut, at least one of {', '.join(contract.metric_fields)} is required",
+            )
+        )
+    for field in ("tokSOut", "ttftMs", "tokSPrefill", "tokSTotal", "peakVramGb"):
+        value = body.get(field)
+        if value is not None and not (_number(value) and value > 0):
+            out.append(Finding("error", f"/{field}", f"{field} must be a number above 0"))
+    for field in ("promptTokens", "outputTokens"):
+        value = body.get(field)
+        if value is not None and not (isinstance(value, int) and value >= 0):
+            out.append(Finding("error", f"/{field}", f"{field} must be an integer >= 0"))
+    for field, limit in contract.max_lengths:
+        value = body.get(field)
+        if isinstance(value, str) and len(value) > limit:
+            out.append(
+                Finding("error", f"/{field}", f"{field} is {len(value)} characters; max {limit}")
+            )
+    engine = body.get("engineName")
+    if isinstance(engine, str) and engine and engine not in (contract.engine_names or (engine,)):
+        spelled = [e for e in contract.engine_names if e.casefold() == engine.casefold()]
+        hint = f" (did you mean {spelled[0]!r}?)" if spelled else ""
+        out.append(
+            Finding(
+                "error",
+                "/engineName",
+                f"engine {engine!r} is not accepted by the contract{hint}; accepted "
+                f"values: {', '.join(contract.engine_names)}",
+            )
+        )
+    quant = body.get("quantization")
+    if isinstance(quant, str) and quant not in (contract.common_quantizations or (quant,)):
+        out.append(
+            Finding(
+                "warning",
+                "/quantization",
+                f"quantization {quant!r} is not among the contract's common values "
+                f"({', '.join(contract.common_quantizations)}); the server may still take it",
+            )
+        )
+    _check_hardware(body.get("hardware"), contract, out)
+    flags = body.get("engineFlags")
+    if not (isinstance(flags, dict) and flags.get("commandSnippet")):
+        out.append(
+            Finding(
+                "warning",
+                "/engineFlags/commandSnippet",
+                "no engineFlags.commandSnippet: LocalMaxxing asks for the engine's real launch "
+                "command",
+            )
+        )
+    if isinstance(flags, dict) and contract.engine_flag_keys:
+        for key in sorted(set(flags) - set(contract.engine_flag_keys)):
+            out.append(
+                Finding(
+                    "warning",
+                    f"/engineFlags/{key}",
+                    f"engineFlags.{key} is not among the contract's known engineFlags keys; "
+                    "the server may drop it",
+                )
+            )
+    if prompt_id:
+        _check_prompt(body, contract, prompt_id, out)
+    return tuple(sorted(out, key=lambda f: (f.severity != "error", f.field)))

@@ -1,0 +1,153 @@
+"""`reportgen validate` (and `metrics` on bad input): exact output lines and exit codes.
+
+Each `examples/invalid/NAME.json` has `NAME.expected` beside it: the exact stdout of
+`reportgen validate NAME.json` run from that folder. Edit an .expected file by hand, and only after
+reading the message and checking that its line:col points at the offending value.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers_runs import INVALID, VALID, bench_cell, bench_run, to_bytes
+
+from reportgen.cli import main
+
+INVALID_CASES = sorted(p.stem for p in INVALID.glob("*.json"))
+VALID_CASES = sorted(p.name for p in VALID.glob("*.json"))
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_every_invalid_example_has_its_expected_output() -> None:
+    assert sorted(p.stem for p in INVALID.glob("*.expected")) == INVALID_CASES
+    assert len(INVALID_CASES) >= 25
+
+
+@pytest.mark.parametrize("name", INVALID_CASES)
+def test_invalid_example(
+    name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(INVALID)
+    expected = (INVALID / f"{name}.expected").read_text(encoding="utf-8").splitlines()
+    assert expected, "an invalid example must expect at least one line"
+    code, out, err = run_cli(capsys, "validate", f"{name}.json")
+    assert out.splitlines() == expected
+    has_error = any(": warning: " not in line for line in expected)
+    assert code == (2 if has_error else 0)
+    errors = sum(": warning: " not in line for line in expected)
+    warnings = len(expected) - errors
+    verdict = "invalid: 0" if has_error else "ok: 1"
+    assert err == f"{verdict} valid run file(s), {errors} error(s), {warnings} warning(s)\n"
+
+
+@pytest.mark.parametrize("name", VALID_CASES)
+def test_valid_example(
+    name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(VALID)
+    assert run_cli(capsys, "validate", name) == (
+        0,
+        "",
+        "ok: 1 valid run file(s), 0 error(s), 0 warning(s)\n",
+    )
+
+
+def test_a_folder_is_validated_file_by_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "validate", str(VALID))
+    assert (code, out) == (0, "")
+    assert err == f"ok: {len(VALID_CASES)} valid run file(s), 0 error(s), 0 warning(s)\n"
+
+
+def test_every_problem_of_every_file_is_printed_sorted(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(INVALID)
+    names = ["wrong-type.json", "bom.json", "summary-ttft-disagrees.json"]
+    code, out, err = run_cli(capsys, "validate", *names)
+    expected = []
+    for name in sorted(names):
+        expected += (INVALID / name.replace(".json", ".expected")).read_text().splitlines()
+    assert code == 2
+    assert out.splitlines() == expected
+    assert err == "invalid: 1 valid run file(s), 3 error(s), 1 warning(s)\n"
+
+
+def test_json_output(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(INVALID)
+    code, out, err = run_cli(capsys, "validate", "negative-value.json", "--json")
+    assert code == 2
+    assert err == ""
+    assert json.loads(out) == {
+        "problems": [
+            {
+                "path": "negative-value.json",
+                "line": 9,
+                "col": 19,
+                "pointer": "/results/0/ttft_p50",
+                "severity": "error",
+                "message": "-1.2 is less than the minimum of 0",
+            }
+        ]
+    }
+
+
+def test_json_output_of_a_valid_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "validate", str(VALID / "lmx-samples.json"), "--json")
+    assert code == 0
+    assert json.loads(out) == {"problems": []}
+
+
+def test_a_missing_file_is_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+    code, out, _ = run_cli(capsys, "validate", str(missing))
+    assert code == 2
+    assert out == f"{missing}:1:1 /: cannot read file: No such file or directory\n"
+
+
+def test_an_empty_folder_is_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = run_cli(capsys, "validate", str(tmp_path))
+    assert (code, out) == (2, f"{tmp_path}:1:1 /: no run files (*.json) found\n")
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["validate"])
+    assert caught.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as caught:
+        main(["frobnicate"])
+    assert caught.value.code == 2
+
+
+def test_validate_help_has_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["validate", "--help"])
+    assert caught.value.code == 0
+    assert "reportgen validate runs/" in capsys.readouterr().out
+
+
+def test_metrics_refuses_invalid_input_with_the_same_lines(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(INVALID)
+    code, out, err = run_cli(capsys, "metrics", "negative-value.json")
+    assert (code, out) == (2, "")
+    assert err.splitlines() == (INVALID / "negative-value.expected").read_text().splitlines()
+
+
+def test_metrics_reports_a_clash_between_files_as_bad_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_bytes(to_bytes(bench_run(bench_cell(context=8192))))
+    code, out, err = run_cli(capsys, "metrics", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert f"metric decode.8K.c1.aggregate_tok_s is also defined by {tmp_path / 'a.json'}" in err
+    assert "Traceback" not in err

@@ -1,0 +1,211 @@
+"""Schema stage: the schemas themselves, and the compiled fast path agreeing with jsonschema.
+
+`reportgen.schemas` validates with code compiled by fastjsonschema and asks jsonschema only to
+explain a failure. That is only right if both accept exactly the same documents, which these tests
+check on every example file and on random mutations of the valid ones.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import fastjsonschema
+import pytest
+from helpers_runs import INVALID, VALID, bench_run, lmx_run
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from reportgen import schemas
+from reportgen.resources import schema_dir
+from reportgen.runfiles import detect
+
+RUN_SCHEMAS = ("provenance", "lmx-speed-test", "llm-inference-bench", "lmx-matrix")
+
+
+def schema_files() -> list[Path]:
+    return sorted(schema_dir().glob("*.schema.json"))
+
+
+@cache
+def reference_validator(name: str) -> Draft202012Validator:
+    """A plain jsonschema validator, built here independently of `reportgen.schemas`."""
+    loaded = [json.loads(p.read_text(encoding="utf-8")) for p in schema_files()]
+    registry: Registry[Any] = Registry().with_resources(
+        (s["$id"], Resource.from_contents(s)) for s in loaded
+    )
+    return Draft202012Validator(
+        schemas.schema(name), registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
+
+
+def compiled_accepts(name: str, data: Any) -> bool:
+    try:
+        schemas._compiled(name, schema_dir())(data)  # the fast path `check` runs first
+    except fastjsonschema.JsonSchemaException:
+        return False
+    return True
+
+
+def assert_agree(name: str, data: Any) -> None:
+    errors = [e.message for e in reference_validator(name).iter_errors(data)]
+    assert compiled_accepts(name, data) == (not errors), (name, errors)
+    assert (schemas.check(name, data) == []) == (not errors)
+
+
+@pytest.mark.parametrize("path", schema_files(), ids=lambda p: p.name)
+def test_schema_files_are_valid_draft_2020_12(path: Path) -> None:
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["$id"].endswith("/" + path.name)
+    assert schema.get("title") and schema.get("description")
+
+
+@pytest.mark.parametrize("name", RUN_SCHEMAS)
+def test_every_run_schema_is_registered_and_compiles(name: str) -> None:
+    assert schemas.SCHEMA_FILES[name] in {p.name for p in schema_files()}
+    assert schemas.schema(name)["$id"].endswith(schemas.SCHEMA_FILES[name])
+    schemas._compiled(name, schema_dir())
+
+
+def applied_schemas(data: Any) -> list[tuple[str, Any]]:
+    """(schema, value) pairs `runfiles.load_document` validates for this document."""
+    found = detect(data) if isinstance(data, dict) else None
+    if found is None:
+        return []
+    inner = data
+    for token in filter(None, found.base.split("/")):
+        inner = inner[token]
+    pairs = [(found.format if found.format == "lmx-speed-test" else "llm-inference-bench", inner)]
+    if found.base:
+        pairs.append(("lmx-matrix", data))
+    return pairs
+
+
+def example_documents() -> list[tuple[str, Any]]:
+    out = []
+    for path in sorted(VALID.glob("*.json")) + sorted(INVALID.glob("*.json")):
+        try:
+            data = json.loads(path.read_bytes())  # NaN and duplicates are fine here
+        except (ValueError, RecursionError):
+            continue  # not JSON: never reaches the schemas
+        out.append((f"{path.parent.name}/{path.name}", data))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("label", "data"), example_documents(), ids=lambda x: x if isinstance(x, str) else ""
+)
+def test_compiled_and_reference_validators_agree_on_examples(label: str, data: Any) -> None:
+    for name, value in applied_schemas(data):
+        assert_agree(name, value)
+        if label.startswith("valid/"):
+            assert compiled_accepts(name, value)
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("provenance", {"status": "measured"}),
+        ("provenance", {"status": "reconstructed"}),
+        ("provenance", {"status": "reconstructed", "reconstructedFrom": "x", "generator": "g"}),
+        ("provenance", {"status": "reconstructed", "reconstructedFrom": "", "generator": "g"}),
+        ("provenance", {"status": "guessed"}),
+        ("provenance", []),
+        (
+            "llm-inference-bench",
+            {"metadata": {"version": "0.7.7"}, "results": [], "prefill": {"8K": {}}},
+        ),
+        (
+            "llm-inference-bench",
+            {"metadata": {"version": "0.7.7"}, "results": [], "summary_table": {"1": {"x": 1}}},
+        ),
+        ("llm-inference-bench", bench_run(version="v0.7.7")),
+        ("lmx-speed-test", lmx_run(samples=[])),
+        ("lmx-speed-test", {**lmx_run(), "provenance": {"cli": "lmx", "cliVersion": "0.1"}}),
+        ("lmx-matrix", {}),
+        ("lmx-matrix", {"dataProvenance": {"status": "measured"}}),
+    ],
+)
+def test_compiled_and_reference_validators_agree_on_edge_cases(name: str, data: Any) -> None:
+    assert_agree(name, data)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="jsonschema matches `^[0-9]+$` with Python's re, where `$` also matches before a "
+    "trailing newline; fastjsonschema (and ECMA-262) do not. `check` then returns no problem, so "
+    "a context key '8192\\n' is accepted. Fix: anchor with `^[0-9]+(?![\\s\\S])` or `maxLength`.",
+)
+def test_context_key_with_a_trailing_newline_is_refused_by_both() -> None:
+    entry = {"prompt_tokens": 8192, "ttft_seconds": 1.0}
+    data = {"metadata": {"version": "0.7.7"}, "results": [], "prefill": {"8192\n": entry}}
+    assert schemas.check("llm-inference-bench", data) != []
+
+
+# --- random mutations of the valid examples -------------------------------------------------
+
+SEEDS = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(VALID.glob("*.json"))]
+# Keys ending in a newline hit the known pattern disagreement above; keep them out.
+keys = st.text(max_size=6).filter(lambda k: not k.endswith("\n"))
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 2**40)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(["", "0.7.7", "reconstructed", "measured", "8192", "v0.1.60", "x"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def containers(value: Any) -> list[Any]:
+    out: list[Any] = []
+    if isinstance(value, dict):
+        out.append(value)
+        for child in value.values():
+            out += containers(child)
+    elif isinstance(value, list):
+        out.append(value)
+        for child in value:
+            out += containers(child)
+    return out
+
+
+@st.composite
+def mutated_documents(draw: st.DrawFn) -> Any:
+    data = copy.deepcopy(draw(st.sampled_from(SEEDS)))
+    for _ in range(draw(st.integers(1, 3))):
+        node = draw(st.sampled_from(containers(data)))
+        if isinstance(node, dict):
+            kind = draw(st.sampled_from(["delete", "replace", "add"]))
+            if kind == "add" or not node:
+                node[draw(keys | st.sampled_from(["8192", "0", "status", "samples"]))] = draw(
+                    json_values
+                )
+                continue
+            key = draw(st.sampled_from(sorted(node)))
+            if kind == "delete":
+                del node[key]
+            else:
+                node[key] = draw(json_values)
+        elif node:
+            index = draw(st.integers(0, len(node) - 1))
+            if draw(st.booleans()):
+                node[index] = draw(json_values)
+            else:
+                del node[index]
+    return data
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=mutated_documents())
+def test_compiled_and_reference_validators_agree_on_mutations(data: Any) -> None:
+    for name, value in applied_schemas(data):
+        assert_agree(name, value)

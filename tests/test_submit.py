@@ -1,0 +1,386 @@
+"""`reportgen submit` end to end against a real HTTP server on 127.0.0.1 (fake_localmaxxing.py).
+
+No test reaches the internet: the fake binds 127.0.0.1 and every command gets its --api-base.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+from fake_localmaxxing import (
+    BUNDLED_ARTICLE,
+    FIXTURES,
+    KEY,
+    SETUP,
+    FakeLocalMaxxing,
+    Reply,
+    article,
+    measured_copy,
+)
+
+from reportgen import cli_submit, contract, payload
+from reportgen.metrics import compute
+from reportgen.model import CanonicalRun
+from reportgen.runfiles import load
+from reportgen.submit import RECORD_FILE
+
+NOW = datetime(2026, 12, 2, 12, 0, 0, tzinfo=UTC)
+SUBMIT, DRY_RUN = "/api/benchmarks", "/api/benchmarks/dry-run"
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return {"XDG_CACHE_HOME": str(tmp_path / "cache"), "LOCALMAXXING_API_KEY": KEY}
+
+
+@pytest.fixture
+def api() -> Iterator[FakeLocalMaxxing]:
+    with FakeLocalMaxxing() as server:
+        server.clock = NOW.timestamp
+        yield server
+
+
+class Result:
+    def __init__(self, code: int, out: str, err: str) -> None:
+        self.code, self.out, self.err = code, out, err
+
+    @property
+    def text(self) -> str:
+        return self.out + self.err
+
+
+def submit(target: Path, *flags: str, env: dict[str, str], api: FakeLocalMaxxing | None) -> Result:
+    parser = argparse.ArgumentParser(prog="reportgen")
+    cli_submit.add_parser(parser.add_subparsers(dest="command", required=True))
+    base = ["--api-base", api.url] if api else []
+    args = parser.parse_args(["submit", str(target), *base, *flags])
+    out, err = io.StringIO(), io.StringIO()
+    with httpx.Client(trust_env=False) as client:
+        code = cli_submit.run(
+            args,
+            client=client,
+            env=env,
+            now=lambda: NOW,
+            load_setup=lambda _: SETUP,
+            out=out,
+            err=err,
+        )
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def expected_payload(path: Path) -> payload.Payload:
+    result = load([path])
+    (run,) = result.runs
+    assert isinstance(run, CanonicalRun)
+    return payload.build(run, compute(result.runs), SETUP)
+
+
+@pytest.mark.parametrize("flags", [(), ("--dry-run",), ("--force",), ("--local",)])
+def test_reconstructed_runs_are_refused_before_any_request(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, flags: tuple[str, ...]
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json", reconstructed=True)
+    saved = tmp_path / "payload.json"
+    result = submit(folder, *flags, "--save-payload", str(saved), env=env, api=api)
+    assert result.code == 2
+    assert "data is reconstructed (dataProvenance.status: reconstructed, from a published" in (
+        result.out
+    )
+    assert "never submits reconstructed data, whatever the flags" in result.out
+    assert api.requests == []  # not even the contract
+    assert not saved.exists() and not (folder / RECORD_FILE).exists()
+
+
+def test_submission_201_is_recorded_and_shows_the_rate_limit(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder / "canonical-c1.json", env=env, api=api)
+    assert result.code == 0, result.text
+    assert "submitted (HTTP 201); submission id bm_0001" in result.out
+    assert "verification issue: engineTimingsRaw missing" in result.out
+    assert "no submissions left in this rate-limit window: retry after 5 min" in result.out
+    assert "contract: the agent-context from http://127.0.0.1" in result.out
+    assert [r.path for r in api.requests] == ["/api/agent-context", SUBMIT]
+    (post,) = api.posts()
+    expected = expected_payload(folder / "canonical-c1.json")
+    assert post.body == expected.text.encode()
+    assert post.headers["authorization"] == f"Bearer {KEY}"
+    record = json.loads((folder / RECORD_FILE).read_text())["submissions"]
+    assert record == [
+        {
+            "runFile": str(folder / "canonical-c1.json"),
+            "runSha256": expected.run_sha256,
+            "payloadSha256": expected.sha256,
+            "submissionId": "bm_0001",
+            "submittedAt": "2026-12-02T12:00:00+00:00",
+            "apiBase": api.url,
+            "verifiedRun": False,
+        }
+    ]
+
+
+def test_a_second_submission_needs_force_and_a_429_is_not_retried(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    assert submit(folder, env=env, api=api).code == 0
+    again = submit(folder, env=env, api=api)
+    assert again.code == 2
+    assert "refused: already submitted to" in again.out and "pass --force" in again.out
+    assert len(api.posts()) == 1
+    forced = submit(folder, "--force", env=env, api=api)
+    assert forced.code == 1
+    assert "submit failed: HTTP 429 Too Many Requests" in forced.out
+    assert "server error: Rate limit exceeded" in forced.out
+    assert "rate limited: retry after 4 min 0 s (at 2026-12-02 12:04:00 UTC)" in forced.out
+    assert len(api.posts()) == 2  # exactly one more request: no retry loop
+    assert len(json.loads((folder / RECORD_FILE).read_text())["submissions"]) == 1
+
+
+def test_a_429_with_retry_after_ms_is_shown_and_stops_the_batch(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json", "canonical-c2.json")
+    api.queue(SUBMIT, Reply(429, {"error": "Too many submissions", "retryAfterMs": 90_000}))
+    result = submit(folder, env=env, api=api)
+    assert result.code == 1
+    assert "retry after 1 min 30 s (at 2026-12-02 12:01:30 UTC)" in result.out
+    assert "reportgen does not retry by itself" in result.out
+    assert "not sent: rate limited" in result.out
+    assert len(api.posts()) == 1
+
+
+def test_batch_stops_when_the_rate_limit_window_is_used_up(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json", "canonical-c2.json")
+    result = submit(folder, env=env, api=api)
+    assert result.code == 1  # one of two sent
+    assert "canonical-c1.json: submitted" in result.out
+    assert "canonical-c2.json: not sent\n  not sent: rate-limit window used up" in result.out
+    assert len(api.posts()) == 1
+
+
+def test_400_shows_the_error_and_the_suggested_hf_id(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    api.known_models = {}
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, env=env, api=api)
+    assert result.code == 1
+    assert "submit failed: HTTP 400 Bad Request" in result.out
+    assert "server error: Unknown model 'moonshotai/Kimi-K3.1-Pro'" in result.out
+    assert "the server suggests hfId 'moonshotai/Kimi-K3.1-Pro'" in result.out
+    assert not (folder / RECORD_FILE).exists()
+
+
+def test_401_never_shows_the_key_even_when_the_server_echoes_it(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    data = json.loads((FIXTURES / "canonical-c1.json").read_text())
+    data["engineFlags"]["commandSnippet"] += f" --lmx-key {KEY}"  # a key pasted by mistake
+    folder = article(tmp_path, "canonical-c1.json")
+    (folder / "canonical-c1.json").write_text(json.dumps(data))
+    api.queue(SUBMIT, Reply(401, {"error": "Invalid API key"}, echo_key=True))
+    saved = tmp_path / "saved.json"
+    result = submit(folder, "--save-payload", str(saved), env=env, api=api)
+    assert result.code == 1
+    assert "submit failed: HTTP 401 Unauthorized" in result.out
+    assert "server error: Invalid API key: Bearer [redacted]" in result.out
+    assert "the API key is missing, expired or invalid" in result.out
+    assert "a key-like value in the payload was redacted" in result.out
+    assert KEY not in result.text and KEY[:12] not in result.text
+    assert KEY not in saved.read_text() and "--lmx-key [redacted]" in saved.read_text()
+    assert KEY.encode() not in api.posts()[0].body
+    assert not (folder / RECORD_FILE).exists()
+    for path in (tmp_path / "cache").rglob("*"):
+        assert not path.is_file() or KEY not in path.read_text()
+
+
+def test_key_is_not_in_the_record_file(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, env=env, api=api)
+    assert result.code == 0
+    assert KEY not in (folder / RECORD_FILE).read_text() and KEY not in result.text
+
+
+def test_wrong_key_from_lmx_api_key_gets_401(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json", "canonical-c2.json")
+    other = "bhk_" + "f" * 40
+    env = {"XDG_CACHE_HOME": env["XDG_CACHE_HOME"], "LMX_API_KEY": other}
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert result.code == 1
+    assert "dry-run failed: HTTP 401" in result.out and other not in result.text
+    assert "not sent: the API key was refused" in result.out
+    assert len(api.posts()) == 1  # the same key would be refused again
+
+
+def test_non_json_200_is_a_failure(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(SUBMIT, Reply(200, "<html>maintenance</html>"))
+    result = submit(folder, env=env, api=api)
+    assert result.code == 1
+    assert "submit failed: HTTP 200 OK" in result.out
+    assert "the answer is not a JSON object (text/html): '<html>maintenance</html>'" in result.out
+    assert "may or may not have been stored" in result.out
+    assert not (folder / RECORD_FILE).exists()
+
+
+def test_a_slow_answer_is_a_bounded_timeout(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(SUBMIT, Reply(201, {"id": "late"}, delay_s=5))
+    start = time.monotonic()
+    result = submit(folder, "--timeout", "0.3", env=env, api=api)
+    assert time.monotonic() - start < 3
+    assert result.code == 1
+    assert "no answer from" in result.out and "within the 0.3 s timeout" in result.out
+    assert "may have reached the server" in result.out
+    assert len(api.posts()) == 1 and not (folder / RECORD_FILE).exists()
+
+
+def test_dry_run_shows_verification_issues_and_records_nothing(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert result.code == 0, result.text
+    assert "dry-run passed (HTTP 200)" in result.out
+    assert "verification: not verified" in result.out
+    assert "verification issue: outputSha256 does not match outputSample" in result.out
+    assert [r.path for r in api.posts()] == [DRY_RUN]
+    assert not (folder / RECORD_FILE).exists()
+
+
+def test_local_check_uses_the_bundled_snapshot_offline_and_keeps_the_payload(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    saved = tmp_path / "ready.json"
+    result = submit(folder, "--local", "--save-payload", str(saved), env=env, api=None)
+    assert result.code == 2
+    assert "contract: the bundled contract snapshot (reconstructed from public docs" in result.out
+    assert "refused by the local contract check:" in result.out
+    assert "similar accepted names: AMD Instinct MI300X, AMD Instinct MI325X" in result.out
+    assert "engine 'paiton' is not accepted by the contract; accepted values: llama.cpp" in (
+        result.out
+    )
+    assert "can be sent unchanged once the contract accepts it" in result.out
+    assert saved.read_text() == expected_payload(folder / "canonical-c1.json").text
+
+
+def test_local_check_output_exactly(tmp_path: Path, env: dict[str, str]) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, "--local", env=env, api=None)
+    assert result.code == 2
+    assert result.err == "submit: 1 refused\n"
+    assert result.out.replace(str(folder), "ART") == (
+        "contract: the bundled contract snapshot (reconstructed from public docs as of "
+        "2026-11-11; not a live fetch; partial)\n"
+        "ART/canonical-c1.json: refused\n"
+        "  refused by the local contract check:\n"
+        "  /engineName: engine 'paiton' is not accepted by the contract; accepted values: "
+        "llama.cpp, vllm, sglang, ollama, lmstudio, exllamav2, tgi, tensorrt-llm, mlx, "
+        "text-generation-webui, lmdeploy, mlc-llm, hipfire, tinygrad\n"
+        "  /hardware/gpuName: GPU 'AMD Instinct MI355X' is not accepted by the contract "
+        "(hardwareOptions.discreteGpuNames); similar accepted names: AMD Instinct MI300X, "
+        "AMD Instinct MI325X (7 names in all); this list is partial, a live refresh may know "
+        "more\n"
+        "  /engineFlags/maxTokens: warning: engineFlags.maxTokens is not among the contract's "
+        "known engineFlags keys; the server may drop it\n"
+        "  /quantization: warning: quantization 'MXFP4' is not among the contract's common "
+        "values (Q4_K_M, Q5_K_M, Q6_K, Q8_0, IQ4_NL, IQ3_M, AWQ, GPTQ, fp8, fp16, bf16, int4, "
+        "int8, INT4, NVFP4, bnb-nf4); the server may still take it\n"
+    )
+
+
+def test_refreshed_contract_is_cached_outside_the_repo_and_used_offline(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    assert submit(folder, "--dry-run", env=env, api=api).code == 0
+    cached = contract.cache_file(api.url, env)
+    assert cached.is_relative_to(tmp_path / "cache")
+    assert json.loads(cached.read_text())["_snapshot"]["fetchedAt"]
+    offline = submit(folder, "--local", "--api-base", api.url, env=env, api=None)
+    assert offline.code == 0, offline.text
+    assert (
+        "(cached copy, fetched" in offline.out and "passes the local contract check" in offline.out
+    )
+
+
+def test_an_unreachable_contract_falls_back_and_says_so(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue("/api/agent-context", Reply(503, "down"))
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert result.code == 2  # the bundled snapshot does not accept the MI355X
+    assert "could not refresh the contract: GET" in result.out and "answered 503" in result.out
+    assert api.posts() == []
+
+
+def test_without_a_key_nothing_is_sent(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, env={"XDG_CACHE_HOME": env["XDG_CACHE_HOME"]}, api=api)
+    assert result.code == 2
+    assert "no API key: set LOCALMAXXING_API_KEY (or LMX_API_KEY)" in result.out
+    assert api.posts() == []
+
+
+@pytest.mark.parametrize(
+    "base", ["http://localmaxxing.com", "ftp://127.0.0.1", "https://user:pw@localmaxxing.com"]
+)
+def test_unsafe_api_bases_are_refused(tmp_path: Path, env: dict[str, str], base: str) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, "--api-base", base, env=env, api=None)
+    assert result.code == 2 and "--api-base" in result.err
+
+
+def test_a_run_file_outside_an_article_needs_article(tmp_path: Path, env: dict[str, str]) -> None:
+    result = submit(FIXTURES / "canonical-c1.json", "--local", env=env, api=None)
+    assert result.code == 2 and "--article DIR" in result.err
+
+
+def test_bundled_article_canonical_single_run(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    """The bundled article's canonical single-request run: refused as it is (reconstructed);
+    a measured copy gives the payload below and the local contract check's verdict."""
+    original = BUNDLED_ARTICLE / "canonical-single.json"
+    if not original.exists():
+        pytest.skip("the bundled article's run files are not there yet")
+    refused = submit(original, "--article", str(tmp_path), env=env, api=api)
+    assert refused.code == 2 and "reconstructed" in refused.out and api.requests == []
+
+    copy = measured_copy(original, tmp_path / "measured" / "canonical-single.json")
+    built = expected_payload(copy)
+    body = built.body()
+    assert body["hardware"]["gpuName"] == "AMD Instinct MI355X"
+    assert body["engineName"] == "paiton"
+    findings = contract.check(body, contract.bundled(), prompt_id=built.prompt_id)
+    print("\npayload for", original.name, "(measured copy):\n" + built.text)
+    print("local contract check (" + contract.bundled().describe() + "):")
+    for finding in findings:
+        print("  " + finding.format())
+    errors = {f.field for f in findings if f.severity == "error"}
+    assert errors == {"/hardware/gpuName", "/engineName"}
