@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 ARTICLE ?= runs/paiton-kimi-k3.1-pro
 
-.PHONY: report test lint bench clean
+.PHONY: report test lint bench check clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,19 +15,21 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 report: $(STAMP)
-	$(BIN)/reportgen validate $(ARTICLE)
-	$(BIN)/reportgen metrics $(ARTICLE)
+	$(BIN)/reportgen build $(ARTICLE) --out build
 
 lint: $(STAMP)
-	$(BIN)/ruff check reportgen tests
-	$(BIN)/ruff format --check reportgen tests
+	$(BIN)/ruff check reportgen tests benchmarks conftest.py
+	$(BIN)/ruff format --check reportgen tests benchmarks conftest.py
 	$(BIN)/mypy
 
 test: lint
 	$(BIN)/pytest
 
 bench: $(STAMP)
-	$(BIN)/python -m reportgen.bench
+	$(BIN)/python benchmarks/validate_bench.py
+
+check: $(STAMP)
+	$(BIN)/reportgen check $(ARTICLE) --published ../shared/seed/paiton-kimi-k3.1-pro.txt
 
 clean:
 	rm -rf build $(VENV)

@@ -296,14 +296,14 @@ def _check_duplicates(cells: list[DecodeCell], raw: list[dict[str, Any]], report
         j = first[key]
         label = f"context {context_label(key[0])} x concurrency {key[1]}"
         if raw[i] == raw[j]:
-            report(cell.pointer, f"duplicate cell {label} (same as /results/{j})", "error")
+            report(cell.pointer, f"duplicate cell {label} (same as {cells[j].pointer})", "error")
         else:
             differ = sorted(
                 k for k in raw[i].keys() | raw[j].keys() if raw[i].get(k) != raw[j].get(k)
             )
             report(
                 cell.pointer,
-                f"contradictory cells for {label}: /results/{j} and /results/{i} differ in "
+                f"contradictory cells for {label}: {cells[j].pointer} and {cell.pointer} differ in "
                 + ", ".join(differ),
                 "error",
             )
@@ -403,20 +403,24 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, 
     problems: list[Problem] = []
 
     def report(pointer: str, message: str, severity: str) -> None:
-        problems.append(doc.problem(base + pointer, message, severity))
+        problems.append(doc.problem(pointer, message, severity))
 
-    meta = _fit(raw["metadata"], "/metadata", report)
+    # Every pointer below, in problems and in the model, is absolute in the file (base included).
+    meta = _fit(raw["metadata"], f"{base}/metadata", report)
     max_tokens = meta.get("max_tokens")
     with _gc_paused():
         cells = [
-            _cell(_fit(c, f"/results/{i}", report), f"/results/{i}", max_tokens, report)
+            _cell(_fit(c, f"{base}/results/{i}", report), f"{base}/results/{i}", max_tokens, report)
             for i, c in enumerate(raw["results"])
         ]
     _check_duplicates(cells, raw["results"], report)
-    summary = _check_summary_table(raw.get("summary_table") or {}, cells, "/summary_table", report)
+    summary = _check_summary_table(
+        raw.get("summary_table") or {}, cells, f"{base}/summary_table", report
+    )
     prefill = tuple(
         sorted(
-            _prefill(raw.get("prefill") or {}, "/prefill", report), key=lambda p: p.context_tokens
+            _prefill(raw.get("prefill") or {}, f"{base}/prefill", report),
+            key=lambda p: p.context_tokens,
         )
     )
     run = MatrixRun(

@@ -12,7 +12,7 @@ Numbers that match no metric are "unverified"; metrics the article should show b
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Literal
@@ -21,6 +21,7 @@ from reportgen.article import ArticleSource
 from reportgen.errors import InputError, Problem, Severity
 from reportgen.fmt import format_number, shown_text
 from reportgen.htmltext import html_lines
+from reportgen.jsonfile import parse_json
 from reportgen.lints import Finding
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.published import Reported, reported_in_lines, text_lines
@@ -96,6 +97,8 @@ class CheckResult:
     sources: tuple[SourceResult, ...]
     findings: tuple[Finding, ...]
     strict: bool = False
+    # (line, col) of each finding's JSON pointer in its run file, aligned with `findings`
+    finding_places: tuple[tuple[int, int] | None, ...] = ()
     items: tuple[Item, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -354,7 +357,22 @@ def check_article(
             "<html",
         )
         sources.append(check_published(text, str(path), built.metrics, expected, html=is_html))
-    return CheckResult(built.article.slug, tuple(sources), built.findings, strict)
+    findings = tuple(replace(f, file=str(folder / f.file)) for f in built.findings)
+    return CheckResult(
+        built.article.slug,
+        tuple(sources),
+        findings,
+        strict,
+        tuple(_place(Path(f.file), f.pointer) for f in findings),
+    )
+
+
+def _place(path: Path, pointer: str) -> tuple[int, int] | None:
+    """Where a JSON pointer is in a run file, for annotations on the right line."""
+    try:
+        return parse_json(str(path), path.read_bytes()).locate(pointer)
+    except (OSError, InputError):
+        return None
 
 
 def _read(path: Path) -> str:

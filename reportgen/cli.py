@@ -111,6 +111,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_FAIL if result.failed else EXIT_OK
 
 
+def cmd_diff(args: argparse.Namespace) -> int:
+    from reportgen import diff
+
+    moved = diff.diff(diff.load_side(args.old), diff.load_side(args.new))
+    sys.stdout.write(diff.to_json(moved) if args.json else diff.to_text(moved, all_rows=args.all))
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="reportgen",
@@ -207,6 +215,22 @@ def build_parser() -> argparse.ArgumentParser:
         "built in memory when absent",
     )
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser(
+        "diff",
+        help="which numbers moved between two sets of runs",
+        description="Compare two metrics.json files or two article folders: which metrics "
+        "moved, by how much, in which direction, and which would change as displayed.",
+        epilog="examples:\n"
+        "  reportgen diff old/metrics.json build/paiton-kimi-k3.1-pro/metrics.json\n"
+        "  reportgen diff runs/paiton-kimi-k3.1-pro /tmp/recollected --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("old", type=Path, metavar="OLD")
+    p.add_argument("new", type=Path, metavar="NEW")
+    p.add_argument("--json", action="store_true", help="print the diff as JSON")
+    p.add_argument("--all", action="store_true", help="list unchanged metrics too")
+    p.set_defaults(func=cmd_diff)
 
     cli_submit.add_parser(sub)
     return parser

@@ -171,5 +171,6 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[CanonicalRu
         engine_flags=_scalars(flags),
         evidence=_scalars(raw, EVIDENCE_KEYS),
         warnings=tuple(str(w) for w in raw.get("warnings") or ()),
+        pointer=base,
     )
     return run, problems

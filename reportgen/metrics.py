@@ -33,6 +33,10 @@ TOKEN_COUNT_SOURCES = frozenset(
 )
 
 
+# Metrics that are a run's settings, not measurements: files that agree on them may share them.
+RUN_SETTINGS = frozenset({"matrix.duration_s", "matrix.max_tokens"})
+
+
 @dataclass(frozen=True)
 class MetricDef:
     """One metric's definition."""
@@ -277,7 +281,7 @@ def _canonical(run: CanonicalRun) -> Iterator[MetricValue]:
             median(x.tok_s_out for x in s) or 0.0,
             src,
             "samples",
-            "/samples",
+            f"{run.pointer}/samples",
             n=len(s),
             summary=run.summary.tok_s_out,
             concurrency=c,
@@ -287,7 +291,7 @@ def _canonical(run: CanonicalRun) -> Iterator[MetricValue]:
             median(x.ttft_ms for x in s) or 0.0,
             src,
             "samples",
-            "/samples",
+            f"{run.pointer}/samples",
             n=len(s),
             summary=run.summary.ttft_ms,
             concurrency=c,
@@ -299,13 +303,18 @@ def _canonical(run: CanonicalRun) -> Iterator[MetricValue]:
                 median(rates) or 0.0,
                 src,
                 "samples",
-                "/samples",
+                f"{run.pointer}/samples",
                 n=len(rates),
                 summary=run.summary.tok_s_prefill,
                 concurrency=c,
             )
     yield _value(
-        "canonical.concurrency", float(c), src, "fields", "/engineFlags/concurrency", concurrency=c
+        "canonical.concurrency",
+        float(c),
+        src,
+        "fields",
+        f"{run.pointer}/engineFlags/concurrency",
+        concurrency=c,
     )
     tokens = [float(x.output_tokens) for x in s]
     if tokens:
@@ -314,7 +323,7 @@ def _canonical(run: CanonicalRun) -> Iterator[MetricValue]:
             median(tokens) or 0.0,
             src,
             "samples",
-            "/samples",
+            f"{run.pointer}/samples",
             n=len(tokens),
             summary=_opt(run.output_tokens),
             concurrency=c,
@@ -325,14 +334,14 @@ def _canonical(run: CanonicalRun) -> Iterator[MetricValue]:
             float(run.output_tokens),
             src,
             "summary",
-            "/outputTokens",
+            f"{run.pointer}/outputTokens",
             concurrency=c,
         )
     if c == 1 and s:
         return
     # Concurrency N: lmx's samples carry per-request speeds but not the group's window, so the
     # group throughput can only come from the summary field.
-    base = run.samples[0].pointer.rsplit("/samples", 1)[0] if run.samples else ""
+    base = run.pointer
     yield _value(
         "canonical.output_tok_s",
         run.summary.tok_s_out,
@@ -484,6 +493,8 @@ def compute(runs: Iterable[Run]) -> MetricSet:
         other = seen.setdefault(v.id, v)
         if other is v:
             continue
+        if v.key in RUN_SETTINGS and other.file != v.file and other.value == v.value:
+            continue  # two matrix files run with the same setting: one value, the first file's
         if other.file != v.file:
             message = f"metric {v.id} is also defined by {other.file}"
         else:  # two contexts with one label, e.g. 8000 and 8192 are both "8K"
@@ -491,4 +502,4 @@ def compute(runs: Iterable[Run]) -> MetricSet:
         clashes.append(Problem(v.file, 1, 1, "", message))
     if clashes:
         raise InputError(clashes)
-    return MetricSet(tuple(sorted(values, key=lambda v: v.id)), tuple(cells), runs)
+    return MetricSet(tuple(sorted(seen.values(), key=lambda v: v.id)), tuple(cells), runs)

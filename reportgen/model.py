@@ -92,6 +92,7 @@ class CanonicalRun:
     engine_flags: tuple[tuple[str, Scalar], ...]
     evidence: tuple[tuple[str, Scalar], ...]  # verified-run evidence fields the file carries
     warnings: tuple[str, ...]
+    pointer: str = ""  # where the run sits in its file ("" bare, "/payload" when wrapped)
 
 
 @dataclass(frozen=True)

@@ -130,13 +130,15 @@ def to_github(result: CheckResult) -> str:
                 level, item.source, item.line, item.col, f"reportgen {item.kind}", item.message
             )
         )
-    for f in result.findings:
+    places = result.finding_places or (None,) * len(result.findings)
+    for f, place in zip(result.findings, places, strict=True):
+        line, col = place or (None, None)
         out.append(
             _annotation(
                 _finding_level(f, result.strict),
                 f.file,
-                None,
-                None,
+                line,
+                col,
                 f"reportgen lint {f.id}",
                 f"{f.cell + ': ' if f.cell else ''}{f.message} ({f.evidence})",
             )

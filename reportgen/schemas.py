@@ -1,10 +1,10 @@
 """Schema stage: raw JSON data in, schema problems out.
 
-Each schema in `schemas/` is compiled once with fastjsonschema (fast path, every file and every
-sample is checked). Only when a document fails is it run through jsonschema's Draft 2020-12
-validator, which reports every problem with its path; those are the messages users see.
-Before compiling, `$ref`s are replaced by their targets, so the compiled code checks a request
-sample in place instead of making one call (and formatting one path string) per reference.
+Each schema in `schemas/` is compiled once into one plain Python predicate by
+`reportgen.fastschema` (fast path: every file and every sample is checked; fastjsonschema stands in
+for a schema using a keyword that compiler lacks). Only when a document fails is it run through
+jsonschema's Draft 2020-12 validator, which reports every problem with its path; those are the
+messages users see.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urldefrag, urljoin
 
 import fastjsonschema
 from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
 
-from reportgen.jsonfile import pointer_of, split_pointer
+from reportgen.fastschema import Predicate, inline_refs, predicate
+from reportgen.jsonfile import pointer_of
 from reportgen.resources import schema_dir
 
 SCHEMA_FILES = {
@@ -30,6 +30,7 @@ SCHEMA_FILES = {
     "llm-inference-bench": "llm-inference-bench.schema.json",
     "lmx-matrix": "lmx-matrix.schema.json",
     "article": "article.schema.json",
+    "check-result": "check-result.schema.json",
 }
 
 
@@ -66,79 +67,43 @@ def _schemas(folder: Path) -> _Schemas:
     return _Schemas(by_id, by_name, registry)
 
 
-# Keywords whose value is a subschema, a {name: subschema} map, or a list of subschemas.
-_ONE = frozenset(
-    {"additionalProperties", "propertyNames", "items", "contains", "not", "if", "then", "else"}
-    | {"additionalItems", "unevaluatedItems", "unevaluatedProperties", "contentSchema"}
-)
-_MAP = frozenset({"properties", "patternProperties", "dependentSchemas"})
-_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
-
-
-def _target(uri: str, by_id: dict[str, dict[str, Any]]) -> Any:
-    """The subschema `uri` names, or None when it is not a JSON pointer into a known schema."""
-    doc, fragment = urldefrag(uri)
-    node: Any = by_id.get(doc)
-    if node is None or (fragment and not fragment.startswith("/")):
-        return None
-    for token in split_pointer(unquote(fragment)):
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node
-
-
-def _inline(
-    node: Any, base: str, by_id: dict[str, dict[str, Any]], open_refs: frozenset[str]
-) -> Any:
-    """`node` with each `$ref` replaced by its target (recursive ones are kept, made absolute).
-
-    The result accepts exactly what the original does; a `$ref` with sibling keywords becomes
-    an `allOf` entry, as Draft 2020-12 means it.
-    """
-    if not isinstance(node, dict):
-        return node
-    if isinstance(node.get("$id"), str):
-        base = urljoin(base, node["$id"])
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in _ONE and isinstance(value, dict):
-            out[key] = _inline(value, base, by_id, open_refs)
-        elif key in _MAP and isinstance(value, dict):
-            out[key] = {k: _inline(v, base, by_id, open_refs) for k, v in value.items()}
-        elif key in _LIST and isinstance(value, list):
-            out[key] = [_inline(v, base, by_id, open_refs) for v in value]
-        elif key != "$ref":
-            out[key] = value
-    ref = node.get("$ref")
-    if not isinstance(ref, str):
-        return out
-    uri = urljoin(base, ref)
-    target = _target(uri, by_id)
-    if not isinstance(target, dict) or uri in open_refs:
-        out["$ref"] = uri
-        return out
-    inlined = _inline(target, urldefrag(uri).url, by_id, open_refs | {uri})
-    inlined = {k: v for k, v in inlined.items() if k not in ("$id", "$schema")}
-    if not out:
-        return inlined
-    out["allOf"] = [*out.get("allOf", []), inlined]
-    return out
+@cache
+def _inlined(name: str, folder: Path) -> dict[str, Any]:
+    schemas = _schemas(folder)
+    root = schemas.by_name[name]
+    inlined: dict[str, Any] = inline_refs(root, str(root.get("$id", "")), schemas.by_id)
+    return inlined
 
 
 @cache
 def _compiled(name: str, folder: Path) -> Callable[[Any], Any]:
+    """fastjsonschema's validator for schema `name`: raises `JsonSchemaException` if invalid."""
     schemas = _schemas(folder)
 
     def local(uri: str) -> dict[str, Any]:
         return schemas.by_id[uri]
 
-    root = schemas.by_name[name]
-    inlined = _inline(root, str(root.get("$id", "")), schemas.by_id, frozenset())
-    return fastjsonschema.compile(inlined, handlers={"https": local}, use_default=False)
+    return fastjsonschema.compile(
+        _inlined(name, folder), handlers={"https": local}, use_default=False
+    )
+
+
+@cache
+def _accepts(name: str, folder: Path) -> Predicate:
+    """Valid or not under schema `name`: its compiled predicate, else fastjsonschema's."""
+    compiled = predicate(_inlined(name, folder))
+    if compiled is not None:
+        return compiled
+    validate = _compiled(name, folder)
+
+    def accepts(data: Any) -> bool:
+        try:
+            validate(data)
+        except fastjsonschema.JsonSchemaException:
+            return False
+        return True
+
+    return accepts
 
 
 def schema(name: str, folder: Path | None = None) -> dict[str, Any]:
@@ -149,8 +114,10 @@ def schema(name: str, folder: Path | None = None) -> dict[str, Any]:
 def _message(error: ValidationError) -> str:
     if error.validator == "required":
         return str(error.message).replace(" is a required property", " is required")
-    if error.validator == "additionalProperties" or error.validator == "propertyNames":
-        return str(error.message)
+    described = error.schema.get("description") if isinstance(error.schema, dict) else None
+    if error.validator in ("pattern", "maxLength") and described:
+        # A regular expression is no explanation; the schema says what the value should be.
+        return f"{error.instance!r} is not {described}"
     return str(error.message)
 
 
@@ -168,11 +135,8 @@ def _leaf_errors(error: ValidationError) -> Iterator[ValidationError]:
 def check(name: str, data: Any, folder: Path | None = None) -> list[SchemaProblem]:
     """Every violation of schema `name` by `data`, sorted by location; empty when valid."""
     folder = folder or schema_dir()
-    try:
-        _compiled(name, folder)(data)
+    if _accepts(name, folder)(data):
         return []
-    except fastjsonschema.JsonSchemaException:
-        pass
     schemas = _schemas(folder)
     validator = Draft202012Validator(
         schemas.by_name[name],

@@ -1,0 +1,343 @@
+"""`reportgen check`: published texts with deliberate edits give exactly the expected items.
+
+Every edit is made to the seed article's own text at test time, and every expected item is
+worked out from the recomputed metrics: no published number is typed here.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reportgen.build import Built, build, render_article
+from reportgen.check import check_article, check_built, check_published, expected_ids
+from reportgen.cli import main
+from reportgen.metrics import MetricSet
+from reportgen.published import reported_numbers
+from reportgen.schemas import check as schema_check
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTICLE = ROOT / "runs" / "paiton-kimi-k3.1-pro"
+SEED = Path(
+    os.environ.get("REPORTGEN_SEED", ROOT.parent / "shared" / "seed" / "paiton-kimi-k3.1-pro.txt")
+)
+
+
+@functools.cache
+def _built() -> Built:
+    return render_article(ARTICLE, {})
+
+
+@pytest.fixture(scope="module")
+def built() -> Built:
+    return _built()
+
+
+@pytest.fixture(scope="module")
+def seed() -> str:
+    return SEED.read_text(encoding="utf-8")
+
+
+def _check(text: str, built: Built) -> list[tuple[str, int, str | None]]:
+    result = check_published(
+        text, "pub.txt", built.metrics, expected_ids(built.article, built.metrics)
+    )
+    return sorted((i.kind, i.line, i.metric) for i in result.items)
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def _row_line(lines: list[str], table_title: str, label: str) -> int:
+    start = next(i for i, line in enumerate(lines) if line.startswith(table_title))
+    return next(i for i in range(start, len(lines)) if lines[i].startswith(f"| {label} |"))
+
+
+def _shown(metrics: MetricSet, metric: str, decimals: int, factor: float = 1.0) -> str:
+    return f"{metrics.by_id()[metric].value * factor:,.{decimals}f}"
+
+
+def test_the_seed_article_passes(built: Built, seed: str) -> None:
+    assert _check(seed, built) == []
+
+
+def test_the_bundled_article_passes_against_seed_and_build(tmp_path: Path) -> None:
+    result = check_article(ARTICLE, [SEED], build_dir=tmp_path)
+    assert not result.failed
+    assert [s.kind for s in result.sources] == ["built", "published"]
+    assert result.sources[0].source.endswith("(built in memory)")
+    assert all(not s.items for s in result.sources)
+    assert result.sources[1].matched == len(reported_numbers(SEED.read_text()))
+    # With a build on disk, that file is checked instead.
+    build(ARTICLE, tmp_path, {})
+    on_disk = check_article(ARTICLE, build_dir=tmp_path)
+    assert on_disk.sources[0].source == str(tmp_path / ARTICLE.name / "index.html")
+    assert not on_disk.failed and on_disk.sources[0].matched >= result.sources[1].matched
+
+
+def test_a_changed_number_is_one_mismatch(built: Built, seed: str) -> None:
+    lines = _lines(seed)
+    i = _row_line(lines, "Decode throughput", "8K")
+    cells = lines[i].split("|")
+    cells[3] = f" {int(cells[3]) + 5} "  # concurrency 2
+    lines[i] = "|".join(cells)
+    assert _check("\n".join(lines), built) == [("mismatch", i + 1, "decode.8K.c2.aggregate_tok_s")]
+
+
+def test_a_changed_headline_is_one_mismatch(built: Built, seed: str) -> None:
+    lines = _lines(seed)
+    i = next(n for n, line in enumerate(lines) if "one request, output" in line)
+    number = re.match(r"\d+", lines[i])
+    assert number is not None
+    lines[i] = str(int(number.group()) + 10) + lines[i][number.end() :]
+    assert _check("\n".join(lines), built) == [("mismatch", i + 1, "canonical.c1.output_tok_s")]
+
+
+def _expected_mismatches(
+    metrics: MetricSet, pairs: list[tuple[int, str, str, int]]
+) -> list[tuple[str, int, str | None]]:
+    """(line, shown-as metric, true metric, decimals): a mismatch where the two differ."""
+    by_id = metrics.by_id()
+    out = []
+    for line, shown_as, true, decimals in pairs:
+        shown = round(by_id[true].value, decimals)
+        if abs(by_id[shown_as].value - shown) > 0.5 * 10.0**-decimals:
+            out.append(("mismatch", line, shown_as))
+    return sorted(out)
+
+
+def test_swapped_row_labels(built: Built, seed: str) -> None:
+    lines = _lines(seed)
+    a, b = _row_line(lines, "Decode speed", "32K"), _row_line(lines, "Decode speed", "64K")
+    lines[a], lines[b] = (
+        lines[a].replace("| 32K |", "| 64K |"),
+        lines[b].replace("| 64K |", "| 32K |"),
+    )
+    pairs = []
+    for c in (1, 2, 4, 8, 16):
+        pairs.append(
+            (a + 1, f"decode.64K.c{c}.per_request_tok_s", f"decode.32K.c{c}.per_request_tok_s", 0)
+        )
+        pairs.append(
+            (b + 1, f"decode.32K.c{c}.per_request_tok_s", f"decode.64K.c{c}.per_request_tok_s", 0)
+        )
+    expected = _expected_mismatches(built.metrics, pairs)
+    assert expected  # the edit matters
+    assert _check("\n".join(lines), built) == expected
+
+
+def test_swapped_columns(built: Built, seed: str) -> None:
+    lines = _lines(seed)
+    start = next(i for i, line in enumerate(lines) if line.startswith("Time to first token"))
+    header = next(i for i in range(start, len(lines)) if lines[i].startswith("|"))
+    lines[header] = lines[header].replace("| 2 | 4 |", "| 4 | 2 |")
+    pairs = []
+    for label in ("0", "8K", "32K", "64K"):
+        n = _row_line(lines, "Time to first token", label)
+        pairs.append((n + 1, f"decode.{label}.c4.ttft_s", f"decode.{label}.c2.ttft_s", 2))
+        pairs.append((n + 1, f"decode.{label}.c2.ttft_s", f"decode.{label}.c4.ttft_s", 2))
+    expected = _expected_mismatches(built.metrics, pairs)
+    assert expected
+    assert _check("\n".join(lines), built) == expected
+
+
+def _drop_table(lines: list[str], title: str) -> tuple[list[str], int]:
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    end = start
+    while end < len(lines) and (
+        end == start or lines[end].startswith("|") or not lines[end - 1].startswith("|")
+    ):
+        end += 1
+    return lines[:start] + lines[end:], start
+
+
+def test_a_missing_table(built: Built, seed: str) -> None:
+    lines, _ = _drop_table(_lines(seed), "Time to first token")
+    items = _check("\n".join(lines), built)
+    ids = [m for _, _, m in items]
+    assert {k for k, _, _ in items} == {"missing"}
+    assert sorted(ids) == sorted(v.id for v in built.metrics.values if v.key == "decode.ttft_s")
+
+
+def test_a_duplicated_table(built: Built, seed: str) -> None:
+    lines = _lines(seed)
+    start = next(i for i, line in enumerate(lines) if line.startswith("Prefill (one cold"))
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    copy = lines[start:end]
+    text = "\n".join(lines + copy)
+    items = _check(text, built)
+    first_copy_line = len(lines) + 1
+    assert {k for k, _, _ in items} == {"duplicate"}
+    assert len(items) == sum(1 for v in built.metrics.values if v.key.startswith("prefill."))
+    assert all(line >= first_copy_line for _, line, _ in items)
+
+
+def test_a_unit_changed_from_s_to_ms(built: Built, seed: str) -> None:
+    wrong = seed.replace("Time to first token (s, median)", "Time to first token (ms, median)")
+    items = _check(wrong, built)
+    assert {k for k, _, _ in items} == {"mismatch"}
+    assert sorted(m for _, _, m in items) == sorted(
+        v.id for v in built.metrics.values if v.key == "decode.ttft_s"
+    )
+    # The same table really in ms, its numbers written from the runs, passes.
+    lines = _lines(wrong)
+    for label in ("0", "8K", "32K", "64K"):
+        n = _row_line(lines, "Time to first token", label)
+        cells = [
+            _shown(built.metrics, f"decode.{label}.c{c}.ttft_s", 0, 1000.0)
+            for c in (1, 2, 4, 8, 16)
+        ]
+        lines[n] = f"| {label} | " + " | ".join(cells) + " |"
+    assert _check("\n".join(lines), built) == []
+
+
+def test_more_or_fewer_decimals(built: Built, seed: str) -> None:
+    lines = _lines(seed)
+    n = _row_line(lines, "Prefill (one cold", "8K")
+    cells = lines[n].split("|")
+    value = built.metrics.by_id()["prefill.8K.ttft_s"].value
+    fewer = f"{value:.1f}"  # right at one decimal: matches
+    more = f"{round(value, 2):.3f}"  # the two-decimal figure padded to three: too precise
+    cells[3] = f" {fewer} "
+    lines[n] = "|".join(cells)
+    assert _check("\n".join(lines), built) == []
+    cells[3] = f" {more} "
+    lines[n] = "|".join(cells)
+    expected = (
+        [] if abs(value - float(more)) <= 0.0005 else [("mismatch", n + 1, "prefill.8K.ttft_s")]
+    )
+    assert expected and _check("\n".join(lines), built) == expected
+
+
+def test_numbers_that_match_no_metric_are_unverified(built: Built, seed: str) -> None:
+    lines = _lines(seed)
+    n = _row_line(lines, "Decode throughput", "64K")
+    lines.insert(n + 1, "| 256K | 1 | 2 | 3 | 4 | 5 |")
+    lines.append("77 tok/sa figure from somewhere else")
+    items = _check("\n".join(lines), built)
+    assert [k for k, _, _ in items] == ["unverified"] * 6
+    assert [line for _, line, _ in items] == [n + 2] * 5 + [len(lines)]
+
+
+def test_built_html_is_checked_exactly(built: Built) -> None:
+    expected = expected_ids(built.article, built.metrics)
+    assert check_built(built.html, "x", built.metrics, expected).items == ()
+    value = built.metrics.by_id()["decode.32K.c8.aggregate_tok_s"]
+    tampered = built.html.replace(
+        f'data-value="{value.value!r}"', f'data-value="{value.value + 0.001!r}"'
+    )
+    items = check_built(tampered, "x", built.metrics, expected).items
+    assert [(i.kind, i.metric) for i in items] == [("mismatch", value.id)]
+    # A shown text edited by hand, its data attribute left alone, is caught too.
+    span = re.search(
+        rf'data-metric="{re.escape(value.id)}" data-value="[^"]+">([^<]+)<', built.html
+    )
+    assert span is not None
+    edited = built.html.replace(span.group(0), span.group(0).replace(f">{span.group(1)}<", ">1<"))
+    items = check_built(edited, "x", built.metrics, expected).items
+    assert [(i.kind, i.metric) for i in items] == [("mismatch", value.id)]
+    # A number removed from the page is missing.
+    removed = built.html.replace(span.group(0), "")
+    items = check_built(removed, "x", built.metrics, expected).items
+    assert [(i.kind, i.metric) for i in items] == [("missing", value.id)]
+
+
+def test_a_published_html_page(built: Built, tmp_path: Path) -> None:
+    page = tmp_path / "published.html"
+    value = built.metrics.by_id()["prefill.32K.tok_s"]
+    shown = f"{value.value:,.0f}"
+    page.write_text(built.html.replace(f">{shown}<", ">1,000<"))
+    result = check_article(ARTICLE, [page], build_dir=tmp_path / "none")
+    items = result.sources[1].items
+    assert [(i.kind, i.metric, i.shown) for i in items] == [("mismatch", value.id, "1,000")]
+    assert items[0].line > 1 and "1,000" in page.read_text().splitlines()[items[0].line - 1]
+
+
+def test_output_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: str) -> None:
+    edited = tmp_path / "edited.txt"
+    edited.write_text(seed.replace("| 0 | 0.09 |", "| 0 | 0.19 |"))
+    base = ["check", str(ARTICLE), "--published", str(edited), "--build-dir", str(tmp_path)]
+    assert main(base) == 1
+    text = capsys.readouterr().out
+    assert text.splitlines()[-1].startswith("FAIL: ")
+    assert "  Time to first token\n" in text and f"{edited}:" in text
+    assert main([*base, "--format", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert schema_check("check-result", doc) == []
+    assert doc["verdict"] == "fail" and doc["counts"]["mismatch"] == 1
+    assert main([*base, "--format", "github"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    errors = [line for line in lines if line.startswith("::error ")]
+    assert len(errors) == 1 and errors[0].startswith(f"::error file={edited},line=")
+    assert any(line.startswith("::warning file=") and ",line=" in line for line in lines)
+
+
+def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: str) -> None:
+    assert (
+        main(["check", str(ARTICLE), "--published", str(SEED), "--build-dir", str(tmp_path)]) == 0
+    )
+    assert (
+        main(
+            [
+                "check",
+                str(ARTICLE),
+                "--published",
+                str(SEED),
+                "--strict",
+                "--build-dir",
+                str(tmp_path),
+            ]
+        )
+        == 1
+    )  # the lints' warnings fail under --strict
+    assert main(["check", str(ARTICLE), "--published", str(tmp_path / "absent.txt")]) == 2
+    broken = tmp_path / "broken"
+    shutil.copytree(ARTICLE, broken)
+    (broken / "matrix.json").write_text("{")
+    assert main(["check", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert "matrix.json:1:2 /: " in err and "Traceback" not in err
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.text(max_size=400)
+    | st.lists(
+        st.sampled_from(
+            [
+                "| 8K | 1 | 2 |",
+                "| context \\ concurrent | 1 | 2 |",
+                "Prefill (one cold",
+                "Time to first token (ms, median)",
+                "183 tok/s one request",
+                "|---|",
+                "| | |",
+                "||",
+                "|",
+                "12,844",
+                "0.64 s",
+                "1e9",
+                "-3 ms",
+            ]
+        ),
+        max_size=12,
+    ).map("\n".join)
+)
+def test_arbitrary_published_text_never_crashes(text: str) -> None:
+    built = _built()
+    result = check_published(
+        text, "x.txt", built.metrics, expected_ids(built.article, built.metrics)
+    )
+    assert all(i.line >= 1 and i.col >= 1 for i in result.items)
+    assert all(i.kind in ("unverified", "missing", "duplicate", "mismatch") for i in result.items)

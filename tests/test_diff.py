@@ -1,0 +1,77 @@
+"""`reportgen diff`: which numbers moved between two sets of runs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from reportgen.build import render_article
+from reportgen.cli import main
+from reportgen.diff import diff, load_side
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ROOT / "tests" / "articles" / "small"
+
+
+def _recollected(tmp_path: Path, factor: float) -> Path:
+    """A copy of the small article whose 0 x 4 cell streamed `factor` x the tokens."""
+    folder = tmp_path / f"x{factor}"
+    shutil.copytree(SMALL, folder)
+    data = json.loads((folder / "bench.json").read_text())
+    cell = next(c for c in data["results"] if (c["context_tokens"], c["concurrency"]) == (0, 4))
+    cell["client_output_tokens"] = round(cell["client_output_tokens"] * factor)
+    cell["aggregate_tps"] = round(cell["client_output_tokens"] / cell["measurement_seconds"], 2)
+    data["summary_table"]["0"]["4"] = cell["aggregate_tps"]
+    (folder / "bench.json").write_text(json.dumps(data, indent=2))
+    return folder
+
+
+def test_a_moved_cell_is_reported_with_direction_and_display(tmp_path: Path) -> None:
+    old, new = load_side(SMALL), load_side(_recollected(tmp_path, 1.1))
+    moved = {m.id: m for m in diff(old, new) if m.change != "same"}
+    assert list(moved) == ["decode.0.c4.aggregate_tok_s"]
+    m = moved["decode.0.c4.aggregate_tok_s"]
+    assert m.change == "up" and m.relative == pytest.approx(0.1, abs=0.002)
+    assert m.display_changes and m.old_shown != m.new_shown
+
+
+def test_a_tiny_move_does_not_change_the_display(tmp_path: Path) -> None:
+    moved = [
+        m
+        for m in diff(load_side(SMALL), load_side(_recollected(tmp_path, 1.0001)))
+        if m.change != "same"
+    ]
+    assert [m.change for m in moved] in (["up"], [])
+    assert not any(m.display_changes for m in moved)
+
+
+def test_metrics_json_and_folder_sides_agree(tmp_path: Path) -> None:
+    built = render_article(SMALL, {})
+    path = tmp_path / "metrics.json"
+    path.write_text(built.metrics_json)
+    assert all(m.change == "same" for m in diff(load_side(path), load_side(SMALL)))
+
+
+def test_added_and_removed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    built = render_article(SMALL, {})
+    doc = json.loads(built.metrics_json)
+    gone = doc["metrics"].pop(0)["id"]
+    path = tmp_path / "metrics.json"
+    path.write_text(json.dumps(doc))
+    assert main(["diff", str(path), str(SMALL)]) == 0
+    out = capsys.readouterr().out
+    assert f"{gone}" in out and " added " in out
+    assert out.splitlines()[-1].endswith("1 added, 0 removed; 1 would change as displayed")
+    assert main(["diff", str(path), str(SMALL), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["metrics"]
+    assert [r["change"] for r in rows if r["id"] == gone] == ["added"]
+
+
+def test_bad_metrics_json_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "metrics.json"
+    path.write_text('{"metrics": [{"id": "x"}]}')
+    assert main(["diff", str(path), str(SMALL)]) == 2
+    assert f"{path}:1:14 /metrics/0: a metric needs an id and a value" in capsys.readouterr().err
