@@ -74,23 +74,7 @@ def metrics_document(
             }
             for run in metrics.runs
         ],
-        "metrics": [
-            {
-                "id": v.id,
-                "value": v.value,
-                "unit": v.unit,
-                "source": v.source,
-                "samples": v.n,
-                "summary_value": v.summary,
-                "definition": v.key,
-                "definition_version": v.definition.version,
-                "file": v.file,
-                "pointer": v.pointer,
-                "sha256": v.sha256,
-                "provenance": v.provenance,
-            }
-            for v in metrics.values
-        ],
+        "metrics": [v.as_json() for v in metrics.values],
         "findings": [f.as_json() for f in findings],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

@@ -51,24 +51,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _metrics_json(metrics: MetricSet) -> dict[str, object]:
-    return {
-        "metrics": [
-            {
-                "id": v.id,
-                "value": v.value,
-                "unit": v.unit,
-                "source": v.source,
-                "summary_value": v.summary,
-                "samples": v.n,
-                "definition_version": v.definition.version,
-                "file": v.file,
-                "pointer": v.pointer,
-                "sha256": v.sha256,
-                "provenance": v.provenance,
-            }
-            for v in metrics.values
-        ]
-    }
+    return {"metrics": [v.as_json() for v in metrics.values]}
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:

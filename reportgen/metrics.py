@@ -210,6 +210,23 @@ class MetricValue:
         """The registry entry this value was computed by."""
         return DEFINITIONS[self.key]
 
+    def as_json(self) -> dict[str, object]:
+        """The value as `metrics.json` and `reportgen metrics --json` print it."""
+        return {
+            "id": self.id,
+            "value": self.value,
+            "unit": self.unit,
+            "source": self.source,
+            "samples": self.n,
+            "summary_value": self.summary,
+            "definition": self.key,
+            "definition_version": self.definition.version,
+            "file": self.file,
+            "pointer": self.pointer,
+            "sha256": self.sha256,
+            "provenance": self.provenance,
+        }
+
 
 @dataclass(frozen=True)
 class CellState:
