@@ -207,3 +207,32 @@ def test_bad_run_file_fails_the_build_with_its_location(tmp_path: Path) -> None:
         "canonical.json:8:14 /tokSOut: -61.2 is less than or equal to the minimum of 0",
         "canonical.json:15:54 /samples/1/tokSOut: -61.2 is less than or equal to the minimum of 0",
     ]
+
+
+def test_the_pdf_may_load_nothing_outside_the_article(tmp_path: Path) -> None:
+    from reportgen.pdf import render_pdf
+
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(b"not an image")
+    article = tmp_path / "article"
+    article.mkdir()
+    html = (
+        f'<html><body><img src="{secret.as_uri()}"><img src="file:///etc/passwd">'
+        '<img src="http://127.0.0.1:9/x.png"><p>text</p></body></html>'
+    )
+    with pytest.raises(InputError) as info:
+        render_pdf(
+            html,
+            label="x.html",
+            base=article,
+            roots=(article,),
+            created=render_article(SMALL, {}).created,
+        )
+    refused = [p.message for p in info.value.problems if p.message.startswith("the PDF may not")]
+    assert sorted(refused) == sorted(
+        [
+            f"the PDF may not load {secret.as_uri()}",
+            "the PDF may not load file:///etc/passwd",
+            "the PDF may not load http://127.0.0.1:9/x.png",
+        ]
+    )

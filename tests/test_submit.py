@@ -367,8 +367,7 @@ def test_bundled_article_canonical_single_run(
     """The bundled article's canonical single-request run: refused as it is (reconstructed);
     a measured copy gives the payload below and the local contract check's verdict."""
     original = BUNDLED_ARTICLE / "canonical-single.json"
-    if not original.exists():
-        pytest.skip("the bundled article's run files are not there yet")
+    assert original.is_file()
     refused = submit(original, "--article", str(tmp_path), env=env, api=api)
     assert refused.code == 2 and "reconstructed" in refused.out and api.requests == []
 
