@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 ARTICLE ?= runs/paiton-kimi-k3.1-pro
 
-.PHONY: report test lint bench check clean
+.PHONY: report test lint bench bench-build check clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/validate_bench.py
+	$(BIN)/python benchmarks/build_bench.py
+
+bench-build: $(STAMP)
+	$(BIN)/python benchmarks/build_bench.py
 
 check: $(STAMP)
 	$(BIN)/reportgen check $(ARTICLE) --published ../shared/seed/paiton-kimi-k3.1-pro.txt

@@ -53,8 +53,12 @@ _KINDS = {  # the keywords that apply to one kind of value, and that kind's type
         frozenset({"object"}),
     ),
 }
-_GUARDS = {"number": _TYPE_TESTS["number"], "string": "{t} is str", "array": "{t} is list"}
-_GUARDS["object"] = "{t} is dict"
+_GUARDS = {  # the test that a value is of a kind
+    "number": _TYPE_TESTS["number"],
+    "string": _TYPE_TESTS["string"],
+    "array": _TYPE_TESTS["array"],
+    "object": _TYPE_TESTS["object"],
+}
 _SUPPORTED = frozenset(
     {"type", "enum", "const", "allOf", "anyOf", "oneOf", "not", "if", "then", "else"}
 ).union(*(keywords for keywords, _ in _KINDS.values()))
@@ -322,12 +326,14 @@ _EMITTERS: dict[str, Callable[[_Writer, dict[str, Any], str, int], None]] = {
 def predicate(schema: Any) -> Predicate | None:
     """The compiled predicate of `schema` (refs already inlined); None if a keyword is unknown."""
     w = _Writer()
+    label = schema.get("$id", "") if isinstance(schema, dict) else ""
     try:
         main = w.function(schema)
-    except Unsupported:
+        source = "\n".join("\n".join(lines) for lines in w.functions)
+        code = compile(source, f"<predicate {label}>", "exec")
+    except (Unsupported, SyntaxError, RecursionError):  # also: nested deeper than Python allows
         return None
-    source = "\n".join("\n".join(lines) for lines in w.functions)
     namespace: dict[str, Any] = dict(w.constants)
-    exec(compile(source, f"<predicate {schema.get('$id', '')}>", "exec"), namespace)
+    exec(code, namespace)
     found: Predicate = namespace[main]
     return found

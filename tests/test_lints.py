@@ -95,7 +95,7 @@ def test_requests_failed_quiet_without_errors() -> None:
 def _cut_off(run: MatrixRun, ctx: int, conc: int, count: int) -> MatrixRun:
     cell = cell_of(run, ctx, conc)
     samples = tuple(
-        dataclasses.replace(s, completed=False, latency_s=0.0) if i < count else s
+        s._replace(completed=False, latency_s=0.0) if i < count else s
         for i, s in enumerate(cell.samples)
     )
     return with_cell(run, ctx, conc, samples=samples)
