@@ -63,6 +63,9 @@ def test_page_renders_tables_and_charts_without_console_errors(page_path: Path) 
             numbers = page.eval_on_selector_all("span.num[data-metric]", "ns => ns.length")
             notice = page.is_visible("#reconstructed-notice")
             page.screenshot(path=str(page_path.with_suffix(".png")), full_page=True)
+            # On a phone-sized screen the page itself never scrolls sideways (tables may).
+            page.set_viewport_size({"width": 420, "height": 900})
+            narrow = page.evaluate("document.documentElement.scrollWidth")
         finally:
             browser.close()
     assert messages == []
@@ -80,3 +83,4 @@ def test_page_renders_tables_and_charts_without_console_errors(page_path: Path) 
         assert width > 300 and height > 150 and paths > 5
     assert numbers > 70
     assert notice
+    assert narrow <= 420
