@@ -11,6 +11,7 @@ process. The chart's title and caption are for the page's `<figcaption>`; the pl
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 import math
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import matplotlib.style
+from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter, NullLocator
 
@@ -234,8 +236,25 @@ def _render(chart_id: str, title: str, draw: Callable[[Figure], None]) -> str:
     with _LOCK, matplotlib.style.context(["default", _RC]):
         fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), layout="constrained")
         draw(fig)
+        _layout_once(fig)
         fig.savefig(buf, format="svg", metadata=_METADATA)
     return _inline(buf.getvalue(), chart_id, title)
+
+
+def _layout_once(fig: Figure) -> None:
+    """Run the figure's constrained layout now and turn it off, so `savefig` draws only once.
+
+    With a layout engine set, `savefig` draws the whole figure with rendering disabled just to
+    run the layout, then draws it again for real: the first draw is about a quarter of a chart's
+    time. This runs the layout as that draw does (an SVG canvas, so text is measured as the SVG
+    renderer measures it, at 72 dpi) and leaves `savefig` one draw; the SVG bytes are the same.
+    """
+    FigureCanvasSVG(fig)  # becomes fig.canvas
+    engine = fig.get_layout_engine()
+    if fig.axes and engine is not None:
+        with contextlib.suppress(ValueError):  # as matplotlib's Figure.draw does
+            engine.execute(fig)
+    fig.set_layout_engine(None)
 
 
 _DROP = re.compile(
