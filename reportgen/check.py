@@ -118,11 +118,7 @@ def expected_ids(article: ArticleSource, metrics: MetricSet) -> tuple[str, ...]:
     """The metric ids an article shows: every table cell with data, and its headlines."""
     ids = [h.metric for h in article.headlines]
     for view in table_views(metrics):
-        for _, cells in view.rows:
-            for cell in cells:
-                if not cell.missing:
-                    found = str(cell.html).split('data-metric="', 1)
-                    ids.append(found[1].split('"', 1)[0])
+        ids.extend(c.metric for _, cells in view.rows for c in cells if c.metric)
     return tuple(dict.fromkeys(ids))
 
 

@@ -33,6 +33,7 @@ class CellView:
     html: Markup
     note: str | None = None  # footnote mark ("a", "b", ...)
     missing: bool = False
+    metric: str | None = None  # the id of the metric shown
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def _matrix(spec: TableSpec, metrics: MetricSet) -> TableView | None:
         for level in levels:
             value = by_id.get(pattern.format(context=context_label(ctx), concurrency=level))
             if value is not None:
-                cells.append(CellView(number_html(value)))
+                cells.append(CellView(number_html(value), metric=value.id))
                 continue
             state = states.get((ctx, level))
             if state is None:
@@ -115,7 +116,7 @@ def _per_context(spec: TableSpec, metrics: MetricSet) -> TableView | None:
             if value is None:
                 cells.append(CellView(Markup("—"), notes.mark("not measured"), missing=True))
             else:
-                cells.append(CellView(number_html(value)))
+                cells.append(CellView(number_html(value), metric=value.id))
         rows.append((context_label(ctx), tuple(cells)))
     return TableView(
         spec, "context", tuple(c.header for c in spec.columns), tuple(rows), notes.items()
