@@ -21,7 +21,7 @@ def display_for(value: MetricValue) -> Display:
 
 
 def format_number(x: float, display: Display) -> str:
-    """`x` at the display's precision, with thousands separators: 12844.07 -> '12,844'."""
+    """`x` at the display's precision, with thousands separators: 1234.56 -> '1,235'."""
     shown = x * display.scale
     text = f"{shown:,.{display.decimals}f}"
     return "0" if text in ("-0", "-0.0") else text.replace("-0.00", "0.00")

@@ -45,7 +45,7 @@ class ParsedTable:
 
 
 def parse_number(text: str) -> tuple[float, int, str | None] | None:
-    """(value, decimals, unit) of a shown number like '12,844', '0.64 s', '116 ms'."""
+    """(value, decimals, unit) of a shown number like '1,234', '0.50 s', '25 ms'."""
     found = NUMBER.match(text)
     if not found:
         return None
