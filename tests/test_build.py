@@ -236,3 +236,31 @@ def test_the_pdf_may_load_nothing_outside_the_article(tmp_path: Path) -> None:
             "the PDF may not load http://127.0.0.1:9/x.png",
         ]
     )
+
+
+def test_unwritable_output_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert main(["build", str(SMALL), "--out", str(blocker / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("reportgen: ") and "Not a directory" in err
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reportgen", "metrics", str(PAITON), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 0
+    assert "Traceback" not in err
