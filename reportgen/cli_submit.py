@@ -16,26 +16,17 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 from urllib.parse import urlsplit
 
-import httpx
-
-from reportgen.contract import DEFAULT_API_BASE
 from reportgen.errors import InputError, Problem
-from reportgen.metrics import compute
+from reportgen.lmxapi import DEFAULT_API_BASE, DEFAULT_TIMEOUT_S, RECORD_FILE
 from reportgen.model import Setup
-from reportgen.runfiles import load, run_files
-from reportgen.submit import (
-    DEFAULT_TIMEOUT_S,
-    RECORD_FILE,
-    SubmitReport,
-    SubmitRequest,
-    api_key,
-    reconstructed,
-    redact,
-    submit_runs,
-)
+
+if TYPE_CHECKING:  # the HTTP stack is imported only when a submission runs
+    import httpx
+
+    from reportgen.submit import SubmitReport
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 SetupLoader = Callable[[Path], Setup]
@@ -141,6 +132,8 @@ def _print(report: SubmitReport, out: TextIO) -> None:
 
 
 def _input_error(problems: tuple[Problem, ...], key: str | None, err: TextIO) -> int:
+    from reportgen.submit import redact
+
     for p in problems:
         err.write(redact(p.format(), key) + "\n")
     return EXIT_INPUT
@@ -157,6 +150,10 @@ def run(
     err: TextIO | None = None,
 ) -> int:
     """Run `reportgen submit` with injectable network client, environment, clock and loader."""
+    from reportgen.metrics import compute
+    from reportgen.runfiles import load, run_files
+    from reportgen.submit import SubmitReport, SubmitRequest, api_key, reconstructed, submit_runs
+
     env = os.environ if env is None else env
     out, err = out or sys.stdout, err or sys.stderr
     key = api_key(env)

@@ -25,7 +25,6 @@ import httpx
 
 from reportgen.resources import schema_dir
 
-DEFAULT_API_BASE = "https://localmaxxing.com"
 AGENT_CONTEXT_PATH = "/api/agent-context"
 SNAPSHOT_FILE = "localmaxxing-agent-context.json"
 DEFAULT_SUBMIT_PATH = "/api/benchmarks"

@@ -27,13 +27,12 @@ from reportgen import __version__
 from reportgen import contract as lmx_contract
 from reportgen import payload as lmx_payload
 from reportgen.errors import InputError, Problem
+from reportgen.lmxapi import DEFAULT_API_BASE, DEFAULT_TIMEOUT_S, RECORD_FILE
 from reportgen.metrics import MetricSet
 from reportgen.model import CanonicalRun, Run, Setup
 from reportgen.payload import Payload
 
 KEY_VARS = ("LOCALMAXXING_API_KEY", "LMX_API_KEY")
-RECORD_FILE = "submissions.json"
-DEFAULT_TIMEOUT_S = 30.0
 MAX_ANSWER_BYTES = 1024 * 1024
 REDACTED = "[redacted]"
 _KEYLIKE = re.compile(r"bhk_[A-Za-z0-9]{4,}")
@@ -123,7 +122,7 @@ class SubmitRequest:
     setup: Setup
     article_dir: Path
     mode: Mode
-    api_base: str = lmx_contract.DEFAULT_API_BASE
+    api_base: str = DEFAULT_API_BASE
     save_payload: Path | None = None
     force: bool = False
     timeout_s: float = DEFAULT_TIMEOUT_S
