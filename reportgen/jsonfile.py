@@ -235,7 +235,8 @@ def _syntax_problem(label: str, text: str, exc: json.JSONDecodeError) -> Problem
     if not text.strip():
         what = "file is empty"
     elif exc.msg.startswith("Unterminated string") or (
-        exc.msg.startswith("Invalid \\uXXXX") and '"' not in text[exc.pos :]
+        # json's message for a \u escape cut short by the end of the file
+        exc.msg.startswith("Invalid \\u") and '"' not in text[exc.pos :]
     ):
         what = "string never closed: the file ends inside it (truncated?)"
     elif (
