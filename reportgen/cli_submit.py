@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from urllib.parse import urlsplit
 
 from reportgen.errors import InputError, Problem
-from reportgen.lmxapi import DEFAULT_API_BASE, DEFAULT_TIMEOUT_S, RECORD_FILE
+from reportgen.lmxapi import DEFAULT_API_BASE, DEFAULT_TIMEOUT_S
 from reportgen.model import Setup
 
 if TYPE_CHECKING:  # the HTTP stack is imported only when a submission runs
@@ -165,13 +165,8 @@ def run(
     if usage:
         err.write(f"reportgen submit: error: {usage}\n")
         return EXIT_INPUT
-    folder = args.path.is_dir()
-    files = [
-        f
-        for f in run_files([args.path])
-        if not folder or (f.name != RECORD_FILE and not f.name.endswith(".payload.json"))
-    ]
-    result = load(files)
+    # run_files skips what reportgen writes into a folder (submission records, saved payloads).
+    result = load(run_files([args.path]))
     if not result.ok:
         return _input_error(result.problems, key, err)
     refused = reconstructed(result.runs)
@@ -179,7 +174,7 @@ def run(
         _print(SubmitReport((), refused), out)
         err.write("submit: refused (reconstructed data)\n")
         return EXIT_INPUT
-    article_dir = args.article or (args.path if folder else args.path.parent)
+    article_dir = args.article or (args.path if args.path.is_dir() else args.path.parent)
     if args.article is None and not (article_dir / "article.toml").is_file():
         err.write(
             f"reportgen submit: error: {article_dir} has no article.toml; name the article "

@@ -16,6 +16,7 @@ from typing import Any
 from reportgen import bench, lmx
 from reportgen.errors import InputError, Problem, has_errors
 from reportgen.jsonfile import JsonDocument, parse_json, pointer_of, split_pointer
+from reportgen.lmxapi import RECORD_FILE
 from reportgen.model import FormatName, Provenance, Run, Scalar, SourceFile
 from reportgen.schemas import check
 
@@ -172,7 +173,7 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
 
 
 # JSON files reportgen itself writes into article folders; never run files.
-NOT_RUN_FILES = ("submissions.json",)
+NOT_RUN_FILES = (RECORD_FILE,)
 NOT_RUN_SUFFIXES = (".payload.json",)
 
 
