@@ -1,12 +1,45 @@
 # One entry point for people and CI. `make report` builds the bundled article;
-# `make test` runs every check (ruff, mypy, pytest).
+# `make test` runs every check (ruff, mypy, pytest). Both set up what they need on a fresh
+# machine: the virtualenv, and the Debian packages named below when they are missing.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 ARTICLE ?= runs/paiton-kimi-k3.1-pro
 
-.PHONY: report test lint bench bench-build check clean
+# Debian packages, each with the file that shows it is installed.
+#   libpango-1.0-0       WeasyPrint's text layout (report and tests)
+#   chromium             the browser test opens the built page in headless Chromium
+#   poppler-utils        pdftotext/pdftoppm: tests read the built PDF as a user's tools do
+#   libharfbuzz-subset0  WeasyPrint's faster font subsetting; the tests build PDFs on both the
+#                        HarfBuzz and the fontTools path, so they need it present to test both
+REPORT_PACKAGES := libpango-1.0-0:lib:libpango-1.0.so
+TEST_PACKAGES := $(REPORT_PACKAGES) chromium:bin:chromium poppler-utils:bin:pdftotext \
+	libharfbuzz-subset0:lib:libharfbuzz-subset.so
+
+# $(call system-packages,PACKAGES): install the missing ones (as root), or stop and say how.
+define system-packages
+@missing=""; \
+for spec in $(1); do \
+  pkg=$${spec%%:*}; rest=$${spec#*:}; kind=$${rest%%:*}; name=$${rest#*:}; \
+  if [ "$$kind" = bin ]; then command -v "$$name" >/dev/null 2>&1 || missing="$$missing $$pkg"; \
+  else ldconfig -p 2>/dev/null | grep -q "/$$name" || missing="$$missing $$pkg"; fi; \
+done; \
+if [ -n "$$missing" ]; then \
+  cmd="apt-get update && apt-get install -y --no-install-recommends$$missing"; \
+  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+    echo "installing Debian packages:$$missing"; \
+    export DEBIAN_FRONTEND=noninteractive; \
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends$$missing >/dev/null \
+      || { echo "could not install$$missing; run: $$cmd" >&2; exit 1; }; \
+  else \
+    echo "missing Debian packages:$$missing" >&2; \
+    echo "run as root: $$cmd" >&2; exit 1; \
+  fi; \
+fi
+endef
+
+.PHONY: report test lint bench bench-build check clean report-packages test-packages
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,7 +47,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-report: $(STAMP)
+report-packages:
+	$(call system-packages,$(REPORT_PACKAGES))
+
+test-packages:
+	$(call system-packages,$(TEST_PACKAGES))
+
+report: report-packages $(STAMP)
 	$(BIN)/reportgen build $(ARTICLE) --out build
 
 lint: $(STAMP)
@@ -22,7 +61,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check reportgen tests benchmarks conftest.py
 	$(BIN)/mypy
 
-test: lint
+test: test-packages lint
 	$(BIN)/pytest
 
 bench: $(STAMP)
@@ -32,8 +71,8 @@ bench: $(STAMP)
 bench-build: $(STAMP)
 	$(BIN)/python benchmarks/build_bench.py
 
-check: $(STAMP)
-	$(BIN)/reportgen check $(ARTICLE) --published ../shared/seed/paiton-kimi-k3.1-pro.txt
+check: report-packages $(STAMP)
+	$(BIN)/reportgen check $(ARTICLE)
 
 clean:
 	rm -rf build $(VENV)

@@ -9,13 +9,27 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
+import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-import weasyprint
+# WeasyPrint warns once, when it is first imported on a machine without HarfBuzz's subsetting
+# library (Debian's libharfbuzz-subset0): "HarfBuzz-Subset will be required by future versions of
+# WeasyPrint". It then subsets fonts with fontTools instead, which `render_pdf` makes as
+# reproducible as the HarfBuzz path. The warning is about this machine, not about an article, so
+# exactly that warning is silenced, here, where the import raises it.
+with warnings.catch_warnings():
+    warnings.filterwarnings(
+        "ignore",
+        message=r"HarfBuzz-Subset will be required by future versions of WeasyPrint",
+        category=DeprecationWarning,
+    )
+    import weasyprint
 from weasyprint.urls import URLFetcher, URLFetchingError
 
 from reportgen.errors import InputError, Problem
@@ -56,6 +70,30 @@ class _Collect(logging.Handler):
         self.records.append(record)
 
 
+_EPOCH_LOCK = threading.Lock()
+
+
+@contextmanager
+def _source_date_epoch(created: dt.datetime) -> Iterator[None]:
+    """`SOURCE_DATE_EPOCH` set to the build's date while the PDF is written.
+
+    fontTools, which subsets the fonts when HarfBuzz cannot, stamps each subset font's `head`
+    table with the current time unless SOURCE_DATE_EPOCH is set: without it, two builds of the
+    same article a second apart differ. The variable is the one interface fontTools reads, so the
+    build's own date goes there for exactly as long as the PDF is being written.
+    """
+    with _EPOCH_LOCK:
+        before = os.environ.get("SOURCE_DATE_EPOCH")
+        os.environ["SOURCE_DATE_EPOCH"] = str(int(created.timestamp()))
+        try:
+            yield
+        finally:
+            if before is None:
+                del os.environ["SOURCE_DATE_EPOCH"]
+            else:
+                os.environ["SOURCE_DATE_EPOCH"] = before
+
+
 @contextmanager
 def _weasyprint_log() -> Iterator[_Collect]:
     handler = _Collect()
@@ -78,7 +116,7 @@ def render_pdf(
     """PDF bytes for `html`; `label` names the HTML in errors, `created` dates the PDF."""
     fetcher = FolderFetcher(roots)
     stamp = created.strftime("%Y-%m-%dT%H:%M:%SZ")
-    with _weasyprint_log() as log:
+    with _weasyprint_log() as log, _source_date_epoch(created):
         document = weasyprint.HTML(
             string=html, base_url=base.resolve().as_uri() + "/", url_fetcher=fetcher
         ).render()
