@@ -120,7 +120,7 @@ def _one_shot(out: Path) -> None:
         ("import reportgen (rest)", "reportgen.build"),
     ):
         totals[key], _, _ = _timed(partial(importlib.import_module, module))
-    from reportgen.build import build
+    from reportgen.article.build import build
 
     with _instrumented(totals):
         totals["build"], _, _ = _timed(lambda: build(ARTICLE, out, {}))
@@ -145,7 +145,7 @@ def main() -> None:
     imported, _, _ = _timed(partial(importlib.import_module, "reportgen.build"))
     import weasyprint
 
-    from reportgen.build import build
+    from reportgen.article.build import build
 
     env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
     base_url = ARTICLE.resolve().as_uri() + "/"

@@ -26,8 +26,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from reportgen import bench, metrics, runfiles, schemas
-from reportgen.jsonfile import parse_json
+from reportgen import metrics
+from reportgen.formats import llm_inference_bench as bench
+from reportgen.formats import load as runfiles
+from reportgen.formats import schemas
+from reportgen.formats.jsonfile import parse_json
 from reportgen.model import Provenance, SourceFile
 from reportgen.stats import percentile
 

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from reportgen.cli import main
+from reportgen.cli.main import main
 
 sys.exit(main())

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError, Problem
-from reportgen.jsonfile import parse_json
+from reportgen.formats.jsonfile import parse_json
+from reportgen.formats.load import load_document
 from reportgen.model import CanonicalRun, MatrixRun, Run
-from reportgen.runfiles import load_document
 
 EXAMPLES = Path(__file__).parent / "examples"
 VALID = EXAMPLES / "valid"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from reportgen.lints import Finding, lint
 from reportgen.metrics import compute
+from reportgen.metrics.lints import Finding, lint
 from reportgen.model import (
     CanonicalRun,
     CanonicalSample,

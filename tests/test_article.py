@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.article import load_article
+from reportgen.article.manifest import load_article
 from reportgen.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Request, sync_playwright
 
-from reportgen.build import build
+from reportgen.article.build import build
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from reportgen.build import build, render_article, render_outputs
-from reportgen.cli import main
+from reportgen.article.build import build, render_article, render_outputs
+from reportgen.article.tableview import table_views
+from reportgen.cli.main import main
 from reportgen.errors import InputError
-from reportgen.fmt import shown_text
-from reportgen.tableview import table_views
+from reportgen.metrics.display import shown_text
 
 ROOT = Path(__file__).resolve().parents[1]
 PAITON = ROOT / "runs" / "paiton-kimi-k3.1-pro"
@@ -210,7 +210,7 @@ def test_bad_run_file_fails_the_build_with_its_location(tmp_path: Path) -> None:
 
 
 def test_the_pdf_may_load_nothing_outside_the_article(tmp_path: Path) -> None:
-    from reportgen.pdf import render_pdf
+    from reportgen.article.pdf import render_pdf
 
     secret = tmp_path / "secret.png"
     secret.write_bytes(b"not an image")

@@ -16,9 +16,10 @@ from pathlib import Path
 import matplotlib
 import pytest
 
-from reportgen.charts import Chart, render_charts
+from reportgen.article.charts import Chart, render_charts
+from reportgen.article.manifest import load_article
+from reportgen.formats.load import load
 from reportgen.metrics import MetricSet, compute
-from reportgen.runfiles import load
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTICLE = ROOT / "runs" / "paiton-kimi-k3.1-pro"
@@ -27,7 +28,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 @pytest.fixture(scope="module")
 def metrics() -> MetricSet:
-    result = load([ARTICLE])
+    result = load(load_article(ARTICLE).run_paths())
     assert result.ok, result.problems
     return compute(result.runs)
 
@@ -99,7 +100,7 @@ def test_output_is_byte_identical_in_process_and_in_a_new_process(
         assert matplotlib.rcParams["lines.linewidth"] == 7.0
     # A fresh interpreter with another hash seed, given the same metric values.
     code = (
-        "import pickle, sys; from reportgen.charts import render_charts; "
+        "import pickle, sys; from reportgen.article.charts import render_charts; "
         "sys.stdout.write(''.join(c.svg for c in render_charts(pickle.load(sys.stdin.buffer))))"
     )
     out = subprocess.run(

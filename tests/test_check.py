@@ -17,12 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reportgen.build import Built, build, render_article
-from reportgen.check import check_article, check_built, check_published, expected_ids
-from reportgen.cli import main
+from reportgen.article.build import Built, build, render_article
+from reportgen.check.compare import check_article, check_built, check_published, expected_ids
+from reportgen.check.published import reported_numbers
+from reportgen.cli.main import main
+from reportgen.formats.schemas import check as schema_check
 from reportgen.metrics import MetricSet
-from reportgen.published import reported_numbers
-from reportgen.schemas import check as schema_check
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTICLE = ROOT / "runs" / "paiton-kimi-k3.1-pro"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers_runs import INVALID, VALID, bench_cell, bench_run, to_bytes
 
-from reportgen.cli import main
+from reportgen.cli.main import main
 
 INVALID_CASES = sorted(p.stem for p in INVALID.glob("*.json"))
 VALID_CASES = sorted(p.name for p in VALID.glob("*.json"))

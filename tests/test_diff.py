@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.build import render_article
-from reportgen.cli import main
-from reportgen.diff import diff, load_side
+from reportgen.article.build import render_article
+from reportgen.check.diff import diff, load_side
+from reportgen.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "tests" / "articles" / "small"

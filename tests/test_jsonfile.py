@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reportgen.errors import InputError, Problem
-from reportgen.jsonfile import (
+from reportgen.formats.jsonfile import (
     JsonDocument,
     escape_pointer_token,
     line_col,

@@ -20,7 +20,7 @@ from lint_builders import (
     with_cell,
 )
 
-from reportgen.lints import LINTS, Finding, fails
+from reportgen.metrics.lints import LINTS, Finding, fails
 from reportgen.model import DecodeCell, MatrixRun
 from reportgen.tolerances import THRESHOLDS
 

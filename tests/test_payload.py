@@ -13,11 +13,11 @@ import httpx
 import pytest
 from fake_localmaxxing import FIXTURES, KEY, SETUP, future_context
 
-from reportgen import contract, payload, submit
 from reportgen.errors import InputError
+from reportgen.formats.load import load
+from reportgen.localmaxxing import contract, payload, submit
 from reportgen.metrics import compute
 from reportgen.model import CanonicalRun, Provenance
-from reportgen.runfiles import load
 
 NOW = datetime(2026, 12, 2, 12, 0, 0, tzinfo=UTC)
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.article import Text
-from reportgen.build import render_article, render_outputs
+from reportgen.article.build import render_article, render_outputs
+from reportgen.article.manifest import Text
+from reportgen.article.prose import Resolver, render_block, render_inline
 from reportgen.errors import InputError
+from reportgen.formats.load import load
 from reportgen.metrics import compute
 from reportgen.model import Hardware, Setup
-from reportgen.prose import Resolver, render_block, render_inline
-from reportgen.runfiles import load
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "tests" / "articles" / "small"

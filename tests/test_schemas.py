@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from reportgen import schemas
+from reportgen.formats import schemas
+from reportgen.formats.registry import detect
 from reportgen.resources import schema_dir
-from reportgen.runfiles import detect
 
 RUN_SCHEMAS = ("provenance", "lmx-speed-test", "llm-inference-bench", "lmx-matrix")
 
@@ -77,16 +77,17 @@ def test_every_run_schema_is_registered_and_compiles(name: str) -> None:
 
 
 def applied_schemas(data: Any) -> list[tuple[str, Any]]:
-    """(schema, value) pairs `runfiles.load_document` validates for this document."""
+    """(schema, value) pairs `formats.load.load_document` validates for this document."""
     found = detect(data) if isinstance(data, dict) else None
-    if found is None:
+    if found is None or found[1].refusal:
         return []
+    where = found[1]
     inner = data
-    for token in filter(None, found.base.split("/")):
+    for token in filter(None, where.base.split("/")):
         inner = inner[token]
-    pairs = [(found.format if found.format == "lmx-speed-test" else "llm-inference-bench", inner)]
-    if found.base:
-        pairs.append(("lmx-matrix", data))
+    pairs = [(where.schema, inner)]
+    if where.wrapper_schema:
+        pairs.append((where.wrapper_schema, data))
     return pairs
 
 

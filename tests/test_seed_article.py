@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from reportgen.article.manifest import load_article
+from reportgen.check.published import reported_numbers
+from reportgen.formats.load import load
 from reportgen.metrics import compute
-from reportgen.published import reported_numbers
-from reportgen.reconstruct import reconstruct
-from reportgen.runfiles import load
+from reportgen.reconstruct.seed import reconstruct
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTICLE = ROOT / "runs" / "paiton-kimi-k3.1-pro"
@@ -49,7 +50,7 @@ def test_every_seed_number_is_found_and_mapped(seed_text: str) -> None:
 
 
 def test_bundled_runs_reproduce_every_published_number(seed_text: str) -> None:
-    result = load([ARTICLE])
+    result = load(load_article(ARTICLE).run_paths())
     assert result.problems == ()
     metrics = compute(result.runs).by_id()
     wrong = []
@@ -62,7 +63,7 @@ def test_bundled_runs_reproduce_every_published_number(seed_text: str) -> None:
 
 
 def test_bundled_runs_are_reconstructed_and_say_from_what() -> None:
-    result = load([ARTICLE])
+    result = load(load_article(ARTICLE).run_paths())
     assert len(result.runs) == 3
     for run in result.runs:
         prov = run.source.provenance

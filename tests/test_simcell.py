@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from reportgen.simcell import CellParams, simulate
+from reportgen.reconstruct.simcell import CellParams, simulate
 
 
 @pytest.mark.parametrize("concurrency", [1, 2, 8, 16])

@@ -26,11 +26,12 @@ from fake_localmaxxing import (
     measured_copy,
 )
 
-from reportgen import cli_submit, contract, payload
+from reportgen.cli import submit as cli_submit
+from reportgen.formats.load import load
+from reportgen.localmaxxing import contract, payload
+from reportgen.localmaxxing.submit import RECORD_FILE
 from reportgen.metrics import compute
 from reportgen.model import CanonicalRun
-from reportgen.runfiles import load
-from reportgen.submit import RECORD_FILE
 
 NOW = datetime(2026, 12, 2, 12, 0, 0, tzinfo=UTC)
 SUBMIT, DRY_RUN = "/api/benchmarks", "/api/benchmarks/dry-run"

@@ -31,11 +31,14 @@ from helpers_runs import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reportgen.cli.inputs import load_arguments, run_paths
 from reportgen.errors import InputError
-from reportgen.jsonfile import parse_json
+from reportgen.formats.base import Detection
+from reportgen.formats.jsonfile import parse_json
+from reportgen.formats.load import load, load_document
+from reportgen.formats.registry import detect
 from reportgen.metrics import compute
 from reportgen.model import CanonicalRun, MatrixRun
-from reportgen.runfiles import Detected, detect, load, load_document, run_files
 
 TOO_LARGE = "number too large: it does not fit a 64-bit float"
 
@@ -56,24 +59,33 @@ def warnings_of(data: Any) -> list[str]:
 # --- format detection -----------------------------------------------------------------------
 
 
+BENCH, LMX = "llm-inference-bench", "lmx-speed-test"
+
+
 @pytest.mark.parametrize(
     ("data", "expected"),
     [
-        (bench_run(), Detected("llm-inference-bench", "", "llm-inference-bench")),
-        (
-            {"cli": "lmx", "matrix": bench_run()},
-            Detected("llm-inference-bench", "/matrix", "lmx-matrix"),
-        ),
-        ({"a/b~": bench_run()}, Detected("llm-inference-bench", "/a~1b~0", "lmx-matrix")),
-        (lmx_run(), Detected("lmx-speed-test", "", "lmx-speed-test")),
-        ({"payload": lmx_run()}, Detected("lmx-speed-test", "/payload", "lmx-speed-test")),
+        (bench_run(), (BENCH, Detection("", BENCH))),
+        ({"cli": "lmx", "matrix": bench_run()}, (BENCH, Detection("/matrix", BENCH, "lmx-matrix"))),
+        ({"a/b~": bench_run()}, (BENCH, Detection("/a~1b~0", BENCH, "lmx-matrix"))),
+        (lmx_run(), (LMX, Detection("", LMX))),
+        ({"payload": lmx_run()}, (LMX, Detection("/payload", LMX, "lmx-matrix"))),
         ({"throughput": 41.0}, None),
-        ({"a": bench_run(), "b": bench_run()}, None),
         ({"metadata": {}}, None),
     ],
 )
-def test_detect(data: dict[str, Any], expected: Detected | None) -> None:
-    assert detect(data) == expected
+def test_detect(data: dict[str, Any], expected: tuple[str, Detection] | None) -> None:
+    found = detect(data)
+    assert (None if found is None else (found[0].name, found[1])) == expected
+
+
+def test_two_wrapped_runs_are_detected_and_refused() -> None:
+    found = detect({"a": bench_run(), "b": bench_run()})
+    assert found is not None and found[0].name == BENCH
+    assert (
+        found[1].refusal
+        == "llm-inference-bench results under 2 keys (/a, /b); a run file holds one run"
+    )
 
 
 def test_unknown_format_is_one_located_error() -> None:
@@ -680,8 +692,9 @@ def test_load_reads_folders_sorted_and_reports_every_file(tmp_path: Path) -> Non
     write(tmp_path / "c.json", b"{")
     write(tmp_path / "notes.txt", b"not a run")
     (tmp_path / "sub.json").mkdir()
-    assert [p.name for p in run_files([tmp_path])] == ["a.json", "b.json", "c.json"]
-    result = load([tmp_path], label_root=tmp_path)
+    files, problems = run_paths([tmp_path])
+    assert [p.name for p in files] == ["a.json", "b.json", "c.json"] and problems == []
+    result = load(files, label_root=tmp_path)
     assert not result.ok
     assert [type(r) for r in result.runs] == [CanonicalRun]
     assert [p.format() for p in result.problems] == [
@@ -692,7 +705,7 @@ def test_load_reads_folders_sorted_and_reports_every_file(tmp_path: Path) -> Non
 
 def test_load_reports_an_unreadable_file_and_an_empty_folder(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
-    result = load([tmp_path / "missing.json", tmp_path / "empty"])
+    result = load_arguments([tmp_path / "missing.json", tmp_path / "empty"])
     assert [(Path(p.path).name, p.message) for p in result.problems] == [
         ("empty", "no run files (*.json) found"),
         ("missing.json", "cannot read file: No such file or directory"),
@@ -709,7 +722,7 @@ def test_load_with_only_warnings_is_ok(tmp_path: Path) -> None:
 
 
 def test_valid_examples_load_with_no_problem() -> None:
-    result = load([VALID])
+    result = load_arguments([VALID])
     assert result.problems == ()
     assert len(result.runs) == len(list(VALID.glob("*.json")))
     assert {type(r) for r in result.runs} == {CanonicalRun, MatrixRun}

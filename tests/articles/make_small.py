@@ -11,8 +11,8 @@ import json
 import random
 from pathlib import Path
 
-from reportgen.reconstruct import _summary_fields
-from reportgen.simcell import CellParams, simulate
+from reportgen.reconstruct.seed import _summary_fields
+from reportgen.reconstruct.simcell import CellParams, simulate
 
 HERE = Path(__file__).resolve().parent / "small"
 CONTEXTS = (0, 4096, 16384)

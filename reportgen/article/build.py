@@ -1,0 +1,144 @@
+"""Build stage: an article folder in; `index.html`, `article.pdf` and `metrics.json` out.
+
+Everything is rendered in memory first; then the three files are written to a fresh folder
+beside the target and swapped in, so a failed build leaves the previous outputs as they were.
+Builds are reproducible: no wall-clock time (SOURCE_DATE_EPOCH, else the article's date), no
+absolute paths, fixed ordering.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from reportgen import __version__
+from reportgen.article.manifest import ArticleSource, load_article
+from reportgen.article.pdf import render_pdf
+from reportgen.article.render import build_context, render_html, stylesheet
+from reportgen.errors import InputError, Problem
+from reportgen.formats.load import load
+from reportgen.metrics import MetricSet, compute
+from reportgen.metrics.lints import Finding, lint
+from reportgen.resources import template_dir
+
+OUTPUTS = ("index.html", "article.pdf", "metrics.json")
+
+
+@dataclass(frozen=True)
+class Built:
+    """One article, rendered (nothing written yet)."""
+
+    article: ArticleSource
+    metrics: MetricSet
+    findings: tuple[Finding, ...]
+    html: str
+    metrics_json: str
+    created: dt.datetime
+
+
+def build_date(article_date: str, environ: dict[str, str] | None = None) -> dt.datetime:
+    """The build's timestamp: SOURCE_DATE_EPOCH when set, else the article's date at 00:00 UTC."""
+    env = os.environ if environ is None else environ
+    epoch = env.get("SOURCE_DATE_EPOCH")
+    if epoch:
+        try:
+            return dt.datetime.fromtimestamp(int(epoch), dt.UTC)
+        except (ValueError, OverflowError):
+            raise InputError(
+                [Problem("SOURCE_DATE_EPOCH", 1, 1, "", f"{epoch!r} is not a Unix timestamp")]
+            ) from None
+    day = dt.date.fromisoformat(article_date)
+    return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
+
+
+def metrics_document(
+    built_article: ArticleSource, metrics: MetricSet, findings: tuple[Finding, ...]
+) -> str:
+    """The `metrics.json` text: every metric value with its provenance, plus the findings."""
+    doc = {
+        "article": built_article.slug,
+        "generator": f"reportgen {__version__}",
+        "inputs": [
+            {
+                "file": run.source.label,
+                "sha256": run.source.sha256,
+                "format": run.source.format,
+                "tool": run.source.tool,
+                "provenance": run.source.provenance.status,
+                "reconstructed_from": run.source.provenance.reconstructed_from,
+            }
+            for run in metrics.runs
+        ],
+        "metrics": [v.as_json() for v in metrics.values],
+        "findings": [f.as_json() for f in findings],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_article(folder: Path, environ: dict[str, str] | None = None) -> Built:
+    """Load, validate, compute, lint and render one article, in memory."""
+    article = load_article(folder)
+    result = load(article.run_paths(), label_root=folder)
+    if not result.ok:
+        raise InputError(result.problems)
+    metrics = compute(result.runs)
+    findings = lint(metrics)
+    context = build_context(article, metrics, findings, stylesheet())
+    html = render_html(context)
+    created = build_date(article.date, environ)
+    return Built(
+        article, metrics, findings, html, metrics_document(article, metrics, findings), created
+    )
+
+
+def render_outputs(built: Built) -> dict[str, bytes]:
+    """The three output files' bytes."""
+    pdf = render_pdf(
+        built.html,
+        label=f"{built.article.slug}/index.html",
+        base=built.article.folder,
+        roots=(built.article.folder, template_dir()),
+        created=built.created,
+    )
+    return {
+        "index.html": built.html.encode("utf-8"),
+        "article.pdf": pdf,
+        "metrics.json": built.metrics_json.encode("utf-8"),
+    }
+
+
+def write_atomically(target: Path, files: dict[str, bytes]) -> None:
+    """Replace folder `target` with exactly `files`, never leaving it half written."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        for name, data in files.items():
+            with open(fresh / name, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        fresh.chmod(0o755)
+        old = None
+        if target.exists():
+            old = target.with_name(f".{target.name}.old-{os.getpid()}")
+            os.replace(target, old)
+        os.replace(fresh, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+
+
+def build(folder: Path, out: Path, environ: dict[str, str] | None = None) -> Path:
+    """Build the article in `folder` into `out/<article>/`; returns that folder."""
+    built = render_article(folder, environ)
+    files = render_outputs(built)
+    target = out / built.article.slug
+    write_atomically(target, files)
+    return target

@@ -1,0 +1,298 @@
+"""Chart stage of rendering: metric values in, inline SVG charts out (pure, no files).
+
+Each chart is drawn with matplotlib's SVG backend (no pyplot, no `matplotlib.use`) inside a style
+context (an `rc_context`) that starts from matplotlib's defaults, so a user's matplotlibrc cannot
+change the output and ours ends with the call. The SVG is then made fit to inline in an HTML page:
+no prolog, doctype, comments, metadata or global `<style>`; CSS `style` attributes turned into
+presentation attributes; every id and `#id` reference prefixed with the chart id; width 100% over
+the kept viewBox; `role="img"` with a `<title>`. The same metrics give the same bytes in any
+process. The chart's title and caption are for the page's `<figcaption>`; the plot has no title.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import matplotlib.style
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter, NullLocator
+
+from reportgen.article.tables import TABLES_BY_ID
+from reportgen.metrics import DEFINITIONS, CellState, MetricSet
+from reportgen.model import context_label
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One rendered chart: `svg` is an inline `<svg>` element, safe to embed as is."""
+
+    id: str
+    title: str
+    caption: str
+    svg: str
+
+
+# Okabe-Ito, yellow last (weak on white); markers differ too, for grey print.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+WIDTH_IN, HEIGHT_IN = 6.3, 3.3  # ~16 cm wide: 1:1 at the PDF's text width
+_RC: dict[str, Any] = {
+    "svg.hashsalt": "reportgen",
+    "svg.fonttype": "none",
+    "font.family": ["DejaVu Sans"],
+    "font.size": 9.0,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "axes.axisbelow": True,
+    "grid.color": "#dddddd",
+    "grid.linewidth": 0.6,
+    "axes.edgecolor": "#555555",
+    "xtick.color": "#333333",
+    "ytick.color": "#333333",
+    "lines.linewidth": 1.8,
+    "lines.markersize": 5.0,
+    "legend.frameon": False,
+}
+_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
+_LOCK = threading.Lock()  # rc_context changes process-wide rcParams while it is open
+_CONCURRENCY = "concurrent requests"
+
+
+@dataclass(frozen=True)
+class _Spec:
+    id: str
+    key: str
+    ylabel: str
+    caption: str
+    ylog: bool = False
+
+
+_BY_CONCURRENCY = (
+    _Spec(
+        "chart-decode-aggregate",
+        "decode.aggregate_tok_s",
+        "output tok/s, all requests",
+        "Output tokens per second summed over all requests in flight, by number of concurrent "
+        "requests; one line per context length.",
+    ),
+    _Spec(
+        "chart-decode-per-request",
+        "decode.per_request_tok_s",
+        "tok/s per request (median)",
+        "Median decode speed one request sees, by number of concurrent requests; one line per "
+        "context length.",
+    ),
+    _Spec(
+        "chart-decode-ttft",
+        "decode.ttft_s",
+        "time to first token (s, median)",
+        "Median time to first token, by number of concurrent requests; one line per context "
+        "length. It includes waiting behind other requests' prefill. Log scale: equal steps "
+        "are equal ratios.",
+        ylog=True,
+    ),
+)
+
+
+def render_charts(metrics: MetricSet) -> tuple[Chart, ...]:
+    """The article's charts for `metrics`; a chart whose metric has no value is left out."""
+    charts = [_by_concurrency(metrics, spec) for spec in _BY_CONCURRENCY]
+    charts.append(_prefill(metrics))
+    return tuple(c for c in charts if c is not None)
+
+
+def _by_concurrency(metrics: MetricSet, spec: _Spec) -> Chart | None:
+    points = {
+        (v.context, v.concurrency): v.value
+        for v in metrics.values
+        if v.key == spec.key and v.context is not None and v.concurrency is not None
+    }
+    if not points:
+        return None
+    cells = {(c.context, c.concurrency): c for c in metrics.cells if c.kind == "decode"}
+    levels = sorted({c for _, c in points} | {c for _, c in cells if c is not None})
+    contexts = sorted({x for x, _ in points})
+
+    def draw(fig: Figure) -> None:
+        ax = fig.add_subplot()
+        for i, x in enumerate(contexts):
+            ys = [points.get((x, c), math.nan) for c in levels]
+            ax.plot(
+                levels,
+                ys,
+                color=PALETTE[i % len(PALETTE)],
+                marker=MARKERS[i % len(MARKERS)],
+                label=context_label(x),
+                gid=f"line-{context_label(x)}",
+            )
+        _log2_axis(ax, levels, [str(c) for c in levels])
+        ax.set_xlabel(_CONCURRENCY)
+        ax.set_ylabel(spec.ylabel)
+        _y_axis(ax, spec.key, log=spec.ylog)
+        ax.legend(title="context", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+    caption = spec.caption + _gaps(points, cells, contexts, levels)
+    title = TABLES_BY_ID[spec.id.removeprefix("chart-")].title
+    return Chart(spec.id, title, caption, _render(spec.id, title, draw))
+
+
+def _gaps(
+    points: Mapping[tuple[int, int], float],
+    cells: Mapping[tuple[int, int | None], CellState],
+    contexts: Sequence[int],
+    levels: Sequence[int],
+) -> str:
+    """The caption's words for the cells a line has no point for, and why."""
+    missing: dict[tuple[int, str | None], list[int]] = {}
+    for x in contexts:
+        for c in levels:
+            if (x, c) not in points:
+                cell = cells.get((x, c))
+                missing.setdefault((x, cell.reason if cell else None), []).append(c)
+    words = ""
+    if missing:
+        parts = [
+            f"{context_label(x)} at concurrency {' and '.join(map(str, cs))}"
+            + (f" ({why})" if why else "")
+            for (x, why), cs in missing.items()
+        ]
+        words += " Gaps where a cell has no measurement: " + "; ".join(parts) + "."
+    unmeasured = sorted({x for x, _ in cells} - set(contexts))
+    if unmeasured:
+        labels = ", ".join(context_label(x) for x in unmeasured)
+        words += f" No line for {labels}: no cell was measured."
+    return words
+
+
+def _prefill(metrics: MetricSet) -> Chart | None:
+    points = sorted(
+        (v.context, v.value)
+        for v in metrics.values
+        if v.key == "prefill.tok_s" and v.context is not None
+    )
+    if not points:
+        return None
+    contexts = [x for x, _ in points]
+
+    def draw(fig: Figure) -> None:
+        ax = fig.add_subplot()
+        # A context of 0 has no place on a log axis: then space the contexts evenly.
+        xs = contexts if contexts[0] > 0 else list(range(len(contexts)))
+        ax.plot(xs, [y for _, y in points], color=PALETTE[0], marker=MARKERS[0], gid="line")
+        labels = [context_label(x) for x in contexts]
+        if contexts[0] > 0:
+            _log2_axis(ax, xs, labels)
+        else:
+            ax.set_xticks(xs, labels)
+            ax.set_xmargin(0.08)
+            ax.grid(False, axis="x")
+        ax.set_xlabel("context (prompt tokens)")
+        ax.set_ylabel("prefill tok/s")
+        _y_axis(ax, "prefill.tok_s", log=False)
+
+    chart_id, title = "chart-prefill", "Prefill throughput by context"
+    caption = (
+        "Prompt tokens per second for one cold request, by context length "
+        "(prompt tokens / time to first token)."
+    )
+    return Chart(chart_id, title, caption, _render(chart_id, title, draw))
+
+
+def _log2_axis(ax: Any, ticks: Sequence[int], labels: Sequence[str]) -> None:
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(list(ticks)))
+    ax.xaxis.set_major_formatter(FixedFormatter(list(labels)))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlim(min(ticks) / 1.3, max(ticks) * 1.3)
+    ax.grid(False, axis="x")
+
+
+def _y_axis(ax: Any, key: str, *, log: bool) -> None:
+    seconds = DEFINITIONS[key].unit == "s"
+    if log:
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    else:  # from zero, with headroom so the top markers are not cut by the frame
+        ax.set_ylim(0, ax.dataLim.y1 * 1.08)
+    fmt: Callable[[float, object], str] = (
+        (lambda v, _: f"{v:g}") if seconds else (lambda v, _: f"{v:,.0f}")
+    )
+    ax.yaxis.set_major_formatter(FuncFormatter(fmt))
+
+
+_MARGINS = {"left": 0.125, "right": 0.83, "bottom": 0.15, "top": 0.97}
+# Room left of the axes: the rotated y label and padding, plus the widest y tick label, in
+# fractions of the figure's width (9 pt DejaVu Sans is about 0.075 in a character).
+_LEFT_BASE, _LEFT_PER_CHAR = 0.055, 0.075 / WIDTH_IN
+
+
+def _left_margin(fig: Figure) -> float:
+    """The left margin that fits the widest y tick label the figure will show."""
+    widest = 0
+    for ax in fig.axes:
+        low, high = sorted(ax.get_ylim())
+        ticks = [t for t in ax.get_yticks() if low <= t <= high]
+        labels = ax.yaxis.get_major_formatter().format_ticks(ticks)
+        widest = max([widest, *(len(label) for label in labels)])
+    return min(0.3, _LEFT_BASE + _LEFT_PER_CHAR * widest)
+
+
+def _render(chart_id: str, title: str, draw: Callable[[Figure], None]) -> str:
+    buf = io.StringIO()
+    # Start from matplotlib's defaults, not the user's matplotlibrc; restored on exit.
+    with _LOCK, matplotlib.style.context(["default", _RC]):
+        fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN))
+        # Fixed margins, sized for the tick labels, axis labels and the legend on the right:
+        # matplotlib's constrained layout measured every label and cost half of a chart's time.
+        fig.subplots_adjust(**_MARGINS)
+        draw(fig)
+        fig.subplots_adjust(left=_left_margin(fig))
+        fig.savefig(buf, format="svg", metadata=_METADATA)
+    return _inline(buf.getvalue(), chart_id, title)
+
+
+_DROP = re.compile(
+    r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->|<metadata>.*?</metadata>|<style.*?</style>", re.S
+)
+_REF = re.compile(r'(\bid="|url\(#|href="#)')
+_STYLE = re.compile(r'\bstyle="([^"]*)"')
+_FONTS = {"'DejaVu Sans'": "'DejaVu Sans', sans-serif"}  # a fallback where it is missing
+_ROOT = re.compile(r"<svg\b[^>]*>")
+
+
+def _inline(svg: str, chart_id: str, title: str) -> str:
+    """matplotlib's SVG document as an element to inline in HTML (see the module docstring)."""
+    svg = _DROP.sub("", svg)
+    svg = re.sub(r"\n\s*\n", "\n", svg)  # lines left empty by the drops
+    svg = _REF.sub(lambda m: f"{m.group(1)}{chart_id}-", svg)
+    svg = _STYLE.sub(_attributes, svg)
+    root = _ROOT.search(svg)
+    assert root is not None, "matplotlib wrote no <svg> element"
+    view_box = re.search(r'viewBox="[^"]*"', root.group(0))
+    assert view_box is not None, "matplotlib wrote no viewBox"
+    label = html.escape(title, quote=True)
+    head = (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+        f'version="1.1" {view_box.group(0)} width="100%" role="img" '
+        f'aria-label="{label}" stroke-linejoin="round" stroke-linecap="butt">'
+        f'<title id="{chart_id}-title">{label}</title>'
+    )
+    return (svg[: root.start()] + head + svg[root.end() :]).strip() + "\n"
+
+
+def _attributes(style: re.Match[str]) -> str:
+    """`style="fill: #fff; stroke: #000"` as presentation attributes `fill="#fff" stroke="#000"`.
+
+    WeasyPrint reads inline SVG's `style` attributes with its HTML CSS parser, which warns about
+    every SVG property; presentation attributes are plain SVG and also let page CSS override.
+    """
+    pairs = (item.split(":", 1) for item in style.group(1).split(";") if item.strip())
+    return " ".join(f'{k.strip()}="{_FONTS.get(v.strip(), v.strip())}"' for k, v in pairs)

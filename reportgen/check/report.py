@@ -1,0 +1,147 @@
+"""Render a `CheckResult` for people (text), machines (JSON) or GitHub (annotations)."""
+
+from __future__ import annotations
+
+import json
+from itertools import groupby
+
+from reportgen.check.compare import CheckResult, Item
+from reportgen.metrics.lints import Finding
+
+SCHEMA_ID = "https://reportgen.invalid/schemas/check-result.schema.json"
+
+
+def _counts(result: CheckResult) -> dict[str, int]:
+    counts = {k: 0 for k in ("mismatch", "unverified", "missing", "duplicate")}
+    for item in result.items:
+        counts[item.kind] += 1
+    counts["matched"] = sum(s.matched for s in result.sources)
+    counts["lint_errors"] = sum(f.severity == "error" for f in result.findings)
+    counts["lint_warnings"] = sum(f.severity == "warning" for f in result.findings)
+    return counts
+
+
+def verdict(result: CheckResult) -> str:
+    """The one-line verdict."""
+    c = _counts(result)
+    word = "FAIL" if result.failed else "PASS"
+    return (
+        f"{word}: {c['matched']} numbers match in {len(result.sources)} source(s); "
+        f"{c['mismatch']} mismatched, {c['unverified']} unverified, {c['missing']} missing, "
+        f"{c['duplicate']} shown twice; data: {c['lint_errors']} error(s), "
+        f"{c['lint_warnings']} warning(s)" + (" (strict)" if result.strict else "")
+    )
+
+
+def _item_line(item: Item) -> str:
+    where = f"{item.source}:{item.line}:{item.col}"
+    cell = ", ".join(
+        x
+        for x in (
+            f"row {item.row}" if item.row else None,
+            f"column {item.column}" if item.column else None,
+        )
+        if x
+    )
+    run = f" [from {item.run_file}]" if item.run_file else ""
+    return (
+        f"    {where} {item.severity} [{item.kind}]{' ' + cell + ':' if cell else ''} "
+        f"{item.message}{run}"
+    )
+
+
+def _table(item: Item) -> str:
+    return item.table or "(outside tables)"
+
+
+def to_text(result: CheckResult) -> str:
+    """Grouped by source and table, a verdict line at the end."""
+    out = [f"reportgen check {result.article}"]
+    for source in result.sources:
+        out.append(
+            f"{source.source}: {source.matched} number(s) match"
+            + (f", {len(source.items)} to look at" if source.items else "")
+        )
+        ordered = sorted(source.items, key=lambda i: (_table(i), i.line, i.col))
+        for table, items in groupby(ordered, key=_table):
+            out.append(f"  {table}")
+            out.extend(_item_line(i) for i in items)
+    if result.findings:
+        out.append("data quality (lints):")
+        out.extend(f"  {f.format()}" for f in result.findings)
+    out.append(verdict(result))
+    return "\n".join(out) + "\n"
+
+
+def to_json(result: CheckResult) -> str:
+    """The result as JSON (schemas/check-result.schema.json)."""
+    doc = {
+        "$schema": SCHEMA_ID,
+        "article": result.article,
+        "verdict": "fail" if result.failed else "pass",
+        "strict": result.strict,
+        "counts": _counts(result),
+        "sources": [
+            {
+                "source": s.source,
+                "kind": s.kind,
+                "matched": s.matched,
+                "items": [i.as_json() for i in s.items],
+            }
+            for s in result.sources
+        ],
+        "findings": [f.as_json() for f in result.findings],
+        "summary": verdict(result),
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _escape(text: str, *, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def _annotation(
+    level: str, file: str | None, line: int | None, col: int | None, title: str, message: str
+) -> str:
+    props = [f"title={_escape(title, prop=True)}"]
+    if file:
+        props.insert(0, f"file={_escape(file, prop=True)}")
+        if line:
+            props.insert(1, f"line={line}")
+            if col:
+                props.insert(2, f"col={col}")
+    return f"::{level} {','.join(props)}::{_escape(message)}"
+
+
+def _finding_level(f: Finding, strict: bool) -> str:
+    return "error" if f.severity == "error" or strict else "warning"
+
+
+def to_github(result: CheckResult) -> str:
+    """GitHub Actions workflow commands: one annotation per item and finding."""
+    out = []
+    for item in result.items:
+        level = "error" if item.severity == "error" or result.strict else "warning"
+        out.append(
+            _annotation(
+                level, item.source, item.line, item.col, f"reportgen {item.kind}", item.message
+            )
+        )
+    places = result.finding_places or (None,) * len(result.findings)
+    for f, place in zip(result.findings, places, strict=True):
+        line, col = place or (None, None)
+        out.append(
+            _annotation(
+                _finding_level(f, result.strict),
+                f.file,
+                line,
+                col,
+                f"reportgen lint {f.id}",
+                f"{f.cell + ': ' if f.cell else ''}{f.message} ({f.evidence})",
+            )
+        )
+    out.append(verdict(result))
+    return "\n".join(out) + "\n"

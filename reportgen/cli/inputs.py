@@ -1,0 +1,39 @@
+"""What a FILE|DIR argument names: the run files to read.
+
+An article folder (one with `article.toml`) holds the run files its manifest names; any other
+folder, its `*.json` files except those reportgen writes; a file is itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from reportgen.article.manifest import MANIFEST, load_article
+from reportgen.errors import Problem
+from reportgen.formats.load import LoadResult, folder_run_files, load
+
+
+def run_paths(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
+    """The run files that `paths` name, and a problem for each folder that holds none."""
+    out: list[Path] = []
+    problems = []
+    for path in paths:
+        if path.is_dir() and (path / MANIFEST).is_file():
+            out.extend(load_article(path).run_paths())
+        elif path.is_dir():
+            listed = folder_run_files(path)
+            if not listed:
+                problems.append(Problem(str(path), 1, 1, "", "no run files (*.json) found"))
+            out.extend(listed)
+        else:
+            out.append(path)
+    return out, problems
+
+
+def load_arguments(paths: Iterable[Path]) -> LoadResult:
+    """Load every run file that the command-line `paths` name."""
+    files, problems = run_paths(paths)
+    result = load(files)
+    return replace(result, problems=tuple(sorted((*result.problems, *problems))))

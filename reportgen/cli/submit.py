@@ -1,0 +1,215 @@
+"""CLI glue for `reportgen submit`: parse options, load the runs and the article's setup, call
+`reportgen.submit.submit_runs`, print its report.
+
+Exit codes: 0 ok; 1 a request failed or the server refused it; 2 bad input or usage, or refused
+locally (reconstructed data, a contract violation, already submitted, no API key).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+from collections import Counter
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import urlsplit
+
+from reportgen.errors import InputError, Problem
+from reportgen.localmaxxing.api import DEFAULT_API_BASE, DEFAULT_TIMEOUT_S
+from reportgen.model import Setup
+
+if TYPE_CHECKING:  # the HTTP stack is imported only when a submission runs
+    import httpx
+
+    from reportgen.localmaxxing.submit import SubmitReport
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
+SetupLoader = Callable[[Path], Setup]
+
+EPILOG = """\
+Every mode first checks the payload against the API contract: the live GET /api/agent-context
+when online (then cached in $XDG_CACHE_HOME/reportgen), else the last cached copy, else the dated
+snapshot bundled with reportgen. --local stops there and never goes online; --dry-run then asks
+the server to validate the payload without storing it; with neither flag the run is submitted for
+real. Runs whose data is reconstructed are always refused. The key is read from
+LOCALMAXXING_API_KEY (or LMX_API_KEY) and never written anywhere. A submitted run is recorded in
+ARTICLE_DIR/submissions.json; sending it again needs --force.
+
+examples:
+  reportgen submit runs/paiton-kimi-k3.1-pro --local --save-payload build/payloads
+  reportgen submit runs/paiton-kimi-k3.1-pro/canonical-single.json --dry-run
+  reportgen submit runs/paiton-kimi-k3.1-pro/canonical-single.json
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
+    """Add the `submit` command to the `reportgen` subcommands."""
+    p = sub.add_parser(
+        "submit",
+        help="send measured runs to the LocalMaxxing leaderboard (checked, dry-run or real)",
+        description="Map each measured lmx run to a LocalMaxxing submission payload, check it "
+        "against the API contract, then dry-run or submit it.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("path", type=Path, metavar="RUN_FILE|ARTICLE_DIR")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--local", action="store_true", help="check against the contract only; no network"
+    )
+    mode.add_argument(
+        "--dry-run", action="store_true", help="let the server validate; nothing is stored"
+    )
+    p.add_argument(
+        "--api-base",
+        default=DEFAULT_API_BASE,
+        metavar="URL",
+        help=f"the API's base URL (default {DEFAULT_API_BASE}); plain http only to localhost",
+    )
+    p.add_argument(
+        "--save-payload",
+        type=Path,
+        metavar="FILE",
+        help="write the ready payload here, even when it is refused (a folder for several runs)",
+    )
+    p.add_argument(
+        "--article",
+        type=Path,
+        metavar="DIR",
+        help="the article folder (article.toml) of a RUN_FILE; default: the file's folder",
+    )
+    p.add_argument("--force", action="store_true", help="submit a run already submitted")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"network timeout per step (default {DEFAULT_TIMEOUT_S:g}; a whole answer gets 2x)",
+    )
+    p.set_defaults(func=cmd_submit)
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    """The `submit` command."""
+    return run(args)
+
+
+def _api_base_problem(url: str) -> str | None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        return f"--api-base {url!r} is not an http(s) URL"
+    if parts.username or parts.password or parts.query or parts.fragment:
+        return "--api-base must not carry credentials, a query or a fragment"
+    if parts.scheme == "http":
+        host = parts.hostname
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = host == "localhost"
+        if not loopback:
+            return "--api-base must use https (plain http is allowed only to localhost)"
+    return None
+
+
+def _default_loader(article_dir: Path) -> Setup:
+    from reportgen.article.manifest import load_setup
+
+    return load_setup(article_dir)
+
+
+def _print(report: SubmitReport, out: TextIO) -> None:
+    for note in report.notes:
+        out.write(note + "\n")
+    for outcome in report.outcomes:
+        out.write(f"{outcome.run_file}: {outcome.status}\n")
+        for line in outcome.lines:
+            out.write(f"  {line}\n")
+
+
+def _input_error(problems: tuple[Problem, ...], key: str | None, err: TextIO) -> int:
+    from reportgen.localmaxxing.submit import redact
+
+    for p in problems:
+        err.write(redact(p.format(), key) + "\n")
+    return EXIT_INPUT
+
+
+def run(
+    args: argparse.Namespace,
+    *,
+    client: httpx.Client | None = None,
+    env: Mapping[str, str] | None = None,
+    now: Callable[[], datetime] | None = None,
+    load_setup: SetupLoader | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Run `reportgen submit` with injectable network client, environment, clock and loader."""
+    from reportgen.cli.inputs import load_arguments
+    from reportgen.localmaxxing.submit import (
+        SubmitReport,
+        SubmitRequest,
+        api_key,
+        reconstructed,
+        submit_runs,
+    )
+    from reportgen.metrics import compute
+
+    env = os.environ if env is None else env
+    out, err = out or sys.stdout, err or sys.stderr
+    key = api_key(env)
+    usage = _api_base_problem(args.api_base)
+    if usage is None and not 0 < args.timeout <= 600:
+        usage = "--timeout must be above 0 and at most 600 seconds"
+    if usage is None and not args.path.exists():
+        usage = f"{args.path}: no such file or folder"
+    if usage:
+        err.write(f"reportgen submit: error: {usage}\n")
+        return EXIT_INPUT
+    # A folder's run files, without what reportgen writes there (submission records, payloads).
+    result = load_arguments([args.path])
+    if not result.ok:
+        return _input_error(result.problems, key, err)
+    refused = reconstructed(result.runs)
+    if refused:  # before the setup, the contract or any network access
+        _print(SubmitReport((), refused), out)
+        err.write("submit: refused (reconstructed data)\n")
+        return EXIT_INPUT
+    article_dir = args.article or (args.path if args.path.is_dir() else args.path.parent)
+    if args.article is None and not (article_dir / "article.toml").is_file():
+        err.write(
+            f"reportgen submit: error: {article_dir} has no article.toml; name the article "
+            "folder with --article DIR (its setup describes the hardware)\n"
+        )
+        return EXIT_INPUT
+    try:
+        setup = (load_setup or _default_loader)(article_dir)
+    except InputError as exc:
+        return _input_error(exc.problems, key, err)
+    except (ImportError, AttributeError) as exc:
+        err.write(f"reportgen submit: error: cannot read the article's setup: {exc}\n")
+        return EXIT_INPUT
+    try:
+        request = SubmitRequest(
+            runs=result.runs,
+            metrics=compute(result.runs),
+            setup=setup,
+            article_dir=article_dir,
+            mode="local" if args.local else "dry-run" if args.dry_run else "submit",
+            api_base=args.api_base.rstrip("/"),
+            save_payload=args.save_payload,
+            force=args.force,
+            timeout_s=args.timeout,
+        )
+        report = submit_runs(request, client=client, env=env, now=now)
+    except InputError as exc:
+        return _input_error(exc.problems, key, err)
+    _print(report, out)
+    counts = Counter(o.status for o in report.outcomes)
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    err.write(f"submit: {summary or 'nothing to do'}\n")
+    return report.exit_code

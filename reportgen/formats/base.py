@@ -1,0 +1,44 @@
+"""The interface every input format implements: detect a run in a parsed file, name its
+version, and map it to the run model with its semantic problems.
+
+A format is one module with one `RunFormat` value, registered in `reportgen.formats.registry`.
+Schema checks, version refusal and provenance are the loader's (`reportgen.formats.load`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from reportgen.errors import Problem
+from reportgen.formats.jsonfile import JsonDocument
+from reportgen.model import FormatName, Run, SourceFile
+
+VersionRange = tuple[tuple[int, int], tuple[int, int]]  # (major, minor) lowest, highest known
+
+
+@dataclass(frozen=True)
+class Detection:
+    """Where a format found its run in a document, and the schemas that apply."""
+
+    base: str  # JSON pointer of the run inside the document ("" when the file is the run)
+    schema: str  # schema (file stem in schemas/) the run must satisfy
+    wrapper_schema: str | None = None  # schema of the wrapping document, when there is one
+    refusal: str | None = None  # set when the file is this format but cannot be read as one
+
+
+@dataclass(frozen=True)
+class RunFormat:
+    """One input format."""
+
+    name: FormatName
+    tool: str  # the tool that writes it, as the article names it ("llm-inference-bench")
+    known_versions: VersionRange
+    # the format's files in a phrase, for "not a run file reportgen knows" messages
+    looks_like: str
+    detect: Callable[[dict[str, Any]], Detection | None]
+    # (version string, pointer of the version) of a schema-valid run
+    version: Callable[[dict[str, Any]], tuple[str, str]]
+    # the run model and semantic problems, for the run at the detection's base pointer
+    parse: Callable[[JsonDocument, str, SourceFile], tuple[Run, list[Problem]]]

@@ -1,0 +1,154 @@
+"""Load and validate stage for run files: paths in, normalized runs and located problems out.
+
+Reads each file (the only I/O here), detects its format from content (`registry`), checks it
+against its schema, refuses format versions reportgen does not know, then hands the raw JSON to
+the format's parser for semantic checks and normalization.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reportgen.errors import InputError, Problem, has_errors
+from reportgen.formats.base import RunFormat
+from reportgen.formats.jsonfile import JsonDocument, parse_json, split_pointer
+from reportgen.formats.registry import detect, known_formats
+from reportgen.formats.schemas import check
+from reportgen.model import Provenance, Run, Scalar, SourceFile
+from reportgen.written import is_written_by_reportgen
+
+_VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """Every run that loaded and every problem found, over all files."""
+
+    runs: tuple[Run, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when no file had an error (warnings allowed)."""
+        return not has_errors(self.problems)
+
+
+def _version_problem(fmt: RunFormat, version: str) -> str | None:
+    found = _VERSION.match(version)
+    if not found:
+        return None  # lmx files need not name their version
+    major_minor = (int(found.group(1)), int(found.group(2)))
+    low, high = fmt.known_versions
+    known = f"{low[0]}.{low[1]}.x" + ("" if low == high else f" to {high[0]}.{high[1]}.x")
+    if major_minor > high:
+        return (
+            f"{fmt.tool} {version} is newer than the formats reportgen knows ({known}); refusing it"
+        )
+    if major_minor < low:
+        return (
+            f"{fmt.tool} {version} is older than the formats reportgen knows ({known}); refusing it"
+        )
+    return None
+
+
+def _provenance(data: dict[str, Any], inner: dict[str, Any]) -> Provenance:
+    raw = data.get("dataProvenance") or inner.get("dataProvenance")
+    if not raw:
+        return Provenance("measured")
+    return Provenance(
+        status=raw["status"],
+        reconstructed_from=raw.get("reconstructedFrom"),
+        generator=raw.get("generator"),
+        note=raw.get("note"),
+    )
+
+
+def _wrapper(data: dict[str, Any], base: str) -> tuple[tuple[str, Scalar], ...]:
+    if not base:
+        return ()
+    return tuple(
+        sorted(
+            (k, v)
+            for k, v in data.items()
+            if k != base[1:] and (v is None or isinstance(v, str | int | float | bool))
+        )
+    )
+
+
+def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
+    """Validate one parsed document and normalize it; the run is None when it has errors."""
+    found = detect(doc.data)
+    if found is None:
+        return None, [
+            doc.problem(
+                "",
+                f"not a run file reportgen knows: expected {known_formats()}, "
+                "bare or inside one wrapping key",
+            )
+        ]
+    fmt, where = found
+    if where.refusal:
+        return None, [doc.problem(where.base, where.refusal)]
+    problems = []
+    if where.wrapper_schema:  # the wrapper around the run (its dataProvenance is read too)
+        problems += [
+            doc.problem(p.pointer, p.message) for p in check(where.wrapper_schema, doc.data)
+        ]
+    inner = doc.data
+    for token in split_pointer(where.base):
+        inner = inner[token]
+    problems += [doc.problem(where.base + p.pointer, p.message) for p in check(where.schema, inner)]
+    if problems:
+        return None, problems
+    version, version_at = fmt.version(inner)
+    refused = _version_problem(fmt, version)
+    if refused:
+        return None, [doc.problem(where.base + version_at, refused)]
+    source = SourceFile(
+        label=doc.label,
+        sha256=doc.sha256,
+        format=fmt.name,
+        tool=f"{fmt.tool} {version}",
+        format_version=version,
+        provenance=_provenance(doc.data, inner),
+        wrapper=_wrapper(doc.data, where.base),
+    )
+    run, problems = fmt.parse(doc, where.base, source)
+    return (None if has_errors(problems) else run), problems
+
+
+def folder_run_files(folder: Path) -> list[Path]:
+    """The `*.json` files of a folder (sorted), except those reportgen writes itself."""
+    return sorted(
+        p for p in folder.glob("*.json") if p.is_file() and not is_written_by_reportgen(p.name)
+    )
+
+
+def load(paths: Iterable[Path], *, label_root: Path | None = None) -> LoadResult:
+    """Read, validate and normalize every run file in `paths`, collecting every problem.
+
+    `label_root`: name files relative to this folder in problems and provenance.
+    """
+    runs: list[Run] = []
+    problems: list[Problem] = []
+    for path in paths:
+        label = str(path.relative_to(label_root)) if label_root else str(path)
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            problems.append(Problem(label, 1, 1, "", f"cannot read file: {exc.strerror}"))
+            continue
+        try:
+            doc = parse_json(label, raw)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            continue
+        run, found = load_document(doc)
+        problems.extend(found)
+        if run is not None:
+            runs.append(run)
+    return LoadResult(tuple(runs), tuple(sorted(problems)))

@@ -1,0 +1,29 @@
+"""The input formats reportgen reads, in the order they are tried on a file.
+
+Adding a format: write its module (a `FORMAT` of type `reportgen.formats.base.RunFormat`), its
+schema in `schemas/`, add it here, and give it example files under `tests/examples/`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reportgen.formats import llm_inference_bench, lmx
+from reportgen.formats.base import Detection, RunFormat
+
+FORMATS: tuple[RunFormat, ...] = (lmx.FORMAT, llm_inference_bench.FORMAT)
+
+
+def detect(data: dict[str, Any]) -> tuple[RunFormat, Detection] | None:
+    """The first format that recognises the document, with where its run is; None if none."""
+    for fmt in FORMATS:
+        found = fmt.detect(data)
+        if found is not None:
+            return fmt, found
+    return None
+
+
+def known_formats() -> str:
+    """Every format in a phrase: 'X or Y', for the "not a run file" message."""
+    phrases = [f.looks_like for f in FORMATS]
+    return ", ".join(phrases[:-1]) + " or " + phrases[-1] if len(phrases) > 1 else phrases[0]

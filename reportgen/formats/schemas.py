@@ -1,0 +1,151 @@
+"""Schema stage: raw JSON data in, schema problems out.
+
+Each schema in `schemas/` is compiled once into one plain Python predicate by
+`reportgen.fastschema` (fast path: every file and every sample is checked; fastjsonschema stands in
+for a schema using a keyword that compiler lacks). Only when a document fails is it run through
+jsonschema's Draft 2020-12 validator, which reports every problem with its path; those are the
+messages users see.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import fastjsonschema
+from jsonschema import Draft202012Validator, ValidationError
+from referencing import Registry, Resource
+
+from reportgen.formats.fastschema import Predicate, inline_refs, predicate
+from reportgen.formats.jsonfile import pointer_of
+from reportgen.resources import schema_dir
+
+SCHEMA_FILES = {
+    "provenance": "provenance.schema.json",
+    "lmx-speed-test": "lmx-speed-test.schema.json",
+    "llm-inference-bench": "llm-inference-bench.schema.json",
+    "lmx-matrix": "lmx-matrix.schema.json",
+    "article": "article.schema.json",
+    "check-result": "check-result.schema.json",
+}
+
+
+@dataclass(frozen=True)
+class SchemaProblem:
+    """One schema violation: JSON pointer (relative to the validated value) and message."""
+
+    pointer: str
+    message: str
+
+
+@dataclass(frozen=True)
+class _Schemas:
+    by_id: dict[str, dict[str, Any]]
+    by_name: dict[str, dict[str, Any]]
+    registry: Registry[Any]
+
+
+@cache
+def _schemas(folder: Path) -> _Schemas:
+    by_id: dict[str, dict[str, Any]] = {}
+    by_name: dict[str, dict[str, Any]] = {}
+    for name, filename in SCHEMA_FILES.items():
+        path = folder / filename
+        if not path.exists():
+            continue
+        # The bundled schemas are checked against the metaschema by the tests, not on every run
+        # (that costs ~0.14 s a process).
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        by_id[schema["$id"]] = schema
+        by_name[name] = schema
+    registry: Registry[Any] = Registry().with_resources(
+        (sid, Resource.from_contents(s)) for sid, s in by_id.items()
+    )
+    return _Schemas(by_id, by_name, registry)
+
+
+@cache
+def _inlined(name: str, folder: Path) -> dict[str, Any]:
+    schemas = _schemas(folder)
+    root = schemas.by_name[name]
+    inlined: dict[str, Any] = inline_refs(root, str(root.get("$id", "")), schemas.by_id)
+    return inlined
+
+
+@cache
+def _compiled(name: str, folder: Path) -> Callable[[Any], Any]:
+    """fastjsonschema's validator for schema `name`: raises `JsonSchemaException` if invalid."""
+    schemas = _schemas(folder)
+
+    def local(uri: str) -> dict[str, Any]:
+        return schemas.by_id[uri]
+
+    return fastjsonschema.compile(
+        _inlined(name, folder), handlers={"https": local}, use_default=False
+    )
+
+
+@cache
+def _accepts(name: str, folder: Path) -> Predicate:
+    """Valid or not under schema `name`: its compiled predicate, else fastjsonschema's."""
+    compiled = predicate(_inlined(name, folder))
+    if compiled is not None:
+        return compiled
+    validate = _compiled(name, folder)
+
+    def accepts(data: Any) -> bool:
+        try:
+            validate(data)
+        except fastjsonschema.JsonSchemaException:
+            return False
+        return True
+
+    return accepts
+
+
+def schema(name: str, folder: Path | None = None) -> dict[str, Any]:
+    """The parsed schema called `name`."""
+    return _schemas(folder or schema_dir()).by_name[name]
+
+
+def _message(error: ValidationError) -> str:
+    if error.validator == "required":
+        return str(error.message).replace(" is a required property", " is required")
+    described = error.schema.get("description") if isinstance(error.schema, dict) else None
+    if error.validator in ("pattern", "maxLength") and described:
+        # A regular expression is no explanation; the schema says what the value should be.
+        return f"{error.instance!r} is not {described}"
+    return str(error.message)
+
+
+def _leaf_errors(error: ValidationError) -> Iterator[ValidationError]:
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        from jsonschema.exceptions import best_match
+
+        best = best_match(error.context)
+        if best is not None:
+            yield from _leaf_errors(best)
+            return
+    yield error
+
+
+def check(name: str, data: Any, folder: Path | None = None) -> list[SchemaProblem]:
+    """Every violation of schema `name` by `data`, sorted by location; empty when valid."""
+    folder = folder or schema_dir()
+    if _accepts(name, folder)(data):
+        return []
+    schemas = _schemas(folder)
+    validator = Draft202012Validator(
+        schemas.by_name[name],
+        registry=schemas.registry,
+        format_checker=Draft202012Validator.FORMAT_CHECKER,
+    )
+    found = []
+    for error in validator.iter_errors(data):
+        for leaf in _leaf_errors(error):
+            found.append(SchemaProblem(pointer_of(list(leaf.absolute_path)), _message(leaf)))
+    return sorted(set(found), key=lambda p: (p.pointer, p.message))
