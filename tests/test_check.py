@@ -18,8 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reportgen.article.build import Built, build, render_article
-from reportgen.check.compare import check_article, check_built, check_published, expected_ids
+from reportgen.check.built import check_built
+from reportgen.check.compare import check_article, check_published
 from reportgen.check.published import reported_numbers
+from reportgen.check.result import expected_ids
 from reportgen.cli.main import main
 from reportgen.formats.schemas import check as schema_check
 from reportgen.metrics import MetricSet

@@ -15,9 +15,10 @@ from fake_localmaxxing import FIXTURES, KEY, SETUP, future_context
 
 from reportgen.errors import InputError
 from reportgen.formats.load import load
-from reportgen.localmaxxing import contract, payload, submit
+from reportgen.localmaxxing import client, conformance, contract, keys, payload, submit
 from reportgen.metrics import compute
 from reportgen.model import CanonicalRun, Provenance
+from reportgen.written import RECORD_FILE
 
 NOW = datetime(2026, 12, 2, 12, 0, 0, tzinfo=UTC)
 
@@ -147,7 +148,7 @@ def test_bundled_snapshot_refuses_the_mi355x_and_paiton_naming_accepted_values()
     snapshot = contract.bundled()
     assert snapshot.origin == "bundled" and snapshot.fetched_at is None and snapshot.partial
     assert "not a live fetch" in snapshot.describe()
-    findings = contract.check(
+    findings = conformance.check(
         payload.build(run, metrics, SETUP).body(), snapshot, prompt_id=run.prompt_id
     )
     errors = {f.field: f.message for f in findings if f.severity == "error"}
@@ -171,7 +172,7 @@ def test_check_catches_missing_fields_prompt_hash_and_spelling() -> None:
         "promptSha256": "00" * 32,
         "hardware": {"hwClass": "DISCRETE_GPU", "gpuName": "NVIDIA GeForce RTX 4090"},
     }
-    found = {f.field: f for f in contract.check(body, snapshot, prompt_id="reasoning-v1")}
+    found = {f.field: f for f in conformance.check(body, snapshot, prompt_id="reasoning-v1")}
     assert "did you mean 'vllm'?" in found["/engineName"].message
     assert found["/tokSOut"].message == "tokSOut must be a number above 0"
     assert "at least one of tokSPrefill, tokSTotal, ttftMs, peakVramGb" in found[""].message
@@ -192,21 +193,21 @@ def test_live_contract_endpoints_keep_only_paths() -> None:
 
 def test_redact_removes_the_key_in_every_form() -> None:
     text = f"bad key {KEY} / {json.dumps(KEY)} / Bearer {KEY} / prefix bhk_0123abcd..."
-    out = submit.redact(text, KEY)
+    out = keys.redact(text, KEY)
     assert KEY not in out and "bhk_0123" not in out
-    assert submit.redact("Authorization: Bearer sk-live-xyz", None) == (
+    assert keys.redact("Authorization: Bearer sk-live-xyz", None) == (
         "Authorization: Bearer [redacted]"
     )
 
 
 def test_retry_hint_reads_retry_after_ms_then_headers() -> None:
-    assert "retry after 4 min 0 s (at 2026-12-02 12:04:00 UTC)" in submit.retry_hint(
+    assert "retry after 4 min 0 s (at 2026-12-02 12:04:00 UTC)" in client.retry_hint(
         {"retryAfterMs": 240_000}, httpx.Headers(), NOW
     )
     reset = httpx.Headers({"X-RateLimit-Reset": str(int(NOW.timestamp()) + 90)})
-    assert "retry after 1 min 30 s" in submit.retry_hint(None, reset, NOW)
-    assert "retry after 20 s" in submit.retry_hint({}, httpx.Headers({"Retry-After": "20"}), NOW)
-    assert "did not say when" in submit.retry_hint({}, httpx.Headers(), NOW)
+    assert "retry after 1 min 30 s" in client.retry_hint(None, reset, NOW)
+    assert "retry after 20 s" in client.retry_hint({}, httpx.Headers({"Retry-After": "20"}), NOW)
+    assert "did not say when" in client.retry_hint({}, httpx.Headers(), NOW)
 
 
 def test_mock_transport_sends_the_payload_byte_for_byte(
@@ -243,7 +244,7 @@ def test_mock_transport_sends_the_payload_byte_for_byte(
     (outcome,) = report.outcomes
     assert outcome.status == "dry-run passed"
     assert "verification issue: x: y" in outcome.lines
-    assert not (tmp_path / submit.RECORD_FILE).exists()  # a dry-run records nothing
+    assert not (tmp_path / RECORD_FILE).exists()  # a dry-run records nothing
     assert contract.cache_file("https://api.test", env).is_relative_to(tmp_path)
 
 

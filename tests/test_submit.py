@@ -28,10 +28,10 @@ from fake_localmaxxing import (
 
 from reportgen.cli import submit as cli_submit
 from reportgen.formats.load import load
-from reportgen.localmaxxing import contract, payload
-from reportgen.localmaxxing.submit import RECORD_FILE
+from reportgen.localmaxxing import conformance, contract, payload
 from reportgen.metrics import compute
 from reportgen.model import CanonicalRun
+from reportgen.written import RECORD_FILE
 
 NOW = datetime(2026, 12, 2, 12, 0, 0, tzinfo=UTC)
 SUBMIT, DRY_RUN = "/api/benchmarks", "/api/benchmarks/dry-run"
@@ -377,7 +377,7 @@ def test_bundled_article_canonical_single_run(
     body = built.body()
     assert body["hardware"]["gpuName"] == "AMD Instinct MI355X"
     assert body["engineName"] == "paiton"
-    findings = contract.check(body, contract.bundled(), prompt_id=built.prompt_id)
+    findings = conformance.check(body, contract.bundled(), prompt_id=built.prompt_id)
     print("\npayload for", original.name, "(measured copy):\n" + built.text)
     print("local contract check (" + contract.bundled().describe() + "):")
     for finding in findings:

@@ -12,213 +12,20 @@ Numbers that match no metric are "unverified"; metrics the article should show b
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from html.parser import HTMLParser
+from dataclasses import replace
 from pathlib import Path
-from typing import Literal
 
-from reportgen.article.manifest import ArticleSource
 from reportgen.article.tables import TABLES_BY_ID
-from reportgen.article.tableview import table_views
+from reportgen.check.built import check_built
 from reportgen.check.htmltext import html_lines
 from reportgen.check.published import Reported, reported_in_lines, text_lines
-from reportgen.errors import InputError, Problem, Severity
+from reportgen.check.result import CheckResult, Item, SourceResult, expected_ids, missing_item
+from reportgen.errors import InputError, Problem
 from reportgen.formats.jsonfile import parse_json
 from reportgen.metrics import MetricSet, MetricValue
-from reportgen.metrics.display import DISPLAY, Display, format_number, shown_text
-from reportgen.metrics.lints import Finding
+from reportgen.metrics.display import DISPLAY, Display, format_number
 
-Kind = Literal["mismatch", "unverified", "missing", "duplicate"]
-SEVERITY: dict[Kind, Severity] = {
-    "mismatch": "error",
-    "unverified": "warning",
-    "missing": "warning",
-    "duplicate": "warning",
-}
-# shown unit -> metric unit -> factor such that shown = value * factor
 UNIT_FACTORS = {("ms", "s"): 1000.0, ("s", "ms"): 0.001}
-
-
-@dataclass(frozen=True)
-class Item:
-    """One thing the checker found about one number."""
-
-    kind: Kind
-    source: str  # the checked file (or "<name> (built in memory)")
-    line: int
-    col: int
-    message: str
-    metric: str | None = None
-    shown: str | None = None
-    computed: float | None = None
-    run_file: str | None = None
-    table: str | None = None
-    row: str | None = None
-    column: str | None = None
-
-    @property
-    def severity(self) -> Severity:
-        return SEVERITY[self.kind]
-
-    def as_json(self) -> dict[str, object]:
-        """The item as a JSON-ready mapping (see schemas/check-result.schema.json)."""
-        return {
-            "kind": self.kind,
-            "severity": self.severity,
-            "source": self.source,
-            "line": self.line,
-            "col": self.col,
-            "table": self.table,
-            "row": self.row,
-            "column": self.column,
-            "metric": self.metric,
-            "shown": self.shown,
-            "computed": self.computed,
-            "run_file": self.run_file,
-            "message": self.message,
-        }
-
-
-@dataclass(frozen=True)
-class SourceResult:
-    """What checking one article text gave."""
-
-    source: str
-    kind: Literal["built", "published"]
-    matched: int
-    items: tuple[Item, ...]
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """Everything `reportgen check` found: per source, and the lints' findings."""
-
-    article: str
-    sources: tuple[SourceResult, ...]
-    findings: tuple[Finding, ...]
-    strict: bool = False
-    # (line, col) of each finding's JSON pointer in its run file, aligned with `findings`
-    finding_places: tuple[tuple[int, int] | None, ...] = ()
-    items: tuple[Item, ...] = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "items", tuple(i for s in self.sources for i in s.items))
-
-    @property
-    def failed(self) -> bool:
-        """True when a number mismatches, a lint error stands, or (strict) any warning."""
-        if any(i.severity == "error" for i in self.items):
-            return True
-        if any(f.severity == "error" for f in self.findings):
-            return True
-        return self.strict and (bool(self.items) or bool(self.findings))
-
-
-def expected_ids(article: ArticleSource, metrics: MetricSet) -> tuple[str, ...]:
-    """The metric ids an article shows: every table cell with data, and its headlines."""
-    ids = [h.metric for h in article.headlines]
-    for view in table_views(metrics):
-        ids.extend(c.metric for _, cells in view.rows for c in cells if c.metric)
-    return tuple(dict.fromkeys(ids))
-
-
-# --- the built article: exact, through data attributes -------------------------------------------
-
-
-class _Spans(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[tuple[int, int, str, str, str]] = []  # line, col, id, value, text
-        self._open: tuple[int, int, str, str] | None = None
-        self._text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        if tag == "span" and a.get("data-metric"):
-            line, col = self.getpos()
-            self._open = (line, col + 1, str(a["data-metric"]), str(a.get("data-value")))
-            self._text = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "span" and self._open:
-            self.found.append((*self._open, "".join(self._text)))
-            self._open = None
-
-    def handle_data(self, data: str) -> None:
-        if self._open:
-            self._text.append(data)
-
-
-def check_built(
-    html: str, source: str, metrics: MetricSet, expected: Iterable[str]
-) -> SourceResult:
-    """Compare every number span of a built page with the recomputed metric, exactly."""
-    parser = _Spans()
-    parser.feed(html)
-    parser.close()
-    by_id = metrics.by_id()
-    items: list[Item] = []
-    matched = 0
-    seen: set[str] = set()
-    for line, col, metric, raw_value, text in parser.found:
-        seen.add(metric)
-        value = by_id.get(metric)
-        if value is None:
-            items.append(
-                Item(
-                    "unverified",
-                    source,
-                    line,
-                    col,
-                    f"shows {text} for {metric}, which the run files do not give",
-                    metric,
-                    text,
-                )
-            )
-            continue
-        want = shown_text(value, unit=text.replace("\u00a0", " ").count(" ") > 0)
-        try:
-            exact = float(raw_value) == value.value
-        except ValueError:
-            exact = False
-        if not exact or text != want:
-            items.append(
-                Item(
-                    "mismatch",
-                    source,
-                    line,
-                    col,
-                    f"shows {text} (data-value {raw_value}) but the run files give "
-                    f"{want} ({value.value!r})",
-                    metric,
-                    text,
-                    value.value,
-                    value.file,
-                )
-            )
-        else:
-            matched += 1
-    for metric in expected:
-        if metric not in seen and metric in by_id:
-            items.append(_missing(source, by_id[metric]))
-    return SourceResult(source, "built", matched, tuple(items))
-
-
-# --- a published article: by labels, at the precision shown --------------------------------------
-
-
-def _missing(source: str, value: MetricValue) -> Item:
-    return Item(
-        "missing",
-        source,
-        1,
-        1,
-        f"does not show {value.id} ({shown_text(value, unit=True)} from {value.file})",
-        value.id,
-        None,
-        value.value,
-        value.file,
-    )
 
 
 def _judge(r: Reported, value: MetricValue) -> str | None:
@@ -312,7 +119,7 @@ def check_published(
             )
     for metric in expected:
         if metric not in first_at and metric in by_id:
-            items.append(_missing(source, by_id[metric]))
+            items.append(missing_item(source, by_id[metric]))
     return SourceResult(source, "published", matched, tuple(items))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from itertools import groupby
 
-from reportgen.check.compare import CheckResult, Item
+from reportgen.check.result import CheckResult, Item
 from reportgen.metrics.lints import Finding
 
 SCHEMA_ID = "https://reportgen.invalid/schemas/check-result.schema.json"

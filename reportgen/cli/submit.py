@@ -131,7 +131,7 @@ def _print(report: SubmitReport, out: TextIO) -> None:
 
 
 def _input_error(problems: tuple[Problem, ...], key: str | None, err: TextIO) -> int:
-    from reportgen.localmaxxing.submit import redact
+    from reportgen.localmaxxing.keys import redact
 
     for p in problems:
         err.write(redact(p.format(), key) + "\n")
@@ -150,10 +150,10 @@ def run(
 ) -> int:
     """Run `reportgen submit` with injectable network client, environment, clock and loader."""
     from reportgen.cli.inputs import load_arguments
+    from reportgen.localmaxxing.keys import api_key
     from reportgen.localmaxxing.submit import (
         SubmitReport,
         SubmitRequest,
-        api_key,
         reconstructed,
         submit_runs,
     )

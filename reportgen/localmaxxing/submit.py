@@ -9,70 +9,29 @@ anything else happens; a key is read from the environment when needed and never 
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import quote
 
 import httpx
 
-from reportgen import __version__
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError
+from reportgen.localmaxxing import conformance
 from reportgen.localmaxxing import contract as lmx_contract
 from reportgen.localmaxxing import payload as lmx_payload
 from reportgen.localmaxxing.api import DEFAULT_API_BASE, DEFAULT_TIMEOUT_S
+from reportgen.localmaxxing.client import Status, send
+from reportgen.localmaxxing.keys import api_key, redact
 from reportgen.localmaxxing.payload import Payload
+from reportgen.localmaxxing.records import Record, add_record, load_records, save_payloads
 from reportgen.metrics import MetricSet
 from reportgen.model import CanonicalRun, Run, Setup
-from reportgen.written import PAYLOAD_SUFFIX, RECORD_FILE
-
-KEY_VARS = ("LOCALMAXXING_API_KEY", "LMX_API_KEY")
-MAX_ANSWER_BYTES = 1024 * 1024
-REDACTED = "[redacted]"
-_KEYLIKE = re.compile(r"bhk_[A-Za-z0-9]{4,}")
-_BEARER = re.compile(r"(?i)(bearer\s+)(?!\[redacted\])[^\s\"',;]+")
-_ID_KEYS = ("id", "runId", "benchmarkId", "submissionId")
+from reportgen.written import RECORD_FILE
 
 Mode = Literal["local", "dry-run", "submit"]
-Status = Literal["checked", "dry-run passed", "submitted", "refused", "failed", "not sent"]
-
-
-def api_key(env: Mapping[str, str]) -> str | None:
-    """The API key from LOCALMAXXING_API_KEY or LMX_API_KEY, read when called."""
-    for name in KEY_VARS:
-        value = env.get(name, "").strip()
-        if value:
-            return value
-    return None
-
-
-def redact(text: str, key: str | None) -> str:
-    """`text` with the key (in its plain, JSON and URL forms) and anything key-like removed."""
-    if key:
-        for form in sorted({key, json.dumps(key)[1:-1], quote(key, safe="")}, key=len)[::-1]:
-            text = text.replace(form, REDACTED)
-    text = _KEYLIKE.sub(REDACTED, text)
-    return _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
-
-
-@dataclass(frozen=True)
-class Record:
-    """One successful submission, as kept in the article folder's `submissions.json`."""
-
-    run_file: str
-    run_sha256: str
-    payload_sha256: str
-    submission_id: str | None
-    submitted_at: str
-    api_base: str
-    verified_run: bool | None
 
 
 @dataclass(frozen=True)
@@ -85,18 +44,6 @@ class Outcome:
     http_status: int | None = None
     submission_id: str | None = None
     stop: str | None = None  # why no further request should be made, if so
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The server's answer to one dry-run or submission, as reportgen judges it."""
-
-    status: Status
-    lines: tuple[str, ...]
-    http_status: int | None = None
-    submission_id: str | None = None
-    stop: str | None = None  # why no further request should be made, if so
-    verified: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -150,273 +97,6 @@ def reconstructed(runs: Sequence[Run]) -> tuple[Outcome, ...]:
             )
         )
     return tuple(out)
-
-
-def load_records(article_dir: Path) -> tuple[Record, ...]:
-    """The submissions recorded in `article_dir`; raises `InputError` on a damaged file."""
-    path = article_dir / RECORD_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return ()
-    except (OSError, ValueError) as exc:
-        raise InputError([Problem(str(path), 1, 1, "", f"unreadable record file: {exc}")]) from None
-    try:
-        return tuple(
-            Record(
-                str(r["runFile"]),
-                str(r["runSha256"]),
-                str(r["payloadSha256"]),
-                None if r.get("submissionId") is None else str(r["submissionId"]),
-                str(r["submittedAt"]),
-                str(r["apiBase"]),
-                r.get("verifiedRun") if isinstance(r.get("verifiedRun"), bool) else None,
-            )
-            for r in data["submissions"]
-        )
-    except (KeyError, TypeError) as exc:
-        raise InputError(
-            [Problem(str(path), 1, 1, "/submissions", f"not a reportgen record file ({exc})")]
-        ) from None
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def add_record(article_dir: Path, record: Record, key: str | None) -> None:
-    """Append `record` to the article's `submissions.json` (atomically, redacted)."""
-    records = (*load_records(article_dir), record)
-    data = {
-        "about": "Runs of this article submitted to LocalMaxxing by `reportgen submit`. A run "
-        "listed here (by sha256) is not submitted again without --force.",
-        "submissions": [
-            {
-                "runFile": r.run_file,
-                "runSha256": r.run_sha256,
-                "payloadSha256": r.payload_sha256,
-                "submissionId": r.submission_id,
-                "submittedAt": r.submitted_at,
-                "apiBase": r.api_base,
-                "verifiedRun": r.verified_run,
-            }
-            for r in records
-        ],
-    }
-    _write(article_dir / RECORD_FILE, redact(json.dumps(data, indent=2) + "\n", key))
-
-
-def _save(payloads: Sequence[Payload], target: Path) -> list[str]:
-    try:
-        return _save_to(payloads, target)
-    except OSError as exc:
-        raise InputError([Problem(str(target), 1, 1, "", f"cannot save: {exc}")]) from None
-
-
-def _save_to(payloads: Sequence[Payload], target: Path) -> list[str]:
-    if len(payloads) == 1 and not target.is_dir():
-        _write(target, payloads[0].text)
-        return [f"{payloads[0].run_file}: payload saved to {target}"]
-    if target.exists() and not target.is_dir():
-        raise InputError(
-            [Problem(str(target), 1, 1, "", "several runs: --save-payload needs a folder")]
-        )
-    notes = []
-    for p in payloads:
-        path = target / (Path(p.run_file).stem + PAYLOAD_SUFFIX)
-        _write(path, p.text)
-        notes.append(f"{p.run_file}: payload saved to {path}")
-    return notes
-
-
-def _duration(seconds: float) -> str:
-    seconds = max(0, round(seconds))
-    minutes, rest = divmod(seconds, 60)
-    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
-
-
-def retry_hint(body: Any, headers: httpx.Headers, now: datetime) -> str:
-    """When a rate-limited request may be retried, from `retryAfterMs` or the headers."""
-    wait: float | None = None
-    ms = body.get("retryAfterMs") if isinstance(body, dict) else None
-    if isinstance(ms, int | float) and not isinstance(ms, bool):
-        wait = ms / 1000
-    elif headers.get("Retry-After"):
-        value = headers["Retry-After"].strip()
-        try:
-            wait = float(value)
-        except ValueError:
-            try:
-                wait = (parsedate_to_datetime(value) - now).total_seconds()
-            except (TypeError, ValueError):
-                wait = None
-    if wait is None and headers.get("X-RateLimit-Reset"):
-        try:
-            wait = float(headers["X-RateLimit-Reset"]) - now.timestamp()
-        except ValueError:
-            wait = None
-    if wait is None:
-        return (
-            "the server did not say when to retry (the documented limit is 1 submission per "
-            "5 minutes per key); reportgen does not retry by itself"
-        )
-    at = (now + timedelta(seconds=max(wait, 0))).astimezone(UTC)
-    return (
-        f"retry after {_duration(wait)} (at {at:%Y-%m-%d %H:%M:%S} UTC); reportgen does not "
-        "retry by itself"
-    )
-
-
-def _issues(body: dict[str, Any]) -> list[str]:
-    found = _dict(body.get("verification")).get("issues") or body.get("verificationIssues") or []
-    out = []
-    for issue in found if isinstance(found, list) else [found]:
-        if isinstance(issue, dict):
-            where = issue.get("field") or issue.get("path") or issue.get("code")
-            text = issue.get("message") or json.dumps(issue, sort_keys=True)
-            out.append(f"{where}: {text}" if where else str(text))
-        else:
-            out.append(str(issue))
-    return out
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _excerpt(raw: bytes) -> str:
-    text = raw[:200].decode("utf-8", "replace")
-    return re.sub(r"[\x00-\x1f\x7f]", " ", text) + ("..." if len(raw) > 200 else "")
-
-
-def _interpret(
-    action: Literal["dry-run", "submit"],
-    response: httpx.Response,
-    raw: bytes,
-    now: datetime,
-) -> Answer:
-    """What one HTTP answer means: every non-2xx or non-JSON answer is a failure."""
-    code = response.status_code
-    try:
-        body: Any = json.loads(raw) if raw else None
-    except ValueError:
-        body = None
-    ok = 200 <= code < 300 and isinstance(body, dict)
-    if ok and (body.get("valid") is False or body.get("ok") is False or body.get("errors")):
-        ok = False
-    lines: list[str] = []
-    issues = _issues(body) if isinstance(body, dict) else []
-    if not ok:
-        lines.append(f"{action} failed: HTTP {code} {response.reason_phrase}".rstrip())
-        if isinstance(body, dict):
-            if body.get("error"):
-                lines.append(f"server error: {body['error']}")
-            errors = body.get("errors")
-            for err in errors if isinstance(errors, list) else []:
-                lines.append(f"server error: {err}")
-            if body.get("suggestedHfId"):
-                lines.append(f"the server suggests hfId {body['suggestedHfId']!r}")
-        else:
-            kind = response.headers.get("content-type", "no content type")
-            lines.append(f"the answer is not a JSON object ({kind}): {_excerpt(raw)!r}")
-        lines += [f"verification issue: {i}" for i in issues]
-        if 300 <= code < 400 and response.headers.get("location"):
-            lines.append(
-                f"the server redirects to {response.headers['location']} (not followed: the "
-                "key goes only to --api-base); if that is the API, pass its base as --api-base"
-            )
-        stop = None
-        if code == 401:
-            stop = "the API key was refused"
-            lines.append(
-                "the API key is missing, expired or invalid: set LOCALMAXXING_API_KEY "
-                "(or LMX_API_KEY)"
-            )
-        elif code == 429:
-            stop = "rate limited"
-            lines.append(f"rate limited: {retry_hint(body, response.headers, now)}")
-        elif code >= 500 or (action == "submit" and 200 <= code < 300):
-            stop = "the server's answer is unusable"
-            if action == "submit" and 200 <= code < 300:
-                lines.append(
-                    "the submission may or may not have been stored: check your submissions "
-                    "on the site before sending it again"
-                )
-        return Answer("failed", tuple(lines), code, stop=stop)
-    if action == "dry-run":
-        verification = _dict(body.get("verification"))
-        verified = verification.get("verified")
-        lines.append(f"dry-run passed (HTTP {code})")
-        if isinstance(verified, bool):
-            lines.append("verification: " + ("verified run" if verified else "not verified"))
-        lines += [f"verification issue: {i}" for i in issues]
-        verdict = verified if isinstance(verified, bool) else None
-        return Answer("dry-run passed", tuple(lines), code, verified=verdict)
-    ident = next((body[k] for k in _ID_KEYS if body.get(k) is not None), None)
-    for nested in ("run", "benchmark", "submission"):
-        if ident is None:
-            ident = _dict(body.get(nested)).get("id")
-    sub_id = None if ident is None else str(ident)
-    verified_run = body.get("verifiedRun")
-    lines.append(f"submitted (HTTP {code}); submission id {sub_id or 'not given by the server'}")
-    lines.append("it waits for admin approval before it is listed")
-    if isinstance(verified_run, bool):
-        lines.append("verification: " + ("verified run" if verified_run else "not verified"))
-    lines += [f"verification issue: {i}" for i in issues]
-    stop = None
-    if response.headers.get("X-RateLimit-Remaining", "").strip() == "0":
-        stop = "rate-limit window used up"
-        lines.append(
-            f"no submissions left in this rate-limit window: "
-            f"{retry_hint(None, response.headers, now)}"
-        )
-    verdict = verified_run if isinstance(verified_run, bool) else None
-    return Answer("submitted", tuple(lines), code, sub_id, stop, verdict)
-
-
-def _send(
-    client: httpx.Client,
-    action: Literal["dry-run", "submit"],
-    url: str,
-    body: Payload,
-    key: str,
-    *,
-    timeout_s: float,
-    now: Callable[[], datetime],
-) -> Answer:
-    """POST one payload; a bounded wait, no redirects followed, no retry."""
-    headers = {
-        "Authorization": f"Bearer {key}",
-        "Content-Type": "application/json",
-        "Accept": "application/json",
-        "User-Agent": f"reportgen/{__version__}",
-    }
-    deadline = time.monotonic() + 2 * timeout_s
-    try:
-        with client.stream(
-            "POST",
-            url,
-            content=body.text.encode("utf-8"),
-            headers=headers,
-            timeout=timeout_s,
-            follow_redirects=False,
-        ) as response:
-            raw = lmx_contract.read_body(response, limit=MAX_ANSWER_BYTES, deadline=deadline)
-    except httpx.TimeoutException:
-        lines = [f"{action} failed: no answer from {url} within the {timeout_s:g} s timeout"]
-        if action == "submit":
-            lines.append(
-                "the submission may have reached the server: check your submissions on the "
-                "site before sending it again"
-            )
-        return Answer("failed", tuple(lines), stop="timed out")
-    except (httpx.HTTPError, lmx_contract.ContractError) as exc:
-        lines = [f"{action} failed: {type(exc).__name__}: {exc}"]
-        return Answer("failed", tuple(lines), stop="no usable connection")
-    return _interpret(action, response, raw, now())
 
 
 def _outcome(
@@ -473,7 +153,7 @@ def _checked(
     rest (and for all of them when checking locally only)."""
     ready = []
     for p in payloads:
-        findings = lmx_contract.check(p.body(), contract, prompt_id=p.prompt_id)
+        findings = conformance.check(p.body(), contract, prompt_id=p.prompt_id)
         lines = [f.format() for f in findings]
         if any(f.severity == "error" for f in findings):
             lines.insert(0, "refused by the local contract check:")
@@ -509,7 +189,7 @@ def _send_all(
         if stop is not None:
             out.append(_outcome(key, p.run_file, "not sent", [f"not sent: {stop}"]))
             continue
-        answer = _send(http, action, url, p, key, timeout_s=request.timeout_s, now=clock)
+        answer = send(http, action, url, p, key, timeout_s=request.timeout_s, now=clock)
         lines = list(answer.lines)
         if answer.status == "submitted":
             record = Record(
@@ -563,7 +243,7 @@ def submit_runs(
             tuple(notes), (_outcome(key, str(request.article_dir), "refused", [line]),)
         )
     if request.save_payload is not None:
-        notes += _save(payloads, request.save_payload)
+        notes += save_payloads(payloads, request.save_payload)
     outcomes = _already_sent(request, payloads, key)
     if not payloads:
         return SubmitReport(tuple(redact(n, key) for n in notes), tuple(outcomes))

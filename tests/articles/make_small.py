@@ -11,7 +11,7 @@ import json
 import random
 from pathlib import Path
 
-from reportgen.reconstruct.seed import _summary_fields
+from reportgen.reconstruct.matrix import summary_fields
 from reportgen.reconstruct.simcell import CellParams, simulate
 
 HERE = Path(__file__).resolve().parent / "small"
@@ -32,7 +32,7 @@ def cell(ctx: int, c: int) -> dict[str, object]:
         "client_output_tokens": sim.window_tokens,
         "aggregate_source": "openai_continuous_usage",
         "aggregate_tps": round(agg, 2),
-        **_summary_fields(sim.samples),
+        **summary_fields(sim.samples),
         "request_samples": sim.samples,
         "num_errors": 0,
         "effective_concurrency": float(c),

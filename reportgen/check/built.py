@@ -1,0 +1,91 @@
+"""The built article checked exactly: every number span's metric id and full value, read from its
+data attributes, against the recomputed metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html.parser import HTMLParser
+
+from reportgen.check.result import Item, SourceResult, missing_item
+from reportgen.metrics import MetricSet
+from reportgen.metrics.display import shown_text
+
+
+class _Spans(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[int, int, str, str, str]] = []  # line, col, id, value, text
+        self._open: tuple[int, int, str, str] | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "span" and a.get("data-metric"):
+            line, col = self.getpos()
+            self._open = (line, col + 1, str(a["data-metric"]), str(a.get("data-value")))
+            self._text = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "span" and self._open:
+            self.found.append((*self._open, "".join(self._text)))
+            self._open = None
+
+    def handle_data(self, data: str) -> None:
+        if self._open:
+            self._text.append(data)
+
+
+def check_built(
+    html: str, source: str, metrics: MetricSet, expected: Iterable[str]
+) -> SourceResult:
+    """Compare every number span of a built page with the recomputed metric, exactly."""
+    parser = _Spans()
+    parser.feed(html)
+    parser.close()
+    by_id = metrics.by_id()
+    items: list[Item] = []
+    matched = 0
+    seen: set[str] = set()
+    for line, col, metric, raw_value, text in parser.found:
+        seen.add(metric)
+        value = by_id.get(metric)
+        if value is None:
+            items.append(
+                Item(
+                    "unverified",
+                    source,
+                    line,
+                    col,
+                    f"shows {text} for {metric}, which the run files do not give",
+                    metric,
+                    text,
+                )
+            )
+            continue
+        want = shown_text(value, unit=text.replace("\u00a0", " ").count(" ") > 0)
+        try:
+            exact = float(raw_value) == value.value
+        except ValueError:
+            exact = False
+        if not exact or text != want:
+            items.append(
+                Item(
+                    "mismatch",
+                    source,
+                    line,
+                    col,
+                    f"shows {text} (data-value {raw_value}) but the run files give "
+                    f"{want} ({value.value!r})",
+                    metric,
+                    text,
+                    value.value,
+                    value.file,
+                )
+            )
+        else:
+            matched += 1
+    for metric in expected:
+        if metric not in seen and metric in by_id:
+            items.append(missing_item(source, by_id[metric]))
+    return SourceResult(source, "built", matched, tuple(items))

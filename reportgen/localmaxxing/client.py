@@ -1,0 +1,225 @@
+"""The HTTP side of a submission: one bounded POST, and what the server's answer means.
+
+No redirect is followed (the key goes only to --api-base), nothing is retried, and every
+non-2xx or non-JSON answer is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
+from typing import Any, Literal
+
+import httpx
+
+from reportgen import __version__
+from reportgen.localmaxxing import contract as lmx_contract
+from reportgen.localmaxxing.payload import Payload
+
+Status = Literal["checked", "dry-run passed", "submitted", "refused", "failed", "not sent"]
+MAX_ANSWER_BYTES = 1024 * 1024
+_ID_KEYS = ("id", "runId", "benchmarkId", "submissionId")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The server's answer to one dry-run or submission, as reportgen judges it."""
+
+    status: Status
+    lines: tuple[str, ...]
+    http_status: int | None = None
+    submission_id: str | None = None
+    stop: str | None = None  # why no further request should be made, if so
+    verified: bool | None = None
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    minutes, rest = divmod(seconds, 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+def retry_hint(body: Any, headers: httpx.Headers, now: datetime) -> str:
+    """When a rate-limited request may be retried, from `retryAfterMs` or the headers."""
+    wait: float | None = None
+    ms = body.get("retryAfterMs") if isinstance(body, dict) else None
+    if isinstance(ms, int | float) and not isinstance(ms, bool):
+        wait = ms / 1000
+    elif headers.get("Retry-After"):
+        value = headers["Retry-After"].strip()
+        try:
+            wait = float(value)
+        except ValueError:
+            try:
+                wait = (parsedate_to_datetime(value) - now).total_seconds()
+            except (TypeError, ValueError):
+                wait = None
+    if wait is None and headers.get("X-RateLimit-Reset"):
+        try:
+            wait = float(headers["X-RateLimit-Reset"]) - now.timestamp()
+        except ValueError:
+            wait = None
+    if wait is None:
+        return (
+            "the server did not say when to retry (the documented limit is 1 submission per "
+            "5 minutes per key); reportgen does not retry by itself"
+        )
+    at = (now + timedelta(seconds=max(wait, 0))).astimezone(UTC)
+    return (
+        f"retry after {_duration(wait)} (at {at:%Y-%m-%d %H:%M:%S} UTC); reportgen does not "
+        "retry by itself"
+    )
+
+
+def _issues(body: dict[str, Any]) -> list[str]:
+    found = _dict(body.get("verification")).get("issues") or body.get("verificationIssues") or []
+    out = []
+    for issue in found if isinstance(found, list) else [found]:
+        if isinstance(issue, dict):
+            where = issue.get("field") or issue.get("path") or issue.get("code")
+            text = issue.get("message") or json.dumps(issue, sort_keys=True)
+            out.append(f"{where}: {text}" if where else str(text))
+        else:
+            out.append(str(issue))
+    return out
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _excerpt(raw: bytes) -> str:
+    text = raw[:200].decode("utf-8", "replace")
+    return re.sub(r"[\x00-\x1f\x7f]", " ", text) + ("..." if len(raw) > 200 else "")
+
+
+def interpret(
+    action: Literal["dry-run", "submit"],
+    response: httpx.Response,
+    raw: bytes,
+    now: datetime,
+) -> Answer:
+    """What one HTTP answer means: every non-2xx or non-JSON answer is a failure."""
+    code = response.status_code
+    try:
+        body: Any = json.loads(raw) if raw else None
+    except ValueError:
+        body = None
+    ok = 200 <= code < 300 and isinstance(body, dict)
+    if ok and (body.get("valid") is False or body.get("ok") is False or body.get("errors")):
+        ok = False
+    lines: list[str] = []
+    issues = _issues(body) if isinstance(body, dict) else []
+    if not ok:
+        lines.append(f"{action} failed: HTTP {code} {response.reason_phrase}".rstrip())
+        if isinstance(body, dict):
+            if body.get("error"):
+                lines.append(f"server error: {body['error']}")
+            errors = body.get("errors")
+            for err in errors if isinstance(errors, list) else []:
+                lines.append(f"server error: {err}")
+            if body.get("suggestedHfId"):
+                lines.append(f"the server suggests hfId {body['suggestedHfId']!r}")
+        else:
+            kind = response.headers.get("content-type", "no content type")
+            lines.append(f"the answer is not a JSON object ({kind}): {_excerpt(raw)!r}")
+        lines += [f"verification issue: {i}" for i in issues]
+        if 300 <= code < 400 and response.headers.get("location"):
+            lines.append(
+                f"the server redirects to {response.headers['location']} (not followed: the "
+                "key goes only to --api-base); if that is the API, pass its base as --api-base"
+            )
+        stop = None
+        if code == 401:
+            stop = "the API key was refused"
+            lines.append(
+                "the API key is missing, expired or invalid: set LOCALMAXXING_API_KEY "
+                "(or LMX_API_KEY)"
+            )
+        elif code == 429:
+            stop = "rate limited"
+            lines.append(f"rate limited: {retry_hint(body, response.headers, now)}")
+        elif code >= 500 or (action == "submit" and 200 <= code < 300):
+            stop = "the server's answer is unusable"
+            if action == "submit" and 200 <= code < 300:
+                lines.append(
+                    "the submission may or may not have been stored: check your submissions "
+                    "on the site before sending it again"
+                )
+        return Answer("failed", tuple(lines), code, stop=stop)
+    if action == "dry-run":
+        verification = _dict(body.get("verification"))
+        verified = verification.get("verified")
+        lines.append(f"dry-run passed (HTTP {code})")
+        if isinstance(verified, bool):
+            lines.append("verification: " + ("verified run" if verified else "not verified"))
+        lines += [f"verification issue: {i}" for i in issues]
+        verdict = verified if isinstance(verified, bool) else None
+        return Answer("dry-run passed", tuple(lines), code, verified=verdict)
+    ident = next((body[k] for k in _ID_KEYS if body.get(k) is not None), None)
+    for nested in ("run", "benchmark", "submission"):
+        if ident is None:
+            ident = _dict(body.get(nested)).get("id")
+    sub_id = None if ident is None else str(ident)
+    verified_run = body.get("verifiedRun")
+    lines.append(f"submitted (HTTP {code}); submission id {sub_id or 'not given by the server'}")
+    lines.append("it waits for admin approval before it is listed")
+    if isinstance(verified_run, bool):
+        lines.append("verification: " + ("verified run" if verified_run else "not verified"))
+    lines += [f"verification issue: {i}" for i in issues]
+    stop = None
+    if response.headers.get("X-RateLimit-Remaining", "").strip() == "0":
+        stop = "rate-limit window used up"
+        lines.append(
+            f"no submissions left in this rate-limit window: "
+            f"{retry_hint(None, response.headers, now)}"
+        )
+    verdict = verified_run if isinstance(verified_run, bool) else None
+    return Answer("submitted", tuple(lines), code, sub_id, stop, verdict)
+
+
+def send(
+    client: httpx.Client,
+    action: Literal["dry-run", "submit"],
+    url: str,
+    body: Payload,
+    key: str,
+    *,
+    timeout_s: float,
+    now: Callable[[], datetime],
+) -> Answer:
+    """POST one payload; a bounded wait, no redirects followed, no retry."""
+    headers = {
+        "Authorization": f"Bearer {key}",
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "User-Agent": f"reportgen/{__version__}",
+    }
+    deadline = time.monotonic() + 2 * timeout_s
+    try:
+        with client.stream(
+            "POST",
+            url,
+            content=body.text.encode("utf-8"),
+            headers=headers,
+            timeout=timeout_s,
+            follow_redirects=False,
+        ) as response:
+            raw = lmx_contract.read_body(response, limit=MAX_ANSWER_BYTES, deadline=deadline)
+    except httpx.TimeoutException:
+        lines = [f"{action} failed: no answer from {url} within the {timeout_s:g} s timeout"]
+        if action == "submit":
+            lines.append(
+                "the submission may have reached the server: check your submissions on the "
+                "site before sending it again"
+            )
+        return Answer("failed", tuple(lines), stop="timed out")
+    except (httpx.HTTPError, lmx_contract.ContractError) as exc:
+        lines = [f"{action} failed: {type(exc).__name__}: {exc}"]
+        return Answer("failed", tuple(lines), stop="no usable connection")
+    return interpret(action, response, raw, now())

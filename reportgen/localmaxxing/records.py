@@ -1,0 +1,110 @@
+"""What a submission writes: the article's record of submitted runs (`submissions.json`) and
+saved payloads. Each file is written whole, then moved into place, and redacted first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from reportgen.errors import InputError, Problem
+from reportgen.localmaxxing.keys import redact
+from reportgen.localmaxxing.payload import Payload
+from reportgen.written import PAYLOAD_SUFFIX, RECORD_FILE
+
+
+@dataclass(frozen=True)
+class Record:
+    """One successful submission, as kept in the article folder's `submissions.json`."""
+
+    run_file: str
+    run_sha256: str
+    payload_sha256: str
+    submission_id: str | None
+    submitted_at: str
+    api_base: str
+    verified_run: bool | None
+
+
+def load_records(article_dir: Path) -> tuple[Record, ...]:
+    """The submissions recorded in `article_dir`; raises `InputError` on a damaged file."""
+    path = article_dir / RECORD_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return ()
+    except (OSError, ValueError) as exc:
+        raise InputError([Problem(str(path), 1, 1, "", f"unreadable record file: {exc}")]) from None
+    try:
+        return tuple(
+            Record(
+                str(r["runFile"]),
+                str(r["runSha256"]),
+                str(r["payloadSha256"]),
+                None if r.get("submissionId") is None else str(r["submissionId"]),
+                str(r["submittedAt"]),
+                str(r["apiBase"]),
+                r.get("verifiedRun") if isinstance(r.get("verifiedRun"), bool) else None,
+            )
+            for r in data["submissions"]
+        )
+    except (KeyError, TypeError) as exc:
+        raise InputError(
+            [Problem(str(path), 1, 1, "/submissions", f"not a reportgen record file ({exc})")]
+        ) from None
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def add_record(article_dir: Path, record: Record, key: str | None) -> None:
+    """Append `record` to the article's `submissions.json` (atomically, redacted)."""
+    records = (*load_records(article_dir), record)
+    data = {
+        "about": "Runs of this article submitted to LocalMaxxing by `reportgen submit`. A run "
+        "listed here (by sha256) is not submitted again without --force.",
+        "submissions": [
+            {
+                "runFile": r.run_file,
+                "runSha256": r.run_sha256,
+                "payloadSha256": r.payload_sha256,
+                "submissionId": r.submission_id,
+                "submittedAt": r.submitted_at,
+                "apiBase": r.api_base,
+                "verifiedRun": r.verified_run,
+            }
+            for r in records
+        ],
+    }
+    _write(article_dir / RECORD_FILE, redact(json.dumps(data, indent=2) + "\n", key))
+
+
+def save_payloads(payloads: Sequence[Payload], target: Path) -> list[str]:
+    """Write each payload (one: to `target`; several: into folder `target`); notes to show."""
+    try:
+        return _save_to(payloads, target)
+    except OSError as exc:
+        raise InputError([Problem(str(target), 1, 1, "", f"cannot save: {exc}")]) from None
+
+
+def _save_to(payloads: Sequence[Payload], target: Path) -> list[str]:
+    if len(payloads) == 1 and not target.is_dir():
+        _write(target, payloads[0].text)
+        return [f"{payloads[0].run_file}: payload saved to {target}"]
+    if target.exists() and not target.is_dir():
+        raise InputError(
+            [Problem(str(target), 1, 1, "", "several runs: --save-payload needs a folder")]
+        )
+    notes = []
+    for p in payloads:
+        path = target / (Path(p.run_file).stem + PAYLOAD_SUFFIX)
+        _write(path, p.text)
+        notes.append(f"{p.run_file}: payload saved to {path}")
+    return notes

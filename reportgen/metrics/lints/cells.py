@@ -1,0 +1,308 @@
+"""Per-cell lints: each cell or run judged on its own (status, failed and unfinished requests,
+load, aggregate source, its summary against its samples, sample counts, prompt sizes, the tool's
+own warnings).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from reportgen import tolerances as tol
+from reportgen.metrics.lints.findings import (
+    SHORT,
+    SOURCE_WORDS,
+    STREAMED_USAGE,
+    Finding,
+    cell_ids,
+    cell_label,
+    count,
+    finding,
+    fmt_pair,
+    matrix_runs,
+)
+from reportgen.metrics.registry import MetricSet, MetricValue, metric_id
+from reportgen.model import CanonicalRun, DecodeCell, context_label
+from reportgen.stats import close, median
+
+
+def cells(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """Cell status, grid holes, failed and incomplete requests, load and aggregate source."""
+    for run in matrix_runs(metrics):
+        file = run.source.label
+        present = {(c.context_tokens, c.concurrency) for c in run.cells}
+        for ctx in run.contexts:
+            for conc in run.concurrencies:
+                if (ctx, conc) not in present:
+                    yield finding(
+                        "cell-missing",
+                        file,
+                        "/results",
+                        cell_label(ctx, conc),
+                        f"no result for context {ctx:,} at concurrency {conc}",
+                        f"The run has no {cell_label(ctx, conc)} cell, although it measured that "
+                        "context and that concurrency elsewhere.",
+                        context=ctx,
+                        concurrency=conc,
+                    )
+        for cell in run.cells:
+            yield from _cell(metrics, file, cell, t)
+
+
+def _cell(metrics: MetricSet, file: str, cell: DecodeCell, t: tol.Thresholds) -> Iterator[Finding]:
+    label, conc = cell_label(cell.context_tokens, cell.concurrency), cell.concurrency
+    where = {"context": cell.context_tokens, "concurrency": conc}
+    if cell.status != "ok":
+        skipped = cell.status in ("skipped_capacity", "skipped_user")
+        yield finding(
+            "cell-skipped" if skipped else "cell-invalid",
+            file,
+            cell.pointer,
+            label,
+            f"status {cell.status}",
+            f"The {label} cell was not measured ({cell.reason or cell.status}).",
+            context=cell.context_tokens,
+            concurrency=cell.concurrency,
+        )
+        return
+    ids = cell_ids(metrics, cell)
+    if cell.num_errors > 0:
+        yield finding(
+            "requests-failed",
+            file,
+            f"{cell.pointer}/num_errors",
+            label,
+            f"num_errors {cell.num_errors}, {len(cell.samples)} request samples",
+            f"{count(cell.num_errors, 'request')} failed in the {label} cell, so for part of its "
+            f"window fewer than {conc} streams were decoding.",
+            ids,
+            context=cell.context_tokens,
+            concurrency=cell.concurrency,
+        )
+    open_ = sum(not s.completed for s in cell.samples)
+    allowed = conc * t.incomplete_per_slot
+    if open_ > allowed:
+        yield finding(
+            "requests-incomplete",
+            file,
+            f"{cell.pointer}/request_samples",
+            label,
+            f"{open_} of {len(cell.samples)} request samples not completed; the window end "
+            f"can cut off at most {allowed}",
+            f"{open_} requests of the {label} cell stopped before completing, more than the "
+            f"{allowed} the end of the measurement window can cut off.",
+            ids,
+            context=cell.context_tokens,
+            concurrency=cell.concurrency,
+        )
+    eff = cell.effective_concurrency
+    if eff is not None and eff < t.min_effective_concurrency * conc:
+        yield finding(
+            "effective-concurrency-low",
+            file,
+            f"{cell.pointer}/effective_concurrency",
+            label,
+            f"effective concurrency {eff:.2f} for {conc} requested "
+            f"(below {t.min_effective_concurrency:g} x {conc})",
+            f"The server ran {eff:.1f} requests at a time on average in the {label} cell instead "
+            f"of {conc}, so the cell measured a lighter load than its label says.",
+            ids,
+            context=cell.context_tokens,
+            concurrency=cell.concurrency,
+        )
+    if cell.aggregate_source != STREAMED_USAGE:
+        words = SOURCE_WORDS.get(cell.aggregate_source, f"'{cell.aggregate_source}'")
+        yield finding(
+            "aggregate-source",
+            file,
+            f"{cell.pointer}/aggregate_source",
+            label,
+            f"aggregate_source {cell.aggregate_source}, expected {STREAMED_USAGE}",
+            f"The {label} throughput was counted from {words} instead of the server's streamed "
+            "usage, so it may not compare with the other cells.",
+            (metric_id("decode.aggregate_tok_s", **where),),
+            context=cell.context_tokens,
+            concurrency=cell.concurrency,
+        )
+
+
+# Metric key -> (summary field, tolerance, what the summary is, what the value is computed from,
+# whether the value's pointer is the summary field's parent rather than a sibling).
+SUMMARY_CHECKS: dict[str, tuple[str, tol.Tolerance, str, str, bool]] = {
+    "decode.ttft_s": ("ttft_p50", tol.SUMMARY_SECONDS, "median TTFT", "request samples", False),
+    "decode.per_request_tok_s": (
+        "output_tps_per_user_p50",
+        tol.SUMMARY_RATE,
+        "median per-request speed",
+        "request samples",
+        False,
+    ),
+    "decode.aggregate_tok_s": (
+        "aggregate_tps",
+        tol.AGGREGATE,
+        "aggregate throughput",
+        "token count and window",
+        False,
+    ),
+    "prefill.tok_s": (
+        "tok_per_sec",
+        tol.PREFILL_RATE,
+        "prefill rate",
+        "prompt tokens and TTFT",
+        True,
+    ),
+    "canonical.output_tok_s": ("tokSOut", tol.LMX_SUMMARY, "output speed", "samples", False),
+    "canonical.ttft_ms": ("ttftMs", tol.LMX_SUMMARY, "TTFT", "samples", False),
+    "canonical.prefill_tok_s": ("tokSPrefill", tol.LMX_SUMMARY, "prefill rate", "samples", False),
+}
+
+
+def _value_cell(v: MetricValue) -> str | None:
+    if v.key.startswith("canonical."):
+        return f"canonical x {v.concurrency}"
+    if v.context is None:
+        return None
+    if v.concurrency is None:
+        return f"{context_label(v.context)} prefill"
+    return cell_label(v.context, v.concurrency)
+
+
+def summaries(metrics: MetricSet) -> Iterator[Finding]:
+    """Each file's own summary value against the value computed from its samples or fields."""
+    for v in metrics.values:
+        check = SUMMARY_CHECKS.get(v.key)
+        if check is None or v.summary is None or v.source == "summary":
+            continue
+        field, t, what, basis, parent = check
+        if close(v.summary, v.value, rel=t.rel, abs_=t.abs_):
+            continue
+        shown, computed = fmt_pair(v.summary, v.value)
+        base = v.pointer if parent else v.pointer.rsplit("/", 1)[0]
+        change = v.summary / v.value - 1 if v.value else math.inf
+        yield finding(
+            "summary-disagrees",
+            v.file,
+            f"{base}/{field}",
+            _value_cell(v),
+            f"{field} {shown} {v.unit} vs {computed} {v.unit} from the {basis} ({change:+.2%})",
+            f"The file's own {what} ({shown} {v.unit}) does not match the {computed} {v.unit} "
+            f"its {basis} give.",
+            (v.id,),
+            v.context,
+            v.concurrency,
+        )
+
+
+def few_samples(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """Medians over fewer than `min_samples` requests (decode cells) or iterations (lmx)."""
+    by_cell: dict[tuple[str, int, int], list[MetricValue]] = {}
+    for v in metrics.values:
+        if (
+            v.key in ("decode.ttft_s", "decode.per_request_tok_s")
+            and v.source == "samples"
+            and v.n is not None
+            and v.n < t.min_samples
+            and v.context is not None
+            and v.concurrency is not None
+        ):
+            by_cell.setdefault((v.file, v.context, v.concurrency), []).append(v)
+    for (file, ctx, conc), values in by_cell.items():
+        n = min(v.n or 0 for v in values)
+        label = cell_label(ctx, conc)
+        yield finding(
+            "few-samples",
+            file,
+            values[0].pointer,
+            label,
+            "; ".join(f"{SHORT[v.key]} median over {count(v.n or 0, 'request')}" for v in values),
+            f"The medians of the {label} cell rest on only {count(n, 'request')}; with fewer than "
+            f"{t.min_samples} one unusual request decides them.",
+            (v.id for v in values),
+            ctx,
+            conc,
+        )
+    for run in metrics.runs:
+        if not isinstance(run, CanonicalRun) or not run.samples:
+            continue
+        iterations = len({s.iteration for s in run.samples})
+        if iterations >= t.min_samples:
+            continue
+        ids = [v.id for v in metrics.values if v.file == run.source.label]
+        yield finding(
+            "few-samples",
+            run.source.label,
+            run.samples[0].pointer.rsplit("/", 1)[0],
+            f"canonical x {run.concurrency}",
+            f"{count(iterations, 'timed iteration')}",
+            f"The canonical run with {count(run.concurrency, 'request')} at a time reports "
+            f"medians over only {count(iterations, 'timed iteration')}; with fewer than "
+            f"{t.min_samples} one unusual iteration decides them.",
+            ids,
+            concurrency=run.concurrency,
+        )
+
+
+def contexts(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """Prompt tokens (cold prefill, decode samples) against the context the label says."""
+    for run in matrix_runs(metrics):
+        file = run.source.label
+        points: list[tuple[str, str, int, int, int | None, tuple[str, ...]]] = [
+            (
+                p.pointer + "/prompt_tokens",
+                f"{context_label(p.context_tokens)} prefill",
+                p.context_tokens,
+                p.prompt_tokens,
+                None,
+                (metric_id("prefill.prompt_tokens", context=p.context_tokens),),
+            )
+            for p in run.prefill
+        ]
+        for cell in run.cells:
+            tokens = median(float(s.input_tokens) for s in cell.samples)
+            if cell.status == "ok" and tokens is not None:
+                label = cell_label(cell.context_tokens, cell.concurrency)
+                points.append(
+                    (
+                        cell.pointer + "/request_samples",
+                        label,
+                        cell.context_tokens,
+                        round(tokens),
+                        cell.concurrency,
+                        cell_ids(metrics, cell),
+                    )
+                )
+        for pointer, label, ctx, tokens, conc, ids in points:
+            if ctx == 0 or abs(tokens / ctx - 1) <= t.context_mismatch:
+                continue
+            change = tokens / ctx - 1
+            yield finding(
+                "context-mismatch",
+                file,
+                pointer,
+                label,
+                f"{tokens:,} prompt tokens (median) for a {ctx:,}-token context ({change:+.1%}, "
+                f"allowed {t.context_mismatch:.0%})",
+                f"The {label} prompts held {tokens:,} tokens, {abs(change):.0%} "
+                f"{'more' if change > 0 else 'fewer'} than the {context_label(ctx)} context "
+                "its label says.",
+                ids,
+                ctx,
+                conc,
+            )
+
+
+def tool_warnings(metrics: MetricSet) -> Iterator[Finding]:
+    """Warnings the benchmark tool itself wrote into an lmx run."""
+    for run in metrics.runs:
+        if isinstance(run, CanonicalRun):
+            base = run.samples[0].pointer.rsplit("/samples", 1)[0] if run.samples else ""
+            for i, text in enumerate(run.warnings):
+                yield finding(
+                    "tool-warning",
+                    run.source.label,
+                    f"{base}/warnings/{i}",
+                    f"canonical x {run.concurrency}",
+                    text,
+                    f"{run.source.tool} warned about this run: {text.rstrip('.')}.",
+                    concurrency=run.concurrency,
+                )
