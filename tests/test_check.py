@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,19 +18,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reportgen.article.build import Built, build, render_article
+from reportgen.article.tables import TABLES
 from reportgen.check.built import check_built
 from reportgen.check.compare import check_article, check_published
 from reportgen.check.published import reported_numbers
-from reportgen.check.result import expected_ids
+from reportgen.check.result import CheckResult, SourceResult, expected_numbers
 from reportgen.cli.main import main
 from reportgen.formats.schemas import check as schema_check
 from reportgen.metrics import MetricSet
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTICLE = ROOT / "runs" / "paiton-kimi-k3.1-pro"
-SEED = Path(
-    os.environ.get("REPORTGEN_SEED", ROOT.parent / "shared" / "seed" / "paiton-kimi-k3.1-pro.txt")
-)
+# The article's published text, kept inside the article folder (its manifest names it).
+SEED = ARTICLE / "published" / "paiton-kimi-k3.1-pro.txt"
 
 
 @functools.cache
@@ -50,7 +50,7 @@ def seed() -> str:
 
 def _check(text: str, built: Built) -> list[tuple[str, int, str | None]]:
     result = check_published(
-        text, "pub.txt", built.metrics, expected_ids(built.article, built.metrics)
+        text, "pub.txt", built.metrics, expected_numbers(built.article, built.metrics)
     )
     return sorted((i.kind, i.line, i.metric) for i in result.items)
 
@@ -73,7 +73,7 @@ def test_the_seed_article_passes(built: Built, seed: str) -> None:
 
 
 def test_the_bundled_article_passes_against_seed_and_build(tmp_path: Path) -> None:
-    result = check_article(ARTICLE, [SEED], build_dir=tmp_path)
+    result = check_article(ARTICLE, build_dir=tmp_path)  # the manifest names the published text
     assert not result.failed
     assert [s.kind for s in result.sources] == ["built", "published"]
     assert result.sources[0].source.endswith("(built in memory)")
@@ -233,7 +233,7 @@ def test_numbers_that_match_no_metric_are_unverified(built: Built, seed: str) ->
 
 
 def test_built_html_is_checked_exactly(built: Built) -> None:
-    expected = expected_ids(built.article, built.metrics)
+    expected = expected_numbers(built.article, built.metrics)
     assert check_built(built.html, "x", built.metrics, expected).items == ()
     value = built.metrics.by_id()["decode.32K.c8.aggregate_tok_s"]
     tampered = built.html.replace(
@@ -261,7 +261,8 @@ def test_a_published_html_page(built: Built, tmp_path: Path) -> None:
     shown = f"{value.value:,.0f}"
     page.write_text(built.html.replace(f">{shown}<", ">1,000<"))
     result = check_article(ARTICLE, [page], build_dir=tmp_path / "none")
-    items = result.sources[1].items
+    assert [s.source for s in result.sources][1:] == [str(SEED), str(page)]
+    items = result.sources[2].items
     assert [(i.kind, i.metric, i.shown) for i in items] == [("mismatch", value.id, "1,000")]
     assert items[0].line > 1 and "1,000" in page.read_text().splitlines()[items[0].line - 1]
 
@@ -285,24 +286,11 @@ def test_output_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str], seed
     assert any(line.startswith("::warning file=") and ",line=" in line for line in lines)
 
 
-def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: str) -> None:
-    assert (
-        main(["check", str(ARTICLE), "--published", str(SEED), "--build-dir", str(tmp_path)]) == 0
-    )
-    assert (
-        main(
-            [
-                "check",
-                str(ARTICLE),
-                "--published",
-                str(SEED),
-                "--strict",
-                "--build-dir",
-                str(tmp_path),
-            ]
-        )
-        == 1
-    )  # the lints' warnings fail under --strict
+def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = ["--build-dir", str(tmp_path)]
+    assert main(["check", str(ARTICLE), *out]) == 0
+    # Every warning of the bundled article is acknowledged in its manifest, so --strict passes.
+    assert main(["check", str(ARTICLE), "--strict", *out]) == 0
     assert main(["check", str(ARTICLE), "--published", str(tmp_path / "absent.txt")]) == 2
     broken = tmp_path / "broken"
     shutil.copytree(ARTICLE, broken)
@@ -310,6 +298,43 @@ def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: st
     assert main(["check", str(broken)]) == 2
     err = capsys.readouterr().err
     assert "matrix.json:1:2 /: " in err and "Traceback" not in err
+
+
+def _without_acknowledgement(tmp_path: Path, lint: str) -> Path:
+    folder = tmp_path / "article"
+    shutil.copytree(ARTICLE, folder)
+    manifest = folder / "article.toml"
+    blocks = manifest.read_text().split("\n[[acknowledge]]\n")
+    kept = [b for b in blocks if f'lint = "{lint}"' not in b.split("\n", 1)[0]]
+    assert len(kept) == len(blocks) - 1
+    manifest.write_text("\n[[acknowledge]]\n".join(kept))
+    return folder
+
+
+def test_strict_fails_on_a_warning_that_is_not_acknowledged(tmp_path: Path) -> None:
+    folder = _without_acknowledgement(tmp_path, "few-samples")
+    assert not check_article(folder).failed
+    strict = check_article(folder, strict=True)
+    assert strict.failed
+    open_ = [f for f in strict.findings if not f.acknowledged]
+    assert {f.id for f in open_} == {"few-samples"} and len(open_) == 5
+
+
+def test_an_acknowledgement_that_matches_nothing_is_a_warning(tmp_path: Path) -> None:
+    folder = tmp_path / "article"
+    shutil.copytree(ARTICLE, folder)
+    manifest = folder / "article.toml"
+    manifest.write_text(
+        manifest.read_text()
+        + '\n[[acknowledge]]\nlint = "requests-failed"\ncells = ["8K x 4"]\nreason = "stale"\n'
+    )
+    result = check_article(folder, strict=True)
+    stale = [f for f in result.findings if f.id == "acknowledgement-unused"]
+    assert len(stale) == 1 and "requests-failed for 8K x 4" in stale[0].message
+    assert result.failed and not check_article(folder).failed
+    place = result.finding_places[result.findings.index(stale[0])]
+    lines = manifest.read_text().splitlines()
+    assert place is not None and lines[place[0] - 1] == 'reason = "stale"'
 
 
 @settings(max_examples=150, deadline=None)
@@ -339,7 +364,121 @@ def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: st
 def test_arbitrary_published_text_never_crashes(text: str) -> None:
     built = _built()
     result = check_published(
-        text, "x.txt", built.metrics, expected_ids(built.article, built.metrics)
+        text, "x.txt", built.metrics, expected_numbers(built.article, built.metrics)
     )
     assert all(i.line >= 1 and i.col >= 1 for i in result.items)
-    assert all(i.kind in ("unverified", "missing", "duplicate", "mismatch") for i in result.items)
+    kinds = ("unverified", "missing", "duplicate", "mismatch", "no-numbers")
+    assert all(i.kind in kinds for i in result.items)
+
+
+# --- check fails closed: a number it cannot see is an error ---------------------------------
+
+
+def _result(text: str, built: Built, omitted: frozenset[str] = frozenset()) -> SourceResult:
+    expected = expected_numbers(built.article, built.metrics)
+    return check_published(text, "pub.txt", built.metrics, expected, omitted=omitted)
+
+
+def _fails(result: SourceResult) -> bool:
+    return any(i.severity == "error" for i in result.items)
+
+
+def test_an_empty_published_file_fails(built: Built) -> None:
+    result = _result("", built)
+    assert _fails(result) and [i.kind for i in result.items] == ["no-numbers"]
+
+
+def test_a_file_with_none_of_the_numbers_fails(built: Built) -> None:
+    result = _result("A blog post about something else.\nIt quotes 12 people.\n", built)
+    assert _fails(result) and result.matched == 0
+
+
+def test_changed_numbers_and_renamed_captions_do_not_pass(built: Built, seed: str) -> None:
+    renamed = seed
+    for spec in TABLES:
+        renamed = renamed.replace(spec.title, f"Table {spec.id}")
+    changed = re.sub(r"\d", lambda m: str((int(m.group()) + 1) % 10), renamed)
+    result = _result(changed, built)
+    assert _fails(result)
+    missing = [i for i in result.items if i.kind == "missing"]
+    caught = {i.metric for i in result.items if i.kind in ("missing", "mismatch")}
+    assert caught >= {s.metric for s in expected_numbers(built.article, built.metrics)}
+    # each missing number is located at its table, row and column of the built article
+    cell = next(i for i in missing if i.metric == "decode.8K.c2.aggregate_tok_s")
+    assert (cell.table, cell.row, cell.column) == (
+        "Decode throughput, all requests together",
+        "8K",
+        "2",
+    )
+
+
+def test_a_table_the_published_version_omits_is_declared(built: Built, seed: str) -> None:
+    lines, _ = _drop_table(_lines(seed), "Time to first token")
+    text = "\n".join(lines)
+    assert _fails(_result(text, built))
+    assert not _fails(_result(text, built, frozenset({"decode-ttft"})))
+    one = next(v.id for v in built.metrics.values if v.key == "decode.ttft_s")
+    left = _result(text, built, frozenset({one}))
+    assert _fails(left) and one not in {i.metric for i in left.items}
+
+
+def test_omissions_come_from_the_manifest(tmp_path: Path) -> None:
+    folder = tmp_path / "article"
+    shutil.copytree(ARTICLE, folder)
+    published = folder / "published" / SEED.name
+    lines, _ = _drop_table(published.read_text().split("\n"), "Time to first token")
+    published.write_text("\n".join(lines))
+    assert check_article(folder).failed
+    manifest = folder / "article.toml"
+    manifest.write_text(
+        manifest.read_text()
+        + '\n[[published.omit]]\nwhat = "decode-ttft"\nreason = "added after publication"\n'
+    )
+    assert not check_article(folder).failed
+
+
+def _every_number_matched_or_failed(result: CheckResult) -> None:
+    """The fail-closed invariant: a check passes only if it saw every number it expects."""
+    for source in result.sources:
+        missing = [i for i in source.items if i.kind in ("missing", "no-numbers")]
+        assert not missing or result.failed
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils is not installed")
+@pytest.mark.parametrize("layout", [False, True], ids=["pdftotext", "pdftotext-layout"])
+def test_the_own_pdf_through_pdftotext_never_passes_unseen(tmp_path: Path, layout: bool) -> None:
+    target = build(ARTICLE, tmp_path / "out", {})
+    text = tmp_path / "article.txt"
+    args = ["pdftotext", *(["-layout"] if layout else []), str(target / "article.pdf"), str(text)]
+    subprocess.run(args, check=True)
+    result = check_article(ARTICLE, [text], build_dir=tmp_path / "out")
+    _every_number_matched_or_failed(result)
+    assert result.sources[-1].matched + len(result.sources[-1].items) > 0
+
+
+def test_a_pdf_is_read_directly(tmp_path: Path) -> None:
+    target = build(ARTICLE, tmp_path / "out", {})
+    result = check_article(ARTICLE, [target / "article.pdf"], build_dir=tmp_path / "out")
+    _every_number_matched_or_failed(result)
+    pdf = result.sources[-1]
+    assert pdf.source == str(target / "article.pdf")
+    assert pdf.matched > 0  # its text was read: the headlines at least are found
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("page.bin", b"\x89PNG\r\n\x1a\n\x00\x00", "not valid UTF-8 text"),
+        ("nul.txt", b"text\x00more", "it holds NUL bytes"),
+        ("broken.pdf", b"%PDF-1.7\nnot really a pdf", "not a readable PDF"),
+        ("fake.pdf", b"plain text", "named .pdf but is not a PDF"),
+    ],
+)
+def test_an_unreadable_published_file_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, data: bytes, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    assert main(["check", str(ARTICLE), "--published", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:1:1 /: " in err and message in err and "Traceback" not in err

@@ -14,7 +14,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
 
 # The ground floor: modules every stage may use.
-GROUND = frozenset({"__init__", "errors", "model", "stats", "tolerances", "resources", "written"})
+GROUND = frozenset(
+    {"__init__", "errors", "files", "model", "stats", "tolerances", "resources", "written"}
+)
 
 # stage -> the stages it may import (itself included)
 ALLOWED: dict[str, frozenset[str]] = {

@@ -19,6 +19,7 @@ from pathlib import Path
 from reportgen import __version__
 from reportgen.article.manifest import ArticleSource, load_article
 from reportgen.article.pdf import render_pdf
+from reportgen.article.quality import review
 from reportgen.article.render import build_context, render_html, stylesheet
 from reportgen.errors import InputError, Problem
 from reportgen.formats.load import load
@@ -35,10 +36,12 @@ class Built:
 
     article: ArticleSource
     metrics: MetricSet
-    findings: tuple[Finding, ...]
+    findings: tuple[Finding, ...]  # the lints', with the article's acknowledgements applied
     html: str
     metrics_json: str
     created: dt.datetime
+    # acknowledgements in article.toml that match no finding, with their (line, col)
+    stale: tuple[tuple[Finding, tuple[int, int]], ...] = ()
 
 
 def build_date(article_date: str, environ: dict[str, str] | None = None) -> dt.datetime:
@@ -83,17 +86,17 @@ def metrics_document(
 def render_article(folder: Path, environ: dict[str, str] | None = None) -> Built:
     """Load, validate, compute, lint and render one article, in memory."""
     article = load_article(folder)
-    result = load(article.run_paths(), label_root=folder)
+    result = load(article.run_paths(), label_root=folder, inside=folder)
     if not result.ok:
         raise InputError(result.problems)
     metrics = compute(result.runs)
-    findings = lint(metrics)
+    reviewed = review(article, lint(metrics))
+    findings = reviewed.findings
     context = build_context(article, metrics, findings, stylesheet())
     html = render_html(context)
     created = build_date(article.date, environ)
-    return Built(
-        article, metrics, findings, html, metrics_document(article, metrics, findings), created
-    )
+    document = metrics_document(article, metrics, findings)
+    return Built(article, metrics, findings, html, document, created, reviewed.stale)
 
 
 def render_outputs(built: Built) -> dict[str, bytes]:

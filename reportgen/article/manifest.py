@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError, Problem
+from reportgen.files import read_input
 from reportgen.formats.jsonfile import split_pointer
 from reportgen.formats.schemas import check
 from reportgen.model import Hardware, Setup
@@ -43,6 +44,27 @@ class Headline:
 
 
 @dataclass(frozen=True)
+class Omission:
+    """A table or metric the built article shows and its published version leaves out."""
+
+    what: str  # a table id or a metric id
+    reason: Text
+
+
+@dataclass(frozen=True)
+class Acknowledgement:
+    """Lint findings the author accepts: one lint, some cells (or all), and why."""
+
+    lint: str
+    cells: tuple[str, ...]  # empty: every finding of the lint
+    reason: Text
+
+    def covers(self, lint: str, cell: str | None) -> bool:
+        """True when a finding of `lint` at `cell` falls under this acknowledgement."""
+        return lint == self.lint and (not self.cells or cell in self.cells)
+
+
+@dataclass(frozen=True)
 class ArticleSource:
     """Everything an article says that is not measured data."""
 
@@ -60,6 +82,13 @@ class ArticleSource:
     matrix_run: str | None
     notes: tuple[tuple[str, Text], ...]  # table id -> method note
     prose: tuple[Text, ...]
+    published: tuple[str, ...] = ()  # published versions, relative to the folder
+    omissions: tuple[Omission, ...] = ()
+    acknowledgements: tuple[Acknowledgement, ...] = ()
+
+    def published_paths(self) -> list[Path]:
+        """The published versions the manifest names, in manifest order."""
+        return [self.folder / name for name in self.published]
 
     def run_paths(self) -> list[Path]:
         """The run files the article is built from, in manifest order."""
@@ -121,44 +150,44 @@ def _text(data: dict[str, Any], pointer: str, label: str, where: _Locator) -> Te
     return Text(str(value), label, line, col + 1)
 
 
-def _prose_file(folder: Path, name: str, label: str) -> Text:
-    path = folder / name
+def _decode(raw: bytes, label: str, what: str) -> str:
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(
-            [Problem(label, 1, 1, "", f"cannot read {name}: {exc.strerror}")]
-        ) from None
-    try:
-        return Text(
-            raw.decode("utf-8"),
-            f"{label.rsplit('/', 1)[0]}/{name}" if "/" in label else name,
-            1,
-            1,
-            markdown=True,
-        )
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise InputError([Problem(name, line, 1, "", "prose is not valid UTF-8")]) from None
+        raise InputError([Problem(label, line, 1, "", f"{what} is not valid UTF-8")]) from None
+
+
+def _prose_file(folder: Path, name: str, label: str) -> Text:
+    raw = read_input(folder / name, "text", label=label, inside=folder)
+    return Text(_decode(raw, label, "prose"), label, 1, 1, markdown=True)
+
+
+def _parse_toml(text: str, label: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        line, col = (int(found.group(1)), int(found.group(2))) if found else (1, 1)
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise InputError([Problem(label, line, col, "", f"invalid TOML: {message}")]) from None
+    except RecursionError:
+        raise InputError(
+            [Problem(label, 1, 1, "", "invalid TOML: tables or arrays nested too deeply")]
+        ) from None
 
 
 def load_article(folder: Path) -> ArticleSource:
     """Read and validate `folder/article.toml` and the prose files it names."""
     path = folder / MANIFEST
     label = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError([Problem(label, 1, 1, "", f"no {MANIFEST} in {folder}")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem(label, 1, 1, "", f"cannot read the manifest: {exc}")]) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        line, col = (int(found.group(1)), int(found.group(2))) if found else (1, 1)
-        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
-        raise InputError([Problem(label, line, col, "", f"invalid TOML: {message}")]) from None
+    if not folder.is_dir():
+        what = "no such article folder" if not folder.exists() else "not a folder"
+        raise InputError([Problem(str(folder), 1, 1, "", what)])
+    if not path.exists():
+        raise InputError([Problem(label, 1, 1, "", f"no {MANIFEST} in {folder}")])
+    text = _decode(read_input(path, "text", label=label, inside=folder), label, MANIFEST)
+    data = _parse_toml(text, label)
     where = _Locator(text)
     problems = [
         Problem(label, *where.locate(p.pointer), p.pointer, p.message)
@@ -208,6 +237,13 @@ def load_article(folder: Path) -> ArticleSource:
     )
     title = _text(data, "/title", label, where)
     assert title is not None
+    published = data.get("published", {})
+
+    def text_at(pointer: str) -> Text:
+        found = _text(data, pointer, label, where)
+        assert found is not None  # the schema requires it
+        return found
+
     return ArticleSource(
         folder=folder,
         slug=folder.resolve().name,
@@ -223,6 +259,17 @@ def load_article(folder: Path) -> ArticleSource:
         matrix_run=data.get("matrix", {}).get("run"),
         notes=notes,
         prose=tuple(prose(name) for name in data.get("prose", [])),
+        published=tuple(published.get("files", [])),
+        omissions=tuple(
+            Omission(o["what"], text_at(f"/published/omit/{i}/reason"))
+            for i, o in enumerate(published.get("omit", []))
+        ),
+        acknowledgements=tuple(
+            Acknowledgement(
+                a["lint"], tuple(a.get("cells", [])), text_at(f"/acknowledge/{i}/reason")
+            )
+            for i, a in enumerate(data.get("acknowledge", []))
+        ),
     )
 
 

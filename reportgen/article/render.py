@@ -20,7 +20,7 @@ from reportgen.article.prose import Resolver, plain, render_block, render_inline
 from reportgen.article.tableview import TableView, table_views
 from reportgen.errors import InputError, Problem
 from reportgen.metrics import DEFINITIONS, MetricDef, MetricSet
-from reportgen.metrics.lints import Finding
+from reportgen.metrics.lints import Finding, FindingGroup, group
 from reportgen.model import Run, SourceFile
 from reportgen.resources import template_dir
 
@@ -66,6 +66,7 @@ class ArticleContext:
     tables: tuple[tuple[TableView, Markup | None], ...]  # table and its method note
     charts: tuple[Chart, ...]
     findings: tuple[Finding, ...]
+    quality: tuple[FindingGroup, ...]  # the findings grouped by lint, for the page
     prose: tuple[Markup, ...]
     source: Markup | None
     inputs: tuple[InputFile, ...]
@@ -100,7 +101,8 @@ def _input(src: SourceFile) -> InputFile:
     )
 
 
-def _tools(runs: tuple[Run, ...]) -> tuple[tuple[str, str], ...]:
+def tool_versions(runs: tuple[Run, ...]) -> tuple[tuple[str, str], ...]:
+    """(tool, "tool version") of each tool that wrote the runs, for `{{ version.TOOL }}`."""
     found = {run.source.tool.split(" ")[0]: run.source.tool for run in runs}
     return tuple(sorted(found.items()))
 
@@ -172,7 +174,7 @@ def build_context(
     css: str,
 ) -> ArticleContext:
     """The template context for one article."""
-    tools = _tools(metrics.runs)
+    tools = tool_versions(metrics.runs)
     resolver = Resolver(metrics, article.setup, tools, article.date)
     inputs = tuple(_input(run.source) for run in metrics.runs)
 
@@ -191,6 +193,7 @@ def build_context(
         tables=tables,
         charts=render_charts(metrics),
         findings=findings,
+        quality=group(findings),
         prose=tuple(render_block(t, resolver) for t in article.prose),
         source=inline(article.source),
         inputs=inputs,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from html.parser import HTMLParser
 
-from reportgen.check.result import Item, SourceResult, missing_item
+from reportgen.check.result import Item, Shown, SourceResult, missing_item
 from reportgen.metrics import MetricSet
 from reportgen.metrics.display import shown_text
 
@@ -37,7 +37,7 @@ class _Spans(HTMLParser):
 
 
 def check_built(
-    html: str, source: str, metrics: MetricSet, expected: Iterable[str]
+    html: str, source: str, metrics: MetricSet, expected: Iterable[Shown]
 ) -> SourceResult:
     """Compare every number span of a built page with the recomputed metric, exactly."""
     parser = _Spans()
@@ -85,7 +85,7 @@ def check_built(
             )
         else:
             matched += 1
-    for metric in expected:
-        if metric not in seen and metric in by_id:
-            items.append(missing_item(source, by_id[metric]))
+    for shown in expected:
+        if shown.metric not in seen and shown.metric in by_id:
+            items.append(missing_item(source, by_id[shown.metric], shown))
     return SourceResult(source, "built", matched, tuple(items))

@@ -18,9 +18,18 @@ from pathlib import Path
 from reportgen.article.tables import TABLES_BY_ID
 from reportgen.check.built import check_built
 from reportgen.check.htmltext import html_lines
-from reportgen.check.published import Reported, reported_in_lines, text_lines
-from reportgen.check.result import CheckResult, Item, SourceResult, expected_ids, missing_item
-from reportgen.errors import InputError, Problem
+from reportgen.check.published import Lines, Reported, find_tables, reported_in_lines, text_lines
+from reportgen.check.result import (
+    CheckResult,
+    Item,
+    Shown,
+    SourceResult,
+    expected_numbers,
+    missing_item,
+)
+from reportgen.check.sources import read_published
+from reportgen.errors import InputError
+from reportgen.files import read_input
 from reportgen.formats.jsonfile import parse_json
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.display import DISPLAY, Display, format_number
@@ -45,15 +54,26 @@ def _judge(r: Reported, value: MetricValue) -> str | None:
 
 
 def check_published(
-    text: str, source: str, metrics: MetricSet, expected: Iterable[str], *, html: bool = False
+    text: str | Lines,
+    source: str,
+    metrics: MetricSet,
+    expected: Iterable[Shown],
+    *,
+    html: bool = False,
+    omitted: frozenset[str] = frozenset(),
 ) -> SourceResult:
-    """Compare the numbers a published article text reports with the recomputed metrics."""
-    lines = html_lines(text) if html else text_lines(text)
+    """Compare the numbers a published article reports with the recomputed metrics.
+
+    `text`: the article's text, or its numbered lines. Every number of `expected` that the text
+    does not show is an error, except those whose metric id or table id is in `omitted`.
+    """
+    lines = text if not isinstance(text, str) else html_lines(text) if html else text_lines(text)
     by_id = metrics.by_id()
     items: list[Item] = []
     matched = 0
     first_at: dict[str, Reported] = {}
-    for r in reported_in_lines(lines):
+    reported = reported_in_lines(lines)
+    for r in reported:
         where: dict[str, str | None] = {
             "table": _table_title(r.table),
             "row": r.row,
@@ -117,9 +137,30 @@ def check_published(
                     **where,
                 )
             )
-    for metric in expected:
-        if metric not in first_at and metric in by_id:
-            items.append(missing_item(source, by_id[metric]))
+    wanted = [
+        s
+        for s in expected
+        if s.metric in by_id and s.metric not in omitted and s.table_id not in omitted
+    ]
+    absent = [s for s in wanted if s.metric not in first_at]
+    if wanted and len(absent) == len(wanted) and not reported:
+        items.append(
+            Item(
+                "no-numbers",
+                source,
+                1,
+                1,
+                f"none of the article's {len(wanted)} numbers was found: no table or headline "
+                "of the article is in this file (is it the article, in HTML, Markdown, text or "
+                "PDF?)",
+            )
+        )
+    else:
+        table_line = {t.spec.id: t.line for t in find_tables(lines) if t.spec}
+        items += [
+            missing_item(source, by_id[s.metric], s, table_line.get(s.table_id or "", 1))
+            for s in absent
+        ]
     return SourceResult(source, "published", matched, tuple(items))
 
 
@@ -138,35 +179,36 @@ def check_article(
     strict: bool = False,
     environ: dict[str, str] | None = None,
 ) -> CheckResult:
-    """Check an article folder's build (from `build_dir` if there, else in memory) and files."""
+    """Check an article folder's build (from `build_dir` if there, else in memory), the published
+    versions its manifest names, and any other `published` files."""
     from reportgen.article.build import render_article
 
     built = render_article(folder, environ)
-    expected = expected_ids(built.article, built.metrics)
+    article = built.article
+    expected = expected_numbers(article, built.metrics)
     sources = []
-    page = (build_dir / built.article.slug / "index.html") if build_dir else None
+    page = (build_dir / article.slug / "index.html") if build_dir else None
     if page is not None and page.is_file():
-        sources.append(check_built(_read(page), str(page), built.metrics, expected))
+        html = read_input(page, "published").decode("utf-8", "replace")
+        sources.append(check_built(html, str(page), built.metrics, expected))
     else:
+        label = f"{article.slug} (built in memory)"
+        sources.append(check_built(built.html, label, built.metrics, expected))
+    omitted = frozenset(o.what for o in article.omissions)
+    declared = [(p, folder) for p in article.published_paths()]
+    for path, inside in [*declared, *((p, None) for p in published)]:
+        found = read_published(path, inside=inside)
         sources.append(
-            check_built(
-                built.html, f"{built.article.slug} (built in memory)", built.metrics, expected
-            )
+            check_published(found.lines, found.label, built.metrics, expected, omitted=omitted)
         )
-    for path in published:
-        text = _read(path)
-        is_html = path.suffix.lower() in (".html", ".htm") or text.lstrip()[:15].lower() in (
-            "<!doctype html>",
-            "<html",
-        )
-        sources.append(check_published(text, str(path), built.metrics, expected, html=is_html))
     findings = tuple(replace(f, file=str(folder / f.file)) for f in built.findings)
+    places = tuple(_place(Path(f.file), f.pointer) for f in findings)
     return CheckResult(
-        built.article.slug,
+        article.slug,
         tuple(sources),
-        findings,
+        findings + tuple(f for f, _ in built.stale),
         strict,
-        tuple(_place(Path(f.file), f.pointer) for f in findings),
+        places + tuple(place for _, place in built.stale),
     )
 
 
@@ -176,15 +218,3 @@ def _place(path: Path, pointer: str) -> tuple[int, int] | None:
         return parse_json(str(path), path.read_bytes()).locate(pointer)
     except (OSError, InputError):
         return None
-
-
-def _read(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError([Problem(str(path), 1, 1, "", f"cannot read: {exc.strerror}")]) from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError([Problem(str(path), line, 1, "", "not valid UTF-8 text")]) from None

@@ -69,7 +69,7 @@ def load_side(path: Path) -> dict[str, Side]:
         from reportgen.metrics import compute
 
         if (path / MANIFEST).is_file():
-            result = load(load_article(path).run_paths(), label_root=path)
+            result = load(load_article(path).run_paths(), label_root=path, inside=path)
         else:
             result = load(folder_run_files(path))
         if not result.ok:

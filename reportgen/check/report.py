@@ -6,18 +6,19 @@ import json
 from itertools import groupby
 
 from reportgen.check.result import CheckResult, Item
-from reportgen.metrics.lints import Finding
+from reportgen.metrics.lints import Finding, group
 
 SCHEMA_ID = "https://reportgen.invalid/schemas/check-result.schema.json"
 
 
 def _counts(result: CheckResult) -> dict[str, int]:
-    counts = {k: 0 for k in ("mismatch", "unverified", "missing", "duplicate")}
+    counts = {k: 0 for k in ("mismatch", "unverified", "missing", "duplicate", "no_numbers")}
     for item in result.items:
-        counts[item.kind] += 1
+        counts[item.kind.replace("-", "_")] += 1
     counts["matched"] = sum(s.matched for s in result.sources)
     counts["lint_errors"] = sum(f.severity == "error" for f in result.findings)
     counts["lint_warnings"] = sum(f.severity == "warning" for f in result.findings)
+    counts["lint_acknowledged"] = sum(bool(f.acknowledged) for f in result.findings)
     return counts
 
 
@@ -25,11 +26,13 @@ def verdict(result: CheckResult) -> str:
     """The one-line verdict."""
     c = _counts(result)
     word = "FAIL" if result.failed else "PASS"
+    empty = f", {c['no_numbers']} source(s) with none of them" if c["no_numbers"] else ""
+    acknowledged = f" ({c['lint_acknowledged']} acknowledged)" if c["lint_acknowledged"] else ""
     return (
         f"{word}: {c['matched']} numbers match in {len(result.sources)} source(s); "
         f"{c['mismatch']} mismatched, {c['unverified']} unverified, {c['missing']} missing, "
-        f"{c['duplicate']} shown twice; data: {c['lint_errors']} error(s), "
-        f"{c['lint_warnings']} warning(s)" + (" (strict)" if result.strict else "")
+        f"{c['duplicate']} shown twice{empty}; data: {c['lint_errors']} error(s), "
+        f"{c['lint_warnings']} warning(s){acknowledged}" + (" (strict)" if result.strict else "")
     )
 
 
@@ -68,7 +71,11 @@ def to_text(result: CheckResult) -> str:
             out.extend(_item_line(i) for i in items)
     if result.findings:
         out.append("data quality (lints):")
-        out.extend(f"  {f.format()}" for f in result.findings)
+        for g in group(result.findings):
+            cells = f": {', '.join(g.cells)}" if g.cells else ""
+            out.append(f"  {g.lint.severity} [{g.lint.id}] {g.lint.title}{cells}")
+            out.extend(f"    acknowledged: {reason}" for reason in g.acknowledged)
+            out.extend(f"    {f.format(reason=False)}" for f in g.findings)
     out.append(verdict(result))
     return "\n".join(out) + "\n"
 

@@ -8,20 +8,24 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from reportgen.article.manifest import ArticleSource
+from reportgen.article.prose import Resolver, plain
+from reportgen.article.render import tool_versions
 from reportgen.article.tableview import table_views
 from reportgen.errors import Severity
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.display import shown_text
-from reportgen.metrics.lints import Finding
+from reportgen.metrics.lints import Finding, fails
 
-Kind = Literal["mismatch", "unverified", "missing", "duplicate"]
+Kind = Literal["mismatch", "unverified", "missing", "duplicate", "no-numbers"]
 SEVERITY: dict[Kind, Severity] = {
     "mismatch": "error",
     "unverified": "warning",
-    "missing": "warning",
+    # A number the article shows that a text does not is an error: a checker that cannot see a
+    # number must not pass it (unless the article declares that its published version omits it).
+    "missing": "error",
     "duplicate": "warning",
+    "no-numbers": "error",  # a text in which none of the article's numbers was found
 }
-# shown unit -> metric unit -> factor such that shown = value * factor
 
 
 @dataclass(frozen=True)
@@ -91,31 +95,67 @@ class CheckResult:
 
     @property
     def failed(self) -> bool:
-        """True when a number mismatches, a lint error stands, or (strict) any warning."""
+        """True when a number mismatches or is missing, a lint error stands, or (strict) any
+        warning that the article does not acknowledge."""
         if any(i.severity == "error" for i in self.items):
             return True
-        if any(f.severity == "error" for f in self.findings):
-            return True
-        return self.strict and (bool(self.items) or bool(self.findings))
+        return fails(self.findings, strict=self.strict) or (self.strict and bool(self.items))
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A number the built article shows: its metric, and its table, row and column (or, for a
+    headline, its caption as the row)."""
+
+    metric: str
+    table_id: str | None = None
+    table: str | None = None
+    row: str | None = None
+    column: str | None = None
+
+    def place(self) -> str:
+        """Where it is, in words: "table T, row R, column C" or "headline H"."""
+        if self.table is None:
+            return f"headline {self.row!r}" if self.row else "a headline"
+        return f"table {self.table!r}, row {self.row}, column {self.column}"
+
+
+def expected_numbers(article: ArticleSource, metrics: MetricSet) -> tuple[Shown, ...]:
+    """Every number the built article shows in a headline or a table, where it shows it."""
+    resolver = Resolver(metrics, article.setup, tool_versions(metrics.runs), article.date)
+    out = [Shown(h.metric, row=plain(h.caption, resolver)) for h in article.headlines]
+    for view in table_views(metrics):
+        for row, cells in view.rows:
+            for column, cell in zip(view.columns, cells, strict=True):
+                if cell.metric:
+                    out.append(Shown(cell.metric, view.spec.id, view.spec.title, row, column))
+    first: dict[str, Shown] = {}
+    for shown in out:
+        first.setdefault(shown.metric, shown)
+    return tuple(first.values())
 
 
 def expected_ids(article: ArticleSource, metrics: MetricSet) -> tuple[str, ...]:
     """The metric ids an article shows: every table cell with data, and its headlines."""
-    ids = [h.metric for h in article.headlines]
-    for view in table_views(metrics):
-        ids.extend(c.metric for _, cells in view.rows for c in cells if c.metric)
-    return tuple(dict.fromkeys(ids))
+    return tuple(s.metric for s in expected_numbers(article, metrics))
 
 
-def missing_item(source: str, value: MetricValue) -> Item:
+def missing_item(
+    source: str, value: MetricValue, shown: Shown | None = None, line: int = 1
+) -> Item:
+    """A number the article shows and `source` does not, located at its table, row and column."""
+    place = f" ({shown.place()})" if shown else ""
     return Item(
         "missing",
         source,
+        line,
         1,
-        1,
-        f"does not show {value.id} ({shown_text(value, unit=True)} from {value.file})",
+        f"does not show {value.id}{place}: {shown_text(value, unit=True)} from {value.file}",
         value.id,
         None,
         value.value,
         value.file,
+        shown.table if shown else None,
+        shown.row if shown else None,
+        shown.column if shown else None,
     )

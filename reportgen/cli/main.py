@@ -167,12 +167,16 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="prove an article's numbers match its run files; lint the data",
         description="Recompute every metric from the article's run files and compare it with "
-        "the numbers the built article (exactly, via data attributes) and each --published file "
-        "(HTML, Markdown or text, at the precision shown) report. Exit 0 all match, 1 "
-        "mismatches (or, with --strict, warnings), 2 unusable input.",
+        "the numbers that the built article (exactly, via data attributes), the published "
+        "versions its article.toml names ([published] files) and each --published file (HTML, "
+        "Markdown, text or PDF, at the precision shown) report. A number the article shows in a "
+        "table or headline that a published version does not show is an error, unless "
+        "article.toml declares it omitted ([[published.omit]]). Exit 0 all match, 1 mismatches "
+        "or missing numbers (or, with --strict, warnings not acknowledged in article.toml), 2 "
+        "unusable input.",
         epilog="examples:\n  reportgen check runs/paiton-kimi-k3.1-pro\n"
-        "  reportgen check runs/paiton-kimi-k3.1-pro --published "
-        "../shared/seed/paiton-kimi-k3.1-pro.txt\n"
+        "  reportgen check runs/paiton-kimi-k3.1-pro --published blog-post.html "
+        "--published article.pdf\n"
         "  reportgen check runs/paiton-kimi-k3.1-pro --format github --strict",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -183,13 +187,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="FILE",
-        help="a published or hand-edited version of the article (repeatable)",
+        help="another published or hand-edited version of the article: HTML, Markdown, text or "
+        "PDF (repeatable)",
     )
     p.add_argument("--format", choices=("text", "json", "github"), default="text")
     p.add_argument(
         "--strict",
         action="store_true",
-        help="fail on warnings too (unverified, missing, data warnings)",
+        help="fail on warnings too: numbers tied to no metric, numbers shown twice, and data "
+        "warnings that article.toml does not acknowledge",
     )
     p.add_argument(
         "--build-dir",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError, Problem, has_errors
+from reportgen.files import read_input
 from reportgen.formats.base import RunFormat
 from reportgen.formats.jsonfile import JsonDocument, parse_json, split_pointer
 from reportgen.formats.registry import detect, known_formats
@@ -128,21 +129,20 @@ def folder_run_files(folder: Path) -> list[Path]:
     )
 
 
-def load(paths: Iterable[Path], *, label_root: Path | None = None) -> LoadResult:
+def load(
+    paths: Iterable[Path], *, label_root: Path | None = None, inside: Path | None = None
+) -> LoadResult:
     """Read, validate and normalize every run file in `paths`, collecting every problem.
 
-    `label_root`: name files relative to this folder in problems and provenance.
+    `label_root`: name files relative to this folder in problems and provenance. `inside`: each
+    file must resolve into this folder (an article's run files).
     """
     runs: list[Run] = []
     problems: list[Problem] = []
     for path in paths:
         label = str(path.relative_to(label_root)) if label_root else str(path)
         try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            problems.append(Problem(label, 1, 1, "", f"cannot read file: {exc.strerror}"))
-            continue
-        try:
+            raw = read_input(path, "run", label=label, inside=inside)
             doc = parse_json(label, raw)
         except InputError as exc:
             problems.extend(exc.problems)

@@ -90,16 +90,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m reportgen.reconstruct",
         description="Regenerate reconstructed run files from a published article's text.",
-        epilog="example: python -m reportgen.reconstruct ../shared/seed/paiton-kimi-k3.1-pro.txt "
-        "runs/paiton-kimi-k3.1-pro",
+        epilog="example: python -m reportgen.reconstruct "
+        "runs/paiton-kimi-k3.1-pro/published/paiton-kimi-k3.1-pro.txt runs/paiton-kimi-k3.1-pro",
     )
     parser.add_argument("seed", type=Path)
     parser.add_argument("out", type=Path)
     parser.add_argument(
-        "--label", default=None, help="how the files name the seed (default: its file name)"
+        "--label",
+        default=None,
+        help="how the files name the seed (default: its path inside OUT, else its file name)",
     )
     args = parser.parse_args(argv)
-    files = reconstruct(args.seed, args.label or f"seed/{args.seed.name}")
+    seed, out = args.seed.resolve(), args.out.resolve()
+    label = args.label or (
+        seed.relative_to(out).as_posix() if seed.is_relative_to(out) else args.seed.name
+    )
+    files = reconstruct(args.seed, label)
     args.out.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
         (args.out / name).write_text(text, encoding="utf-8")

@@ -21,10 +21,10 @@ from reportgen.metrics.lints.cells import (
     tool_warnings,
 )
 from reportgen.metrics.lints.cross import aggregate_bound, group_bound, trends, ttft_vs_prefill
-from reportgen.metrics.lints.findings import LINTS, Finding, LintDef, fails
+from reportgen.metrics.lints.findings import LINTS, Finding, FindingGroup, LintDef, fails, group
 from reportgen.metrics.registry import MetricSet
 
-__all__ = ["LINTS", "Finding", "LintDef", "fails", "lint"]
+__all__ = ["LINTS", "Finding", "FindingGroup", "LintDef", "fails", "group", "lint"]
 
 
 _RANK = {"error": 0, "warning": 1}

@@ -29,11 +29,14 @@ DECODE_KEYS = ("decode.aggregate_tok_s", "decode.per_request_tok_s", "decode.ttf
 
 @dataclass(frozen=True)
 class LintDef:
-    """One lint: its stable id, its severity and the rule it applies, in a line."""
+    """One lint: its stable id, its severity, the rule it applies, and the title that heads its
+    findings in the article (several findings of one lint are listed under one entry)."""
 
     id: str
     severity: Severity
     rule: str
+    title: str
+    why: str  # one sentence for readers: what the findings mean
 
 
 def _defs(*defs: LintDef) -> dict[str, LintDef]:
@@ -41,39 +44,154 @@ def _defs(*defs: LintDef) -> dict[str, LintDef]:
 
 
 LINTS: dict[str, LintDef] = _defs(
-    LintDef("cell-invalid", "error", "a decode cell failed, raised or looped: no measurement"),
-    LintDef("requests-failed", "error", "a measured cell counted failed requests"),
-    LintDef("cell-skipped", "warning", "a decode cell was skipped (KV capacity or on request)"),
-    LintDef("cell-missing", "warning", "a context x concurrency cell of the grid is absent"),
     LintDef(
-        "requests-incomplete", "warning", "more unfinished requests than the window end can cut"
+        "cell-invalid",
+        "error",
+        "a decode cell failed, raised or looped: no measurement",
+        "Cells that failed: no measurement",
+        "No number can stand for these cells: the benchmark tool reports them as failed.",
+    ),
+    LintDef(
+        "requests-failed",
+        "error",
+        "a measured cell counted failed requests",
+        "Cells with failed requests",
+        "Part of the window ran with fewer streams than the label says.",
+    ),
+    LintDef(
+        "cell-skipped",
+        "warning",
+        "a decode cell was skipped (KV capacity or on request)",
+        "Cells skipped",
+        "The run did not measure these cells, and says why.",
+    ),
+    LintDef(
+        "cell-missing",
+        "warning",
+        "a context x concurrency cell of the grid is absent",
+        "Cells of the grid the run does not have",
+        "The run measured these contexts and concurrencies elsewhere, but not together.",
+    ),
+    LintDef(
+        "requests-incomplete",
+        "warning",
+        "more unfinished requests than the window end can cut",
+        "Cells with more unfinished requests than the window's end explains",
+        "Streams broke off before they completed, more than the end of the window cuts.",
     ),
     LintDef(
         "effective-concurrency-low",
         "warning",
         "mean running requests below min_effective_concurrency x requested",
+        "Cells that ran a lighter load than their concurrency",
+        "The server ran fewer requests at a time than the label says, so these cells measured a "
+        "lighter load.",
     ),
-    LintDef("aggregate-source", "warning", "aggregate not counted from streamed usage"),
-    LintDef("summary-disagrees", "warning", "a file's own summary value disagrees with its data"),
-    LintDef("few-samples", "warning", "a median over fewer than min_samples values"),
-    LintDef("context-mismatch", "warning", "prompt tokens differ from the context label"),
+    LintDef(
+        "aggregate-source",
+        "warning",
+        "aggregate not counted from streamed usage",
+        "Aggregates not counted from streamed usage",
+        "These aggregates were not counted from the server's streamed usage, so they may not "
+        "compare with the other cells.",
+    ),
+    LintDef(
+        "summary-disagrees",
+        "warning",
+        "a file's own summary value disagrees with its data",
+        "Summary values that disagree with their own data",
+        "The file's own summary does not match what its data gives; the article shows the value "
+        "computed from the data.",
+    ),
+    LintDef(
+        "few-samples",
+        "warning",
+        "a median over fewer than min_samples values",
+        "Medians over very few requests",
+        "With so few requests, one unusual request decides the median.",
+    ),
+    LintDef(
+        "context-mismatch",
+        "warning",
+        "prompt tokens differ from the context label",
+        "Prompts whose size differs from their context",
+        "The prompts held a different number of tokens than the context label says.",
+    ),
     LintDef(
         "decode-ttft-below-prefill",
         "warning",
         "lowest-concurrency decode TTFT below min_ttft_vs_prefill x cold-prefill TTFT",
+        "Decode TTFT well below the cold prefill of the same context",
+        "The first token came much sooner than a cold prefill of the same context takes: the "
+        "prefix cache was probably hit, or the prompts were shorter than their label.",
     ),
-    LintDef("throughput-rises-with-context", "warning", "aggregate rises with context"),
-    LintDef("speed-rises-with-context", "warning", "per-request speed rises with context"),
-    LintDef("ttft-falls-with-context", "warning", "TTFT falls with context"),
-    LintDef("throughput-falls-with-concurrency", "warning", "aggregate falls with concurrency"),
-    LintDef("speed-rises-with-concurrency", "warning", "per-request speed rises with concurrency"),
-    LintDef("ttft-falls-with-concurrency", "warning", "TTFT falls with concurrency"),
+    LintDef(
+        "throughput-rises-with-context",
+        "warning",
+        "aggregate rises with context",
+        "Aggregate throughput that rises with context",
+        "A longer context should not decode faster; differences this size are above the noise of "
+        "one window.",
+    ),
+    LintDef(
+        "speed-rises-with-context",
+        "warning",
+        "per-request speed rises with context",
+        "Per-request speed that rises with context",
+        "A longer context should not decode faster; differences this size are above the noise of "
+        "one window.",
+    ),
+    LintDef(
+        "ttft-falls-with-context",
+        "warning",
+        "TTFT falls with context",
+        "TTFT that falls with context",
+        "A longer prompt should not prefill sooner.",
+    ),
+    LintDef(
+        "throughput-falls-with-concurrency",
+        "warning",
+        "aggregate falls with concurrency",
+        "Aggregate throughput that falls with concurrency",
+        "More load should raise total throughput until the server saturates.",
+    ),
+    LintDef(
+        "speed-rises-with-concurrency",
+        "warning",
+        "per-request speed rises with concurrency",
+        "Per-request speed that rises with concurrency",
+        "Sharing the server should not make a request faster.",
+    ),
+    LintDef(
+        "ttft-falls-with-concurrency",
+        "warning",
+        "TTFT falls with concurrency",
+        "TTFT that falls with concurrency",
+        "More requests waiting for prefill should not shorten the wait.",
+    ),
     LintDef(
         "aggregate-above-requests",
         "warning",
         "aggregate above C x fastest request x (1 + aggregate_margin)",
+        "Aggregates above what the requests' own speeds allow",
+        "All requests together produced more than their own speeds allow: the aggregate and the "
+        "request samples may not describe the same run.",
     ),
-    LintDef("tool-warning", "warning", "the benchmark tool wrote a warning into the file"),
+    LintDef(
+        "tool-warning",
+        "warning",
+        "the benchmark tool wrote a warning into the file",
+        "Warnings the benchmark tool wrote",
+        "The benchmark tool itself flagged these runs.",
+    ),
+    # Not about the data: article.toml acknowledges a finding that the data does not give.
+    LintDef(
+        "acknowledgement-unused",
+        "warning",
+        "an acknowledgement in article.toml matches no finding",
+        "Acknowledgements that match no finding",
+        "A stale acknowledgement hides nothing; remove it or fix its lint id or cells.",
+    ),
 )
 
 
@@ -91,14 +209,17 @@ class Finding:
     message: str  # one plain sentence
     context: int | None = None
     concurrency: int | None = None
+    acknowledged: str | None = None  # the author's reason, when article.toml acknowledges it
 
-    def format(self) -> str:
-        """Render as `file /pointer: severity [id] cell: message (evidence)`."""
+    def format(self, *, reason: bool = True) -> str:
+        """Render as `file /pointer: severity [id] cell: message (evidence)`, and the author's
+        reason when the finding is acknowledged (unless `reason` is False)."""
         where = f" {self.cell}:" if self.cell else ""
         pointer = self.pointer or "/"
+        ack = f" [acknowledged: {self.acknowledged}]" if self.acknowledged and reason else ""
         return (
             f"{self.file} {pointer}: {self.severity} [{self.id}]{where} {self.message} "
-            f"({self.evidence})"
+            f"({self.evidence}){ack}"
         )
 
     def as_json(self) -> dict[str, object]:
@@ -114,12 +235,46 @@ class Finding:
             "metrics": list(self.metrics),
             "evidence": self.evidence,
             "message": self.message,
+            "acknowledged": self.acknowledged,
         }
 
 
 def fails(findings: Iterable[Finding], *, strict: bool = False) -> bool:
-    """True when a finding is an error, or (with `strict`) any finding at all."""
-    return any(strict or f.severity == "error" for f in findings)
+    """True when a finding is an error, or (with `strict`) a finding not acknowledged.
+
+    An acknowledged error still fails: it says a number cannot stand, whatever the reason.
+    """
+    return any(f.severity == "error" or (strict and not f.acknowledged) for f in findings)
+
+
+@dataclass(frozen=True)
+class FindingGroup:
+    """The findings of one lint in one file, listed together under the lint's title."""
+
+    lint: LintDef
+    findings: tuple[Finding, ...]
+
+    @property
+    def cells(self) -> tuple[str, ...]:
+        """The cells the findings name, in order."""
+        return tuple(dict.fromkeys(f.cell for f in self.findings if f.cell))
+
+    @property
+    def acknowledged(self) -> tuple[str, ...]:
+        """The distinct reasons given for the findings that are acknowledged."""
+        return tuple(dict.fromkeys(f.acknowledged for f in self.findings if f.acknowledged))
+
+    @property
+    def all_acknowledged(self) -> bool:
+        return all(f.acknowledged for f in self.findings)
+
+
+def group(findings: Iterable[Finding]) -> tuple[FindingGroup, ...]:
+    """Findings grouped by lint and file, in the order their first finding comes."""
+    groups: dict[tuple[str, str], list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.id, f.file), []).append(f)
+    return tuple(FindingGroup(LINTS[lint], tuple(fs)) for (lint, _), fs in groups.items())
 
 
 def finding(

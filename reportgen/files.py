@@ -1,0 +1,123 @@
+"""Reading input files safely: regular files only, inside their folder, and no larger than a cap.
+
+Every input reportgen reads (run files, article.toml, prose, published versions, metrics.json)
+comes through `read_input`. It resolves the path first and, when the input belongs to a folder
+(an article's files), refuses one that resolves outside it, as a symlink to /etc/passwd would.
+It opens without blocking and refuses anything but a regular file (a FIFO, a device such as
+/dev/zero, a folder). It reads at most the cap for that kind of input, plus one byte to tell.
+
+The caps are generous for real inputs and stop runaway ones; each can be raised through its
+environment variable (in MiB): REPORTGEN_MAX_RUN_FILE_MB, REPORTGEN_MAX_TEXT_FILE_MB,
+REPORTGEN_MAX_PUBLISHED_MB.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from reportgen.errors import InputError, Problem
+
+Kind = Literal["run", "text", "published"]
+
+
+@dataclass(frozen=True)
+class Cap:
+    """The size cap of one kind of input."""
+
+    env: str
+    default_mb: int
+    what: str
+
+
+CAPS: dict[Kind, Cap] = {
+    "run": Cap("REPORTGEN_MAX_RUN_FILE_MB", 1024, "a run file"),
+    "text": Cap("REPORTGEN_MAX_TEXT_FILE_MB", 1, "article.toml or a prose file"),
+    "published": Cap("REPORTGEN_MAX_PUBLISHED_MB", 64, "a published article"),
+}
+_MB = 1024 * 1024
+
+
+def cap_bytes(kind: Kind, environ: Mapping[str, str] | None = None) -> int:
+    """The cap in bytes for `kind`: its environment variable (MiB) if set, else the default."""
+    cap = CAPS[kind]
+    raw = (os.environ if environ is None else environ).get(cap.env, "").strip()
+    if not raw:
+        return cap.default_mb * _MB
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = -1.0
+    if not mb > 0:
+        raise InputError([Problem(cap.env, 1, 1, "", f"{raw!r} is not a size in MiB above 0")])
+    return int(mb * _MB)
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _refuse(label: str, message: str) -> InputError:
+    return InputError([Problem(label, 1, 1, "", message)])
+
+
+def read_input(
+    path: Path,
+    kind: Kind,
+    *,
+    label: str | None = None,
+    inside: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> bytes:
+    """The bytes of the regular file `path`, or `InputError` naming what is wrong with it.
+
+    `inside`: the folder the file must resolve into (symlinks followed first).
+    """
+    label = label or str(path)
+    limit = cap_bytes(kind, environ)
+    target = path
+    if inside is not None:
+        root = inside.resolve()
+        target = path.resolve()
+        if not target.is_relative_to(root):
+            raise _refuse(
+                label,
+                f"resolves outside the article folder {inside} (a symlink or '..'); "
+                "an article may read only its own files",
+            )
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the resolved path
+        # cannot be swapped for a symlink between the check above and the open.
+        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+        if inside is not None:
+            flags |= getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(target, flags)
+    except OSError as exc:
+        raise _refuse(label, f"cannot read file: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _refuse(label, f"is {_kind_of(info.st_mode)}, not a regular file; refusing it")
+        cap = CAPS[kind]
+        too_big = (
+            f"is larger than the {limit / _MB:g} MiB allowed for {cap.what}; "
+            f"set {cap.env} (MiB) to allow more"
+        )
+        if info.st_size > limit:
+            raise _refuse(label, too_big)
+        data = handle.read(limit + 1)  # the file may have grown since fstat
+    if len(data) > limit:
+        raise _refuse(label, too_big)
+    return data
