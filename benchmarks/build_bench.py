@@ -45,16 +45,16 @@ SUB_BUILD, SUB_WEASYPRINT = "subprocess reportgen build", "subprocess weasyprint
 
 # (stage, module, function): the functions `reportgen.build` calls, timed where it calls them.
 _STAGES = (
-    ("load+validate", "reportgen.build", "load_article"),
-    ("load+validate", "reportgen.build", "load"),
-    ("metrics", "reportgen.build", "compute"),
-    ("lints", "reportgen.build", "lint"),
-    ("charts", "reportgen.render", "render_charts"),
-    ("html render", "reportgen.build", "build_context"),
-    ("html render", "reportgen.build", "render_html"),
-    ("pdf", "reportgen.build", "render_pdf"),
-    ("metrics.json", "reportgen.build", "metrics_document"),
-    ("write files", "reportgen.build", "write_atomically"),
+    ("load+validate", "reportgen.article.build", "load_article"),
+    ("load+validate", "reportgen.article.build", "load"),
+    ("metrics", "reportgen.article.build", "compute"),
+    ("lints", "reportgen.article.build", "lint"),
+    ("charts", "reportgen.article.render", "render_charts"),
+    ("html render", "reportgen.article.build", "build_context"),
+    ("html render", "reportgen.article.build", "render_html"),
+    ("pdf", "reportgen.article.build", "render_pdf"),
+    ("metrics.json", "reportgen.article.build", "metrics_document"),
+    ("write files", "reportgen.article.build", "publish"),
 )
 
 
@@ -117,7 +117,7 @@ def _one_shot(out: Path) -> None:
     for key, module in (
         ("import weasyprint", "weasyprint"),
         ("import matplotlib", "matplotlib.figure"),
-        ("import reportgen (rest)", "reportgen.build"),
+        ("import reportgen (rest)", "reportgen.article.build"),
     ):
         totals[key], _, _ = _timed(partial(importlib.import_module, module))
     from reportgen.article.build import build
@@ -142,7 +142,7 @@ def main() -> None:
     script = Path(__file__).resolve().relative_to(ROOT)
     print("$ " + " ".join([".venv/bin/python", str(script), *sys.argv[1:]]) + f"   (in {ROOT})")
 
-    imported, _, _ = _timed(partial(importlib.import_module, "reportgen.build"))
+    imported, _, _ = _timed(partial(importlib.import_module, "reportgen.article.build"))
     import weasyprint
 
     from reportgen.article.build import build

@@ -1,7 +1,7 @@
 """Build stage: an article folder in; `index.html`, `article.pdf` and `metrics.json` out.
 
-Everything is rendered in memory first; then the three files are written to a fresh folder
-beside the target and swapped in, so a failed build leaves the previous outputs as they were.
+Everything is rendered in memory first; then `publish` swaps the files in atomically, so a failed
+build leaves the previous outputs as they were and a reader never finds them missing.
 Builds are reproducible: no wall-clock time (SOURCE_DATE_EPOCH, else the article's date), no
 absolute paths, fixed ordering.
 """
@@ -11,14 +11,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen import __version__
 from reportgen.article.manifest import ArticleSource, load_article
 from reportgen.article.pdf import render_pdf
+from reportgen.article.publish import check_output, publish
 from reportgen.article.quality import review
 from reportgen.article.render import build_context, render_html, stylesheet
 from reportgen.errors import InputError, Problem
@@ -115,33 +114,18 @@ def render_outputs(built: Built) -> dict[str, bytes]:
     }
 
 
-def write_atomically(target: Path, files: dict[str, bytes]) -> None:
-    """Replace folder `target` with exactly `files`, never leaving it half written."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        for name, data in files.items():
-            with open(fresh / name, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-        fresh.chmod(0o755)
-        old = None
-        if target.exists():
-            old = target.with_name(f".{target.name}.old-{os.getpid()}")
-            os.replace(target, old)
-        os.replace(fresh, target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(fresh, ignore_errors=True)
-        raise
+def build_article(
+    folder: Path, out: Path, environ: dict[str, str] | None = None
+) -> tuple[Path, Built]:
+    """Build the article in `folder` into `out/<article>/`: the folder and what was built."""
+    target = out / folder.resolve().name
+    check_output(folder, out, target)  # before any work: never at the article's expense
+    built = render_article(folder, environ)
+    files = render_outputs(built)
+    publish(target, files)
+    return target, built
 
 
 def build(folder: Path, out: Path, environ: dict[str, str] | None = None) -> Path:
     """Build the article in `folder` into `out/<article>/`; returns that folder."""
-    built = render_article(folder, environ)
-    files = render_outputs(built)
-    target = out / built.article.slug
-    write_atomically(target, files)
-    return target
+    return build_article(folder, out, environ)[0]

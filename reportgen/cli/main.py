@@ -76,9 +76,11 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from reportgen.article.build import build
+    from reportgen.article.build import build_article
 
-    target = build(args.article, args.out)
+    target, built = build_article(args.article, args.out)
+    for finding, (line, col) in built.stale:
+        print(f"{finding.file}:{line}:{col}: warning: {finding.message}", file=sys.stderr)
     for name in ("index.html", "article.pdf", "metrics.json"):
         print(target / name)
     return EXIT_OK
