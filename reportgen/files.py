@@ -106,10 +106,11 @@ def read_input(
         fd = os.open(target, flags)
     except OSError as exc:
         raise _refuse(label, f"cannot read file: {exc.strerror}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise _refuse(label, f"is {_kind_of(info.st_mode)}, not a regular file; refusing it")
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _refuse(label, f"is {_kind_of(info.st_mode)}, not a regular file; refusing it")
         cap = CAPS[kind]
         too_big = (
             f"is larger than the {limit / _MB:g} MiB allowed for {cap.what}; "

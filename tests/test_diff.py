@@ -75,3 +75,21 @@ def test_bad_metrics_json_is_located(tmp_path: Path, capsys: pytest.CaptureFixtu
     path.write_text('{"metrics": [{"id": "x"}]}')
     assert main(["diff", str(path), str(SMALL)]) == 2
     assert f"{path}:1:14 /metrics/0: a metric needs an id and a value" in capsys.readouterr().err
+
+
+def test_diff_json_is_strict_json_when_a_difference_overflows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def side(name: str, value: float) -> Path:
+        path = tmp_path / f"{name}.json"
+        metric = {"id": "decode.0.c1.aggregate_tok_s", "value": value, "unit": "tok/s"}
+        path.write_text(
+            json.dumps({"metrics": [{**metric, "definition": "decode.aggregate_tok_s"}]})
+        )
+        return path
+
+    assert main(["diff", str(side("old", -1.7e308)), str(side("new", 1.7e308)), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "Infinity" not in out and "NaN" not in out
+    (row,) = json.loads(out, parse_constant=lambda word: pytest.fail(f"bare {word}"))["metrics"]
+    assert row["change"] == "up" and row["delta"] is None and row["relative"] is None

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from reportgen.article.build import render_article, render_outputs
 from reportgen.article.manifest import Text
-from reportgen.article.prose import Resolver, render_block, render_inline
+from reportgen.article.prose import REFERENCE, Resolver, render_block, render_inline
 from reportgen.errors import InputError
 from reportgen.formats.load import load
 from reportgen.metrics import compute
@@ -59,9 +60,10 @@ def test_hostile_markdown_renders_inert(resolver: Resolver) -> None:
         assert f'href="{scheme}' not in html and f'src="{scheme}' not in html
     # Raw HTML is shown as text, escaped.
     assert "&lt;script&gt;" in html
-    # The reference resolved; the smuggled placeholder marks were stripped, not expanded.
+    # The reference resolved; private-use characters are shown as the text they are.
     assert 'data-metric="canonical.c1.output_tok_s"' in html
     assert html.count("data-metric=") == 1
+    assert "\ue0000\ue001" in html
 
 
 def test_setup_text_is_escaped(resolver: Resolver) -> None:
@@ -95,7 +97,7 @@ def test_manifest_reference_column(resolver: Resolver) -> None:
 def test_hostile_prose_builds_a_safe_page_and_pdf(tmp_path: Path) -> None:
     article = tmp_path / "small"
     shutil.copytree(SMALL, article)
-    (article / "notes.md").write_text(HOSTILE.replace("\\ue000", "").replace("\\ue001", ""))
+    (article / "notes.md").write_text(HOSTILE.replace("\ue000", "").replace("\ue001", ""))
     (article / "article.toml").write_text(
         (article / "article.toml")
         .read_text()
@@ -115,3 +117,72 @@ def test_hostile_prose_builds_a_safe_page_and_pdf(tmp_path: Path) -> None:
     # The PDF renders with no fetch of anything outside the article (none is requested).
     pdf = render_outputs(built)["article.pdf"]
     assert pdf.startswith(b"%PDF-") and b"/etc/passwd" not in pdf.split(b"stream")[0]
+
+
+@pytest.mark.parametrize(
+    ("prose", "line", "col"),
+    [
+        ('[x](https://example.org "{{ canonical.c1.output_tok_s }}")', 1, 26),
+        ("[x](https://example.org/{{canonical.c1.output_tok_s}})", 1, 25),
+        ("```{{ canonical.c1.output_tok_s }}\ncode\n```", 1, 4),
+        ("```\n{{ canonical.c1.output_tok_s }}\n```", 2, 1),
+        ("Inline `{{ canonical.c1.output_tok_s }}` code.", 1, 9),
+        ("![{{ canonical.c1.output_tok_s }}](https://example.org/x.png)", 1, 3),
+        ("    {{ canonical.c1.output_tok_s }} indented code", 1, 5),
+    ],
+    ids=["link-title", "link-url", "fence-info", "fence", "code-span", "image-alt", "code-block"],
+)
+def test_a_reference_outside_running_text_is_refused_at_its_place(
+    resolver: Resolver, prose: str, line: int, col: int
+) -> None:
+    with pytest.raises(InputError) as info:
+        render_block(Text("Intro.\n\n" + prose, "p.md", 1, markdown=True), resolver)
+    written = REFERENCE.search(prose)
+    assert written is not None
+    assert [p.format() for p in info.value.problems] == [
+        f"p.md:{line + 2}:{col} /: reference {written.group(0)} stands in code, "
+        "a link or an image, where it is not resolved: write it in running text"
+    ]
+
+
+def test_a_reference_in_link_text_resolves_and_stays_out_of_attributes(resolver: Resolver) -> None:
+    text = Text('[speed {{ canonical.c1.output_tok_s }}](https://example.org "t")', "p.md", 1)
+    html = str(render_block(replace(text, markdown=True), resolver))
+    assert re.fullmatch(
+        r'<p><a href="https://example.org" title="t">speed <span class="num" '
+        r'data-metric="canonical\.c1\.output_tok_s" data-value="[^"]+">[^<]+</span></a></p>\n',
+        html,
+    )
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "&#xE000;99&#xE001; and \ue0000\ue001",
+        "&#123;&#123; canonical.c1.output_tok_s }}",
+        "\\{\\{ canonical.c1.output_tok_s }}",
+        "{{ canonical.c1.output_tok_s &#125;&#125;",
+    ],
+    ids=["private-use", "entity-braces", "escaped-braces", "entity-close"],
+)
+def test_text_that_only_looks_like_a_reference_is_shown_as_text(
+    resolver: Resolver, prose: str
+) -> None:
+    html = str(render_block(Text(prose, "p.md", 1, markdown=True), resolver))
+    assert "data-metric" not in html and "<span" not in html
+    assert html.startswith("<p>") and html.endswith("</p>\n")
+
+
+def test_a_character_without_a_glyph_is_located_in_the_prose(tmp_path: Path) -> None:
+    article = tmp_path / "small"
+    shutil.copytree(SMALL, article)
+    notes = article / "notes.md"
+    notes.write_text(notes.read_text() + "\nA private mark: &#xE000;99&#xE001;.\n")
+    built = render_article(article, {})
+    assert "\ue00099\ue001" in built.html
+    with pytest.raises(InputError) as info:
+        render_outputs(built)
+    assert [(Path(p.path).name, p.message[:7]) for p in info.value.problems] == [
+        ("notes.md", "U+E000 "),
+        ("notes.md", "U+E001 "),
+    ]

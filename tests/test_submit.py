@@ -6,6 +6,7 @@ No test reaches the internet: the fake binds 127.0.0.1 and every command gets it
 from __future__ import annotations
 
 import argparse
+import base64
 import io
 import json
 import time
@@ -59,12 +60,33 @@ class Result:
         return self.out + self.err
 
 
-def submit(target: Path, *flags: str, env: dict[str, str], api: FakeLocalMaxxing | None) -> Result:
+def submit(
+    target: Path,
+    *flags: str,
+    env: dict[str, str],
+    api: FakeLocalMaxxing | None,
+    answers: list[str] | None = None,
+) -> Result:
+    """`reportgen submit TARGET FLAGS` against the fake API, stdin not a terminal.
+
+    `answers`: run as on a terminal, answering the confirmation with these; without them, a real
+    submission is given --yes (the tests that check the question itself pass answers).
+    """
     parser = argparse.ArgumentParser(prog="reportgen")
     cli_submit.add_parser(parser.add_subparsers(dest="command", required=True))
     base = ["--api-base", api.url] if api else []
-    args = parser.parse_args(["submit", str(target), *base, *flags])
+    real = not {"--local", "--dry-run"} & set(flags)
+    yes = ["--yes"] if real and answers is None and "--no-yes" not in flags else []
+    flags = tuple(f for f in flags if f != "--no-yes")
+    args = parser.parse_args(["submit", str(target), *base, *flags, *yes])
     out, err = io.StringIO(), io.StringIO()
+    questions: list[str] = []
+
+    def ask(question: str) -> str:
+        questions.append(question)
+        assert answers, "asked more questions than answers given"
+        return answers.pop(0)
+
     with httpx.Client(trust_env=False) as client:
         code = cli_submit.run(
             args,
@@ -74,8 +96,10 @@ def submit(target: Path, *flags: str, env: dict[str, str], api: FakeLocalMaxxing
             load_setup=lambda _: SETUP,
             out=out,
             err=err,
+            interactive=answers is not None,
+            ask=ask,
         )
-    return Result(code, out.getvalue(), err.getvalue())
+    return Result(code, out.getvalue(), err.getvalue() + "".join(questions))
 
 
 def expected_payload(path: Path) -> payload.Payload:
@@ -384,3 +408,89 @@ def test_bundled_article_canonical_single_run(
         print("  " + finding.format())
     errors = {f.field for f in findings if f.severity == "error"}
     assert errors == {"/hardware/gpuName", "/engineName"}
+
+
+# --- a real submission is deliberate -------------------------------------------------------
+
+
+def test_a_real_submission_from_a_script_needs_yes(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, "--no-yes", env=env, api=api)
+    assert result.code == 2
+    assert "a real submission needs --yes when stdin is not a terminal" in result.err
+    assert api.requests == []  # refused before any request, the contract's included
+    assert not (folder / RECORD_FILE).exists()
+
+
+def test_on_a_terminal_the_submission_is_shown_and_asked_first(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    sent = expected_payload(folder / "canonical-c1.json").body()
+    declined = submit(folder, env=env, api=api, answers=["n"])
+    assert declined.code == 1 and api.posts(SUBMIT) == []
+    assert "not sent: the submission was not confirmed" in declined.out
+    shown = declined.err
+    assert f"about to submit 1 run(s) to {api.url}" in shown
+    assert f"model {sent['hfId']}" in shown and f"engine {sent['engineName']}" in shown
+    gpu = sent["hardware"]["gpuName"]
+    assert f"{sent['hardware']['gpuCount']}x {gpu}" in shown
+    assert f"output {sent['tokSOut']:,g} tok/s" in shown
+    assert "Submit 1 run(s) for real? [y/N] " in shown
+    accepted = submit(folder, env=env, api=api, answers=["y"])
+    assert accepted.code == 0 and len(api.posts(SUBMIT)) == 1
+    assert "submitted (HTTP 201)" in accepted.out
+
+
+@pytest.mark.parametrize("mode", ["--dry-run", "--local"])
+def test_checks_and_dry_runs_ask_nothing(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, mode: str
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    on_terminal = submit(folder, mode, env=env, api=api, answers=[])
+    from_script = submit(folder, mode, env=env, api=api)
+    assert on_terminal.code == from_script.code and "[y/N]" not in on_terminal.err
+
+
+def test_a_key_with_characters_no_header_can_carry_is_a_clear_error(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    bad = KEY[:-1] + "é"
+    result = submit(folder, "--dry-run", env={**env, "LOCALMAXXING_API_KEY": bad}, api=api)
+    assert result.code == 2
+    assert result.err.startswith("LOCALMAXXING_API_KEY:1:1 /: holds characters an HTTP header")
+    assert bad not in result.text and KEY[:12] not in result.text and "Traceback" not in result.text
+    assert api.requests == []
+
+
+def _echoed_forms(key: str) -> dict[str, str]:
+    bare = key.removeprefix("bhk_")
+    return {
+        "upper": key.upper(),
+        "bare": bare,
+        "bare-upper": bare.upper(),
+        "hex": key.encode().hex(),
+        "hex-upper": key.encode().hex().upper(),
+        "base64": base64.b64encode(key.encode()).decode(),
+        "base64-bare": base64.b64encode(bare.encode()).decode(),
+        "base64-in-basic-auth": base64.b64encode(f"user:{key}".encode()).decode(),
+        "base64-offset-2": base64.b64encode(f"xy{key}!".encode()).decode(),
+        "base64-url": base64.urlsafe_b64encode(f"?{key}".encode()).decode(),
+    }
+
+
+@pytest.mark.parametrize("form", list(_echoed_forms(KEY)))
+def test_a_key_echoed_back_in_another_form_is_redacted(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, form: str
+) -> None:
+    echoed = _echoed_forms(KEY)[form]
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(DRY_RUN, Reply(400, {"error": f"key {echoed} is not allowed here"}))
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert result.code == 1 and "server error: key " in result.out and "[redacted]" in result.out
+    bare = KEY.removeprefix("bhk_")
+    for leaked in (echoed, KEY, bare, bare.upper(), bare[:16], KEY.encode().hex()[:16]):
+        assert leaked not in result.text, leaked

@@ -11,11 +11,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen import __version__
-from reportgen.article.manifest import ArticleSource, load_article
+from reportgen.article.manifest import ArticleSource, Text, load_article
 from reportgen.article.pdf import render_pdf
 from reportgen.article.publish import check_output, publish
 from reportgen.article.quality import review
@@ -98,15 +100,60 @@ def render_article(folder: Path, environ: dict[str, str] | None = None) -> Built
     return Built(article, metrics, findings, html, document, created, reviewed.stale)
 
 
+_NO_GLYPH = re.compile(r"\.notdef glyph rendered for Unicode string .*\(U\+([0-9A-F]{4,6})\)")
+
+
+def _written_at(code: int, article: ArticleSource) -> tuple[Text, int] | None:
+    """The first place the article's source writes the character `code`, as itself or as an
+    HTML entity."""
+    forms = re.compile(f"{re.escape(chr(code))}|&#[xX]0*{code:x};|&#0*{code};", re.IGNORECASE)
+    for text in article.texts():
+        found = forms.search(text.text)
+        if found:
+            return text, found.start()
+    return None
+
+
+def _locate_glyphs(problems: tuple[Problem, ...], article: ArticleSource) -> list[Problem]:
+    """WeasyPrint's "no glyph" warnings, placed at the character in the article's source."""
+    out = []
+    for p in problems:
+        found = _NO_GLYPH.search(p.message)
+        place = _written_at(int(found.group(1), 16), article) if found else None
+        if found is None or place is None:
+            out.append(p)
+            continue
+        char = chr(int(found.group(1), 16))
+        text, offset = place
+        before = text.text[:offset]
+        line = text.line + before.count("\n")
+        col = (text.col + offset) if "\n" not in before else offset - before.rfind("\n")
+        name = unicodedata.name(char, "a private-use or unnamed character")
+        out.append(
+            Problem(
+                text.file,
+                line,
+                col,
+                "",
+                f"U+{ord(char):04X} ({name}) has no glyph in the PDF's fonts: the PDF would "
+                "show an empty box; write it another way",
+            )
+        )
+    return out
+
+
 def render_outputs(built: Built) -> dict[str, bytes]:
     """The three output files' bytes."""
-    pdf = render_pdf(
-        built.html,
-        label=f"{built.article.slug}/index.html",
-        base=built.article.folder,
-        roots=(built.article.folder, template_dir()),
-        created=built.created,
-    )
+    try:
+        pdf = render_pdf(
+            built.html,
+            label=f"{built.article.slug}/index.html",
+            base=built.article.folder,
+            roots=(built.article.folder, template_dir()),
+            created=built.created,
+        )
+    except InputError as exc:
+        raise InputError(_locate_glyphs(exc.problems, built.article)) from None
     return {
         "index.html": built.html.encode("utf-8"),
         "article.pdf": pdf,

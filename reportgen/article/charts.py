@@ -264,7 +264,8 @@ _DROP = re.compile(
 )
 _REF = re.compile(r'(\bid="|url\(#|href="#)')
 _STYLE = re.compile(r'\bstyle="([^"]*)"')
-_FONTS = {"'DejaVu Sans'": "'DejaVu Sans', sans-serif"}  # a fallback where it is missing
+# The PDF draws with its own copy of DejaVu Sans (see article/pdf.py); browsers fall back.
+_FONTS = {"'DejaVu Sans'": "'reportgen DejaVu Sans', 'DejaVu Sans', sans-serif"}
 _ROOT = re.compile(r"<svg\b[^>]*>")
 
 

@@ -86,6 +86,13 @@ class ArticleSource:
     omissions: tuple[Omission, ...] = ()
     acknowledgements: tuple[Acknowledgement, ...] = ()
 
+    def texts(self) -> list[Text]:
+        """Every piece of text the article's source gives, in page order."""
+        out = [self.title, self.subtitle, self.status, self.bench]
+        out += [h.caption for h in self.headlines] + [t for _, t in self.notes]
+        out += [*self.prose, self.source] + [a.reason for a in self.acknowledgements]
+        return [t for t in out if t is not None]
+
     def published_paths(self) -> list[Path]:
         """The published versions the manifest names, in manifest order."""
         return [self.folder / name for name in self.published]

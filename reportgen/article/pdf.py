@@ -8,6 +8,7 @@ its log instead of raising, so every warning or error it logs fails the build, l
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import logging
 import os
 import threading
@@ -30,6 +31,7 @@ with warnings.catch_warnings():
         category=DeprecationWarning,
     )
     import weasyprint
+from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetchingError
 
 from reportgen.errors import InputError, Problem
@@ -105,6 +107,55 @@ def _weasyprint_log() -> Iterator[_Collect]:
         logger.removeHandler(handler)
 
 
+# The PDF's fonts: DejaVu Sans and Sans Mono, from the copies matplotlib ships (a pinned Python
+# dependency) rather than whatever fonts the machine has, so that the PDF's bytes do not depend
+# on the system's font packages. (style, weight, file) for each family.
+_FACES = {
+    "DejaVu Sans": (
+        ("normal", 400, "DejaVuSans.ttf"),
+        ("normal", 700, "DejaVuSans-Bold.ttf"),
+        ("italic", 400, "DejaVuSans-Oblique.ttf"),
+        ("italic", 700, "DejaVuSans-BoldOblique.ttf"),
+    ),
+    "DejaVu Sans Mono": (
+        ("normal", 400, "DejaVuSansMono.ttf"),
+        ("normal", 700, "DejaVuSansMono-Bold.ttf"),
+        ("italic", 400, "DejaVuSansMono-Oblique.ttf"),
+        ("italic", 700, "DejaVuSansMono-BoldOblique.ttf"),
+    ),
+}
+
+
+def font_dir() -> Path | None:
+    """The folder of matplotlib's bundled TrueType fonts, found without importing matplotlib."""
+    spec = importlib.util.find_spec("matplotlib")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        folder = Path(location) / "mpl-data" / "fonts" / "ttf"
+        if all((folder / f).is_file() for faces in _FACES.values() for *_, f in faces):
+            return folder
+    return None
+
+
+_OWN = "reportgen {}"  # a family name no system font has, so fontconfig cannot swap it
+
+
+def _font_css(folder: Path) -> str:
+    faces = [
+        f'@font-face {{ font-family: "{_OWN.format(family)}"; font-style: {style}; '
+        f'font-weight: {weight}; src: url("{(folder / name).as_uri()}"); }}'
+        for family, faces in _FACES.items()
+        for style, weight, name in faces
+    ]
+    sans, mono = (f'"{_OWN.format(f)}"' for f in _FACES)
+    return "\n".join(
+        [
+            *faces,
+            f"html {{ font-family: {sans}, sans-serif !important; }}",
+            f"code, pre, kbd, samp {{ font-family: {mono}, monospace !important; }}",
+        ]
+    )
+
+
 def render_pdf(
     html: str,
     *,
@@ -114,12 +165,19 @@ def render_pdf(
     created: dt.datetime,
 ) -> bytes:
     """PDF bytes for `html`; `label` names the HTML in errors, `created` dates the PDF."""
-    fetcher = FolderFetcher(roots)
+    fonts = font_dir()
+    fetcher = FolderFetcher([*roots, *([fonts] if fonts else [])])
     stamp = created.strftime("%Y-%m-%dT%H:%M:%SZ")
     with _weasyprint_log() as log, _source_date_epoch(created):
+        font_config = FontConfiguration()
+        stylesheets = (
+            [weasyprint.CSS(string=_font_css(fonts), font_config=font_config, url_fetcher=fetcher)]
+            if fonts
+            else []
+        )
         document = weasyprint.HTML(
             string=html, base_url=base.resolve().as_uri() + "/", url_fetcher=fetcher
-        ).render()
+        ).render(stylesheets=stylesheets, font_config=font_config)
         document.metadata.created = stamp
         document.metadata.modified = stamp
         pdf: bytes = document.write_pdf()

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from markupsafe import Markup, escape
 
 from reportgen.article.manifest import Text
@@ -28,12 +28,14 @@ from reportgen.metrics import MetricSet
 from reportgen.model import Setup
 
 REFERENCE = re.compile(r"\{\{\s*([^{}\s]*)\s*\}\}")
-_OPEN, _CLOSE = "\ue000", "\ue001"  # private-use marks around a placeholder
 _SAFE_LINK = re.compile(r"^(https?://|mailto:|#)", re.IGNORECASE)
 
 
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    # Keep entities and backslash escapes as tokens of their own: `&#123;&#123; x }}` is text
+    # that looks like a reference, not one.
+    md.disable("text_join")
 
     def image_as_text(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         # Prose may not load images (the page stays self-contained): show the alt text.
@@ -98,18 +100,36 @@ def _position(text: Text, offset: int) -> tuple[int, int]:
     return text.line + line, offset - before.rfind("\n")
 
 
-def _substitute(text: Text, resolver: Resolver, render: Callable[[str], str]) -> Markup:
-    source = text.text.replace(_OPEN, "").replace(_CLOSE, "")
-    values: list[Markup] = []
-    problems = []
+class _References:
+    """The references written in a text, consumed as the Markdown tokens that hold them are met.
 
-    def placeholder(found: re.Match[str]) -> str:
-        html = resolver.resolve(found.group(1))
-        if html is None:
-            line, col = _position(text, found.start())
-            problems.append(
+    Each reference is resolved only where it stands in running text; one left unconsumed stood
+    in code, a link or an image, where it could land in an attribute: it is refused.
+    """
+
+    def __init__(self, text: Text, resolver: Resolver) -> None:
+        self.text, self.resolver = text, resolver
+        self.open = list(REFERENCE.finditer(text.text))
+        self.problems: list[Problem] = []
+        line_starts = [0] + [m.end() for m in re.finditer("\n", text.text)]
+        self.line_of = [sum(1 for s in line_starts if s <= m.start()) - 1 for m in self.open]
+
+    def take(self, raw: str, lines: tuple[int, int] | None) -> re.Match[str] | None:
+        """The first open occurrence of `raw` within `lines` (0-based, end excluded)."""
+        for i, found in enumerate(self.open):
+            inside = lines is None or lines[0] <= self.line_of[i] < lines[1]
+            if found.group(0) == raw and inside:
+                del self.open[i], self.line_of[i]
+                return found
+        return None
+
+    def html(self, found: re.Match[str]) -> Markup:
+        value = self.resolver.resolve(found.group(1))
+        if value is None:
+            line, col = _position(self.text, found.start())
+            self.problems.append(
                 Problem(
-                    text.file,
+                    self.text.file,
                     line,
                     col,
                     "",
@@ -117,25 +137,76 @@ def _substitute(text: Text, resolver: Resolver, render: Callable[[str], str]) ->
                     "setup field, version.TOOL or article.date",
                 )
             )
-            html = Markup("")
-        values.append(html)
-        return f"{_OPEN}{len(values) - 1}{_CLOSE}"
+            return Markup("")
+        return value
 
-    marked = REFERENCE.sub(placeholder, source)
-    if problems:
-        raise InputError(problems)
-    html = render(marked)
-    return Markup(re.sub(f"{_OPEN}(\\d+){_CLOSE}", lambda m: str(values[int(m.group(1))]), html))
+    def leftovers(self) -> None:
+        for found in self.open:
+            line, col = _position(self.text, found.start())
+            self.problems.append(
+                Problem(
+                    self.text.file,
+                    line,
+                    col,
+                    "",
+                    f"reference {found.group(0)} stands in code, a link or an image, where it "
+                    "is not resolved: write it in running text",
+                )
+            )
+
+
+def _resolve_text(token: Token, refs: _References, lines: tuple[int, int] | None) -> list[Token]:
+    """A text token split into text and resolved numbers (as inline HTML tokens)."""
+    out: list[Token] = []
+    at = 0
+    for found in REFERENCE.finditer(token.content):
+        taken = refs.take(found.group(0), lines)
+        if taken is None:  # not written literally (an entity or escape made it): text
+            continue
+        if found.start() > at:
+            out.append(Token("text", "", 0, content=token.content[at : found.start()]))
+        out.append(Token("html_inline", "", 0, content=str(refs.html(taken))))
+        at = found.end()
+    if at < len(token.content):
+        out.append(Token("text", "", 0, content=token.content[at:]))
+    return out or [token]
+
+
+def _resolve(tokens: list[Token], refs: _References) -> None:
+    for token in tokens:
+        if token.type != "inline" or not token.children:
+            continue
+        lines = (token.map[0], token.map[1]) if token.map else None
+        children: list[Token] = []
+        for child in token.children:
+            if child.type == "text":
+                children += _resolve_text(child, refs, lines)
+            else:
+                if child.type == "text_special":  # an entity or escape, shown as the text it is
+                    child = Token("text", "", 0, content=child.content)
+                children.append(child)
+        token.children = children
+
+
+def _render(text: Text, resolver: Resolver, *, inline: bool) -> Markup:
+    refs = _References(text, resolver)
+    env: dict[str, Any] = {}
+    tokens = _MD.parseInline(text.text, env) if inline else _MD.parse(text.text, env)
+    _resolve(tokens, refs)
+    refs.leftovers()
+    if refs.problems:
+        raise InputError(sorted(refs.problems))
+    return Markup(_MD.renderer.render(tokens, _MD.options, env))
 
 
 def render_block(text: Text, resolver: Resolver) -> Markup:
     """A Markdown document as safe HTML, references resolved."""
-    return _substitute(text, resolver, _MD.render)
+    return _render(text, resolver, inline=False)
 
 
 def render_inline(text: Text, resolver: Resolver) -> Markup:
     """One line of Markdown (a caption or note) as safe inline HTML, references resolved."""
-    return _substitute(text, resolver, _MD.renderInline)
+    return _render(text, resolver, inline=True)
 
 
 def plain(text: Text, resolver: Resolver) -> str:

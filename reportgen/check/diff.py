@@ -7,6 +7,7 @@ direction, and which would change as the article displays them.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -148,8 +149,13 @@ def to_text(moved: tuple[Moved, ...], *, all_rows: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _finite(x: float | None) -> float | None:
+    """`x`, or None when it is not a finite number (a difference that overflowed)."""
+    return x if x is not None and math.isfinite(x) else None
+
+
 def to_json(moved: tuple[Moved, ...]) -> str:
-    """The diff as JSON."""
+    """The diff as JSON (strict JSON: a difference too large for a float is null)."""
     return (
         json.dumps(
             {
@@ -160,8 +166,8 @@ def to_json(moved: tuple[Moved, ...]) -> str:
                         "old": m.old,
                         "new": m.new,
                         "unit": m.unit,
-                        "delta": m.delta,
-                        "relative": m.relative,
+                        "delta": _finite(m.delta),
+                        "relative": _finite(m.relative),
                         "old_shown": m.old_shown,
                         "new_shown": m.new_shown,
                         "display_changes": m.display_changes,
@@ -170,6 +176,7 @@ def to_json(moved: tuple[Moved, ...]) -> str:
                 ]
             },
             indent=2,
+            allow_nan=False,
         )
         + "\n"
     )

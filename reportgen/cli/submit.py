@@ -12,7 +12,7 @@ import ipaddress
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -25,6 +25,7 @@ from reportgen.model import Setup
 if TYPE_CHECKING:  # the HTTP stack is imported only when a submission runs
     import httpx
 
+    from reportgen.localmaxxing.payload import Payload
     from reportgen.localmaxxing.submit import SubmitReport
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
@@ -35,14 +36,16 @@ Every mode first checks the payload against the API contract: the live GET /api/
 when online (then cached in $XDG_CACHE_HOME/reportgen), else the last cached copy, else the dated
 snapshot bundled with reportgen. --local stops there and never goes online; --dry-run then asks
 the server to validate the payload without storing it; with neither flag the run is submitted for
-real. Runs whose data is reconstructed are always refused. The key is read from
-LOCALMAXXING_API_KEY (or LMX_API_KEY) and never written anywhere. A submitted run is recorded in
-ARTICLE_DIR/submissions.json; sending it again needs --force.
+real: reportgen shows what will be sent and asks first (--yes skips the question, and is needed
+when stdin is not a terminal). Runs whose data is reconstructed are always refused. The key is
+read from LOCALMAXXING_API_KEY (or LMX_API_KEY) and never written anywhere. A submitted run is
+recorded in ARTICLE_DIR/submissions.json; sending it again needs --force.
 
 examples:
   reportgen submit runs/paiton-kimi-k3.1-pro --local --save-payload build/payloads
   reportgen submit runs/paiton-kimi-k3.1-pro/canonical-single.json --dry-run
   reportgen submit runs/paiton-kimi-k3.1-pro/canonical-single.json
+  reportgen submit runs/paiton-kimi-k3.1-pro/canonical-single.json --yes   # from a script
 """
 
 
@@ -83,6 +86,11 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
         help="the article folder (article.toml) of a RUN_FILE; default: the file's folder",
     )
     p.add_argument("--force", action="store_true", help="submit a run already submitted")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="submit for real without asking (needed when stdin is not a terminal)",
+    )
     p.add_argument(
         "--timeout",
         type=float,
@@ -130,6 +138,50 @@ def _print(report: SubmitReport, out: TextIO) -> None:
             out.write(f"  {line}\n")
 
 
+def _number(value: Any, unit: str) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{value:,g} {unit}"
+    return "-"
+
+
+def describe(payload: Payload) -> list[str]:
+    """What a payload sends, in a few lines: the run, model, engine, GPUs and headline numbers."""
+    body = payload.body()
+    hw: dict[str, Any] = body["hardware"] if isinstance(body.get("hardware"), dict) else {}
+    flags: dict[str, Any] = body["engineFlags"] if isinstance(body.get("engineFlags"), dict) else {}
+    gpus = hw.get("gpus")
+    if isinstance(gpus, list) and gpus:
+        gpu = ", ".join(f"{g.get('count', '?')}x {g.get('gpuName', '?')}" for g in gpus)
+    else:
+        gpu = f"{hw.get('gpuCount', '?')}x {hw.get('gpuName', hw.get('cpu', '?'))}"
+    return [
+        f"{payload.run_file}:",
+        f"  model {body.get('hfId')} ({body.get('quantization')}), engine "
+        f"{body.get('engineName')} {body.get('engineVersion') or ''}".rstrip(),
+        f"  hardware {gpu}; {flags.get('concurrency', 1)} request(s) at a time",
+        f"  output {_number(body.get('tokSOut'), 'tok/s')}, TTFT "
+        f"{_number(body.get('ttftMs'), 'ms')}, prefill {_number(body.get('tokSPrefill'), 'tok/s')}",
+    ]
+
+
+def _confirmer(
+    api_base: str, yes: bool, err: TextIO, ask: Callable[[str], str]
+) -> Callable[[Sequence[Payload]], bool]:
+    def confirm(payloads: Sequence[Payload]) -> bool:
+        err.write(f"about to submit {len(payloads)} run(s) to {api_base}:\n")
+        for p in payloads:
+            err.write("\n".join(describe(p)) + "\n")
+        if yes:
+            return True
+        try:
+            answer = ask(f"Submit {len(payloads)} run(s) for real? [y/N] ")
+        except EOFError:
+            answer = ""
+        return answer.strip().lower() in ("y", "yes")
+
+    return confirm
+
+
 def _input_error(problems: tuple[Problem, ...], key: str | None, err: TextIO) -> int:
     from reportgen.localmaxxing.keys import redact
 
@@ -147,8 +199,11 @@ def run(
     load_setup: SetupLoader | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    interactive: bool | None = None,
+    ask: Callable[[str], str] = input,
 ) -> int:
-    """Run `reportgen submit` with injectable network client, environment, clock and loader."""
+    """Run `reportgen submit` with injectable network client, environment, clock, loader and
+    terminal (`interactive`: stdin is a terminal; `ask`: how a question is answered)."""
     from reportgen.cli.inputs import load_arguments
     from reportgen.localmaxxing.keys import api_key
     from reportgen.localmaxxing.submit import (
@@ -161,8 +216,18 @@ def run(
 
     env = os.environ if env is None else env
     out, err = out or sys.stdout, err or sys.stderr
-    key = api_key(env)
+    try:
+        key = api_key(env)
+    except InputError as exc:
+        return _input_error(exc.problems, None, err)
+    real = not (args.local or args.dry_run)
+    interactive = sys.stdin.isatty() if interactive is None else interactive
     usage = _api_base_problem(args.api_base)
+    if usage is None and real and not args.yes and not interactive:
+        usage = (
+            "a real submission needs --yes when stdin is not a terminal (a script cannot "
+            "answer the confirmation); try --dry-run first"
+        )
     if usage is None and not 0 < args.timeout <= 600:
         usage = "--timeout must be above 0 and at most 600 seconds"
     if usage is None and not args.path.exists():
@@ -204,6 +269,7 @@ def run(
             save_payload=args.save_payload,
             force=args.force,
             timeout_s=args.timeout,
+            confirm=_confirmer(args.api_base, args.yes, err, ask) if real else None,
         )
         report = submit_runs(request, client=client, env=env, now=now)
     except InputError as exc:

@@ -74,6 +74,9 @@ class SubmitRequest:
     save_payload: Path | None = None
     force: bool = False
     timeout_s: float = DEFAULT_TIMEOUT_S
+    # Asked with the payloads about to be submitted for real (after every local check); False
+    # sends nothing. None: no confirmation asked (the caller decided, e.g. --yes).
+    confirm: Callable[[Sequence[Payload]], bool] | None = None
 
 
 def reconstructed(runs: Sequence[Run]) -> tuple[Outcome, ...]:
@@ -259,7 +262,16 @@ def submit_runs(
         )
         notes += [*tried, f"contract: {contract.describe()}"]
         ready = _checked(request, payloads, contract, key, outcomes)
-        if ready and http is not None and key is not None:
+        confirmed = (
+            request.mode != "submit"
+            or request.confirm is None
+            or not ready
+            or request.confirm([p for p, _ in ready])
+        )
+        if not confirmed:
+            line = "not sent: the submission was not confirmed"
+            outcomes += [_outcome(key, p.run_file, "not sent", [line]) for p, _ in ready]
+        elif ready and http is not None and key is not None:
             outcomes += _send_all(request, ready, contract, http, key, clock)
     finally:
         if http is not None and http is not client:
