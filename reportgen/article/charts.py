@@ -42,12 +42,18 @@ class Chart:
 # Okabe-Ito, yellow last (weak on white); markers differ too, for grey print.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-WIDTH_IN, HEIGHT_IN = 6.3, 3.3  # ~16 cm wide: 1:1 at the PDF's text width
+# Lines that lie on top of each other stay apart by dash and by marker (hollow every other one),
+# not by colour alone.
+DASHES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 2)), "-", "--")
+HOLLOW = (False, True, False, True, False, True, False, True)
+# Sized for a phone: shown at its natural width (4.8 in = 461 CSS px) or narrower, the 12 pt
+# text stays at least as large as the page's small print (0.8rem) down to a 420 px screen.
+WIDTH_IN, HEIGHT_IN = 4.8, 3.6
 _RC: dict[str, Any] = {
     "svg.hashsalt": "reportgen",
     "svg.fonttype": "none",
     "font.family": ["DejaVu Sans"],
-    "font.size": 9.0,
+    "font.size": 12.0,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
@@ -58,7 +64,7 @@ _RC: dict[str, Any] = {
     "xtick.color": "#333333",
     "ytick.color": "#333333",
     "lines.linewidth": 1.8,
-    "lines.markersize": 5.0,
+    "lines.markersize": 6.0,
     "legend.frameon": False,
 }
 _METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
@@ -130,14 +136,17 @@ def _by_concurrency(metrics: MetricSet, spec: _Spec) -> Chart | None:
                 ys,
                 color=PALETTE[i % len(PALETTE)],
                 marker=MARKERS[i % len(MARKERS)],
-                label=context_label(x),
+                linestyle=DASHES[i % len(DASHES)],
+                markerfacecolor="white" if HOLLOW[i % len(HOLLOW)] else None,
+                markeredgewidth=1.4,
+                label=_context_name(x),
                 gid=f"line-{context_label(x)}",
             )
         _log2_axis(ax, levels, [str(c) for c in levels])
         ax.set_xlabel(_CONCURRENCY)
         ax.set_ylabel(spec.ylabel)
         _y_axis(ax, spec.key, log=spec.ylog)
-        ax.legend(title="context", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        _legend(ax, "context length (prompt tokens)", len(contexts))
 
     caption = spec.caption + _gaps(points, cells, contexts, levels)
     title = TABLES_BY_ID[spec.id.removeprefix("chart-")].title
@@ -228,10 +237,30 @@ def _y_axis(ax: Any, key: str, *, log: bool) -> None:
     ax.yaxis.set_major_formatter(FuncFormatter(fmt))
 
 
-_MARGINS = {"left": 0.125, "right": 0.83, "bottom": 0.15, "top": 0.97}
+def _context_name(tokens: int) -> str:
+    """A context for a legend: 0 says what it is (no context before the prompt)."""
+    return "0 (none)" if tokens == 0 else context_label(tokens)
+
+
+def _legend(ax: Any, title: str, entries: int) -> None:
+    """The legend above the plot, in one row (two for more than four entries), with its title."""
+    ax.legend(
+        title=title,
+        loc="lower left",
+        bbox_to_anchor=(-0.02, 1.01),
+        ncols=entries if entries <= 4 else -(-entries // 2),
+        alignment="left",
+        handlelength=1.9,
+        handletextpad=0.4,
+        columnspacing=0.8,
+        borderaxespad=0.0,
+    )
+
+
+_MARGINS = {"left": 0.16, "right": 0.97, "bottom": 0.15, "top": 0.76}
 # Room left of the axes: the rotated y label and padding, plus the widest y tick label, in
-# fractions of the figure's width (9 pt DejaVu Sans is about 0.075 in a character).
-_LEFT_BASE, _LEFT_PER_CHAR = 0.055, 0.075 / WIDTH_IN
+# fractions of the figure's width (12 pt DejaVu Sans is about 0.1 in a character).
+_LEFT_BASE, _LEFT_PER_CHAR = 0.09, 0.1 / WIDTH_IN
 
 
 def _left_margin(fig: Figure) -> float:
@@ -250,11 +279,12 @@ def _render(chart_id: str, title: str, draw: Callable[[Figure], None]) -> str:
     # Start from matplotlib's defaults, not the user's matplotlibrc; restored on exit.
     with _LOCK, matplotlib.style.context(["default", _RC]):
         fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN))
-        # Fixed margins, sized for the tick labels, axis labels and the legend on the right:
+        # Fixed margins, sized for the tick labels, axis labels and the legend above:
         # matplotlib's constrained layout measured every label and cost half of a chart's time.
         fig.subplots_adjust(**_MARGINS)
         draw(fig)
-        fig.subplots_adjust(left=_left_margin(fig))
+        legend = any(ax.get_legend() is not None for ax in fig.axes)
+        fig.subplots_adjust(left=_left_margin(fig), top=_MARGINS["top"] if legend else 0.95)
         fig.savefig(buf, format="svg", metadata=_METADATA)
     return _inline(buf.getvalue(), chart_id, title)
 
