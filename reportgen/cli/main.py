@@ -17,6 +17,7 @@ from reportgen import __version__
 from reportgen.cli import submit as cli_submit
 from reportgen.cli.inputs import load_arguments
 from reportgen.errors import InputError, Problem
+from reportgen.files import CAPS
 from reportgen.metrics import MetricSet, compute
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
@@ -106,10 +107,22 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _environment_help() -> str:
+    rows = [("SOURCE_DATE_EPOCH", "the build's date, Unix seconds (default: the article's date)")]
+    rows += [
+        (cap.env, f"size cap of {cap.what}, in MiB (default {cap.default_mb})")
+        for cap in CAPS.values()
+    ]
+    rows += [("LOCALMAXXING_API_KEY", "the key `reportgen submit` sends (or LMX_API_KEY)")]
+    width = max(len(name) for name, _ in rows)
+    return "environment:\n" + "\n".join(f"  {name:<{width}}  {what}" for name, what in rows)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="reportgen",
         description="Turn raw LLM-inference benchmark run files into checked articles.",
+        epilog=_environment_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"reportgen {__version__}")
