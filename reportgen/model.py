@@ -1,8 +1,11 @@
-"""The internal run model: what both input formats normalize into.
+"""The internal run model: what every input format normalizes into.
 
-Frozen dataclasses only. Parsers (`reportgen.lmx`, `reportgen.bench`) build these from raw JSON;
-every later stage (metrics, lints, render, check, submit) reads only these.
-Units live in the names: `_s` seconds, `_ms` milliseconds, `_tok_s` tokens per second.
+Three shapes of run: an lmx canonical run (one prompt, N iterations), an llm-inference-bench
+matrix (context x concurrency decode cells, cold prefill per context), and a sweep of load points
+(concurrency or request rate), which is what GuideLLM, AIPerf, vLLM and SGLang bench and
+inference-perf measure. Parsers in `reportgen.formats` build these from raw JSON; every later
+stage reads only these. Units live in the names: `_s` seconds, `_ms` milliseconds, `_tok_s`
+tokens per second.
 """
 
 from __future__ import annotations
@@ -10,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-FormatName = Literal["lmx-speed-test", "llm-inference-bench"]
-ProvenanceStatus = Literal["measured", "reconstructed"]
+FormatName = str  # a format module's name, e.g. "llm-inference-bench" (see formats.registry)
+ProvenanceStatus = Literal["measured", "reconstructed", "synthetic"]
 CellStatus = Literal[
     "ok",  # measured
     "skipped_capacity",  # aggregate_tps -1: context x concurrency does not fit the KV cache
@@ -26,12 +29,14 @@ Scalar = str | int | float | bool | None
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where a file's numbers come from: measured by the tools, or reconstructed."""
+    """Where a file's numbers come from: measured by the tools, reconstructed from a published
+    text, or synthetic (generated demo or test data); `note` is the file's own words."""
 
     status: ProvenanceStatus
     reconstructed_from: str | None = None
     generator: str | None = None
     note: str | None = None
+    command: str | None = None
 
 
 @dataclass(frozen=True)
@@ -168,7 +173,64 @@ class MatrixRun:
     summary_table: tuple[tuple[int, int, float | None], ...]  # (context, concurrency, value)
 
 
-Run = CanonicalRun | MatrixRun
+class Summary(NamedTuple):
+    """A tool's own statistics of one quantity over a load point's requests (None: not given)."""
+
+    mean: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    p95: float | None = None
+    p99: float | None = None
+    min: float | None = None
+    max: float | None = None
+    n: int | None = None
+
+
+@dataclass(frozen=True)
+class LoadPoint:
+    """One load point of a sweep: the requests sent at one concurrency or request rate.
+
+    `samples` are the per-request records when the file has them; `summaries` the tool's own
+    statistics (seconds, or tok/s for `per_request_tok_s`), used when it has no records and
+    cross-checked when it has.
+    """
+
+    pointer: str
+    label: str  # unique in its run: "c4" (concurrency 4), "r2.5" (2.5 requests/s), "sync"
+    concurrency: int | None
+    rate: float | None  # requests per second; None: as fast as the concurrency allows
+    strategy: str | None  # the tool's name for how load was applied
+    status: CellStatus
+    reason: str | None
+    duration_s: float | None  # the measured window
+    output_tokens: int | None  # output tokens of the window (the aggregate's numerator)
+    aggregate_tok_s: float | None  # the tool's own output tok/s
+    requests_ok: int | None
+    requests_failed: int
+    samples: tuple[RequestSample, ...]
+    summaries: tuple[tuple[str, Summary], ...] = ()  # quantity -> the tool's statistics
+    prompt_tokens: int | None = None  # the configured prompt length, when the load point fixes it
+    max_tokens: int | None = None  # the configured output length
+
+    def summary(self, quantity: str) -> Summary | None:
+        """The tool's own statistics of `quantity` ("ttft_s", "itl_s", "latency_s", ...)."""
+        return dict(self.summaries).get(quantity)
+
+
+@dataclass(frozen=True)
+class SweepRun:
+    """A run of one or more load points, as load-testing tools write them."""
+
+    source: SourceFile
+    engine: str | None
+    model: str | None
+    points: tuple[LoadPoint, ...]
+    # how the tool defines what it reports, where it differs from reportgen's definitions
+    definitions: tuple[tuple[str, str], ...] = ()
+    settings: tuple[tuple[str, Scalar], ...] = ()  # run-wide settings the file states
+
+
+Run = CanonicalRun | MatrixRun | SweepRun
 
 
 def context_label(tokens: int) -> str:
@@ -209,3 +271,5 @@ class Setup:
     engine_description: str | None
     spec_decoding: str | None = None
     command_snippet: str | None = None
+    engine_version: str | None = None
+    tensor_parallel: int | None = None

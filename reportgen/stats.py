@@ -42,3 +42,21 @@ def median(values: Iterable[float]) -> float | None:
 def close(a: float, b: float, *, rel: float, abs_: float) -> bool:
     """True when a and b agree within a relative or an absolute tolerance."""
     return abs(a - b) <= max(abs_, rel * max(abs(a), abs(b)))
+
+
+DISTRIBUTION = ("p50", "p90", "p95", "p99")
+
+
+def describe(values: Iterable[float]) -> dict[str, float] | None:
+    """p50, p90, p95, p99 (as `percentile`), mean, min, max and n over the positive values.
+
+    None when there is none. The statistics are over the same values the percentiles use: a value
+    <= 0 is "no measurement" to the tools, and is left out of every statistic.
+    """
+    kept = sorted(v for v in values if v > 0)
+    if not kept:
+        return None
+    ranks = percentiles(kept, 0.5, 0.9, 0.95, 0.99)
+    out = {name: float(x) for name, x in zip(DISTRIBUTION, ranks, strict=True) if x is not None}
+    out.update(mean=math.fsum(kept) / len(kept), min=kept[0], max=kept[-1], n=float(len(kept)))
+    return out

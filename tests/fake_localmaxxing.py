@@ -67,10 +67,10 @@ def article(tmp: Path, *runs: str, reconstructed: bool = False) -> Path:
     listed = ", ".join(f'"{name}"' for name in runs)
     (folder / "article.toml").write_text(
         'title = "test"\ndate = "2026-11-11"\n'
-        '[setup.hardware]\ngpu_name = "AMD Instinct MI355X"\ngpu_count = 6\ngpu_vram_gb = 288\n'
-        '[setup.model]\nhf_id = "moonshotai/Kimi-K3.1-Pro"\n'
-        '[setup.engine]\nname = "Paiton"\n'
-        f"[canonical]\nruns = [{listed}]\n",
+        f"[[runs]]\nfiles = [{listed}]\n"
+        '[runs.setup.hardware]\ngpu_name = "AMD Instinct MI355X"\ngpu_count = 6\n'
+        'gpu_vram_gb = 288\n[runs.setup.model]\nhf_id = "moonshotai/Kimi-K3.1-Pro"\n'
+        '[runs.setup.engine]\nname = "Paiton"\n[[sections]]\nkind = "setup"\n',
         encoding="utf-8",
     )
     for name in runs:

@@ -39,13 +39,13 @@ def test_the_bundled_manifests_load() -> None:
 
 def test_invalid_toml_is_located(tmp_path: Path) -> None:
     assert _problems(tmp_path, ("gpu_count = 1", "gpu_count = = 1")) == [
-        "article.toml:10:13 /: invalid TOML: Invalid value"
+        "article.toml:12:13 /: invalid TOML: Invalid value"
     ]
 
 
 def test_wrong_type_points_at_the_value(tmp_path: Path) -> None:
     assert _problems(tmp_path, ("gpu_count = 1", 'gpu_count = "one"')) == [
-        "article.toml:10:13 /setup/hardware/gpu_count: 'one' is not of type 'integer'"
+        "article.toml:12:13 /runs/0/setup/hardware/gpu_count: 'one' is not of type 'integer'"
     ]
 
 
@@ -58,14 +58,15 @@ def test_unknown_key_and_bad_date(tmp_path: Path) -> None:
 
 
 def test_a_run_file_name_may_not_leave_the_folder(tmp_path: Path) -> None:
-    assert _problems(tmp_path, ('run = "bench.json"', 'run = "../../etc/passwd.json"')) == [
-        "article.toml:29:7 /matrix/run: '../../etc/passwd.json' is not a .json file name in "
+    edit = ('"bench.json"]', '"../../etc/passwd.json"]')
+    assert _problems(tmp_path, edit) == [
+        "article.toml:8:9 /runs/0/files/1: '../../etc/passwd.json' is not a .json file name in "
         "the article folder"
     ]
 
 
 def test_a_missing_prose_file(tmp_path: Path) -> None:
-    problems = _problems(tmp_path, ('prose = ["notes.md"]', 'prose = ["absent.md"]'))
+    problems = _problems(tmp_path, ('prose = "notes.md"', 'prose = "absent.md"'))
     assert problems == ["absent.md:1:1 /: cannot read file: No such file or directory"]
 
 

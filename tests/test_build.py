@@ -12,7 +12,6 @@ import pytest
 from pypdf import PdfReader
 
 from reportgen.article.build import build, render_article, render_outputs
-from reportgen.article.tableview import table_views
 from reportgen.cli.main import main
 from reportgen.errors import InputError
 from reportgen.metrics.display import shown_text
@@ -99,8 +98,8 @@ def test_every_number_carries_its_metric(name: str, outputs: dict[str, dict[str,
         assert full == value.value
         assert text.split("\u00a0")[0] == shown_text(value)
     # Every table cell that has a metric shows it, under the right table.
-    for view in table_views(built.metrics):
-        spans = [n for n in numbers if n[3] == view.spec.id]
+    for view in built.tables:
+        spans = [n for n in numbers if n[3] == view.id]
         cells = [c for _, row in view.rows for c in row if not c.missing]
         assert len(spans) == len(cells)
 
@@ -139,8 +138,8 @@ def test_pdf_has_every_table_number(
     assert 2 <= len(reader.pages) <= 12
     text = "\n".join(page.extract_text() for page in reader.pages)
     flat = re.sub(r"\s+", " ", text)
-    for view in table_views(render_article(ARTICLES[name], {}).metrics):
-        assert view.spec.title in flat
+    for view in render_article(ARTICLES[name], {}).tables:
+        assert view.title in flat
         for label, cells in view.rows:
             assert label in flat
             for cell in cells:
@@ -186,13 +185,13 @@ def test_failed_build_leaves_earlier_outputs(
     shutil.copytree(SMALL, article)
     out = tmp_path / "out"
     target = build(article, out, {})
-    before = {p.name: p.read_bytes() for p in target.iterdir()}
+    before = {p.name: p.read_bytes() for p in target.rglob("*") if p.is_file()}
     notes = article / "notes.md"
     notes.write_text(notes.read_text() + "\nSee {{ decode.9K.c1.ttft_s }}.\n")
     assert main(["build", str(article), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert f"{notes}:5:5" in err and "unknown reference {{ decode.9K.c1.ttft_s }}" in err
-    assert {p.name: p.read_bytes() for p in target.iterdir()} == before
+    assert {p.name: p.read_bytes() for p in target.rglob("*") if p.is_file()} == before
     assert [p.name for p in out.iterdir() if not p.name.startswith(".")] == ["small"]
 
 

@@ -17,9 +17,10 @@ import matplotlib
 import pytest
 
 from reportgen.article.charts import Chart, render_charts
-from reportgen.article.manifest import load_article
-from reportgen.formats.load import load
-from reportgen.metrics import MetricSet, compute
+from reportgen.article.data import article_metrics
+from reportgen.article.manifest import ArticleSource, load_article
+from reportgen.errors import InputError
+from reportgen.metrics import MetricSet
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTICLE = ROOT / "runs" / "paiton-kimi-k3.1-pro"
@@ -27,15 +28,18 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(scope="module")
-def metrics() -> MetricSet:
-    result = load(load_article(ARTICLE).run_paths())
-    assert result.ok, result.problems
-    return compute(result.runs)
+def article() -> ArticleSource:
+    return load_article(ARTICLE)
 
 
 @pytest.fixture(scope="module")
-def charts(metrics: MetricSet) -> tuple[Chart, ...]:
-    return render_charts(metrics)
+def metrics() -> MetricSet:
+    return article_metrics(ARTICLE)[1]
+
+
+@pytest.fixture(scope="module")
+def charts(article: ArticleSource, metrics: MetricSet) -> tuple[Chart, ...]:
+    return render_charts(article, metrics)
 
 
 def _without(metrics: MetricSet, drop: str) -> MetricSet:
@@ -43,17 +47,17 @@ def _without(metrics: MetricSet, drop: str) -> MetricSet:
 
 
 def _line(chart: Chart, name: str) -> ET.Element:
-    found = ET.fromstring(chart.svg).find(f".//{SVG}g[@id='{chart.id}-{name}']")
+    found = ET.fromstring(chart.svg).find(f".//{SVG}g[@id='chart-{chart.id}-{name}']")
     assert found is not None, f"{chart.id} has no {name}"
     return found
 
 
 def test_bundled_article_has_four_inline_svg_charts(charts: tuple[Chart, ...]) -> None:
     assert [c.id for c in charts] == [
-        "chart-decode-aggregate",
-        "chart-decode-per-request",
-        "chart-decode-ttft",
-        "chart-prefill",
+        "decode-aggregate",
+        "decode-per-request",
+        "decode-ttft",
+        "prefill",
     ]
     ids: list[str] = []
     for chart in charts:
@@ -70,7 +74,7 @@ def test_bundled_article_has_four_inline_svg_charts(charts: tuple[Chart, ...]) -
         ids += [e.attrib["id"] for e in root.iter() if "id" in e.attrib]
         refs = re.findall(r'(?:url\(#|href="#)([^")]+)', chart.svg)
         assert refs and {r for r in refs} <= set(ids)
-        assert all(r.startswith(chart.id + "-") for r in refs)
+        assert all(r.startswith(f"chart-{chart.id}-") for r in refs)
     assert len(ids) == len(set(ids))
 
 
@@ -78,9 +82,10 @@ def test_decode_chart_has_one_line_per_context_with_every_cell(
     charts: tuple[Chart, ...],
 ) -> None:
     aggregate = charts[0]
-    for label in ("0", "8K", "32K", "64K"):
+    for label, legend in (("0", "0 (none)"), ("8K", "8K"), ("32K", "32K"), ("64K", "64K")):
         assert len(_line(aggregate, f"line-{label}").findall(f".//{SVG}use")) == 5
-        assert f">{label}</text>" in aggregate.svg  # the legend
+        assert f">{legend}</text>" in aggregate.svg  # the legend
+    assert ">context length (prompt tokens)</text>" in aggregate.svg  # its title
     for tick in ("1", "2", "4", "8", "16"):
         assert f">{tick}</text>" in aggregate.svg
     assert "Gaps" not in aggregate.caption
@@ -91,22 +96,23 @@ def test_decode_chart_has_one_line_per_context_with_every_cell(
 
 
 def test_output_is_byte_identical_in_process_and_in_a_new_process(
-    metrics: MetricSet, charts: tuple[Chart, ...]
+    article: ArticleSource, metrics: MetricSet, charts: tuple[Chart, ...]
 ) -> None:
     # Rendered again in this process, under a user's own rcParams: the same bytes (the user's
     # rcParams do not reach the charts, and ours do not outlive the call).
     with matplotlib.rc_context({"lines.linewidth": 7.0, "font.size": 20.0}):
-        assert render_charts(metrics) == charts
+        assert render_charts(article, metrics) == charts
         assert matplotlib.rcParams["lines.linewidth"] == 7.0
     # A fresh interpreter with another hash seed, given the same metric values.
     code = (
         "import pickle, sys; from reportgen.article.charts import render_charts; "
-        "sys.stdout.write(''.join(c.svg for c in render_charts(pickle.load(sys.stdin.buffer))))"
+        "a, m = pickle.load(sys.stdin.buffer); "
+        "sys.stdout.write(''.join(c.svg for c in render_charts(a, m)))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
-        input=pickle.dumps(metrics),
+        input=pickle.dumps((article, metrics)),
         capture_output=True,
         check=True,
         env={**os.environ, "PYTHONHASHSEED": "12345"},
@@ -114,27 +120,27 @@ def test_output_is_byte_identical_in_process_and_in_a_new_process(
     assert out.stdout.decode("utf-8") == "".join(c.svg for c in charts)
 
 
-def test_missing_cell_leaves_a_gap_not_a_point(metrics: MetricSet) -> None:
-    (aggregate, *_) = render_charts(_without(metrics, "decode.8K.c4.aggregate_tok_s"))
-    assert aggregate.id == "chart-decode-aggregate"
+def test_missing_cell_leaves_a_gap_not_a_point(article: ArticleSource, metrics: MetricSet) -> None:
+    (aggregate, *_) = render_charts(article, _without(metrics, "decode.8K.c4.aggregate_tok_s"))
+    assert aggregate.id == "decode-aggregate"
     line = _line(aggregate, "line-8K")
     assert len(line.findall(f".//{SVG}use")) == 4
     # The line is broken in two pieces around the gap: two move-tos in its path.
     path = line.find(f"{SVG}path")
     assert path is not None and path.get("d", "").count("M") == 2
     assert len(_line(aggregate, "line-32K").findall(f".//{SVG}use")) == 5
-    assert "no measurement: 8K at concurrency 4." in aggregate.caption
+    assert "no measurement: 8K at 4 concurrent requests." in aggregate.caption
 
 
-def test_chart_without_data_is_left_out(metrics: MetricSet) -> None:
-    charts = render_charts(_without(metrics, ".ttft_s"))  # decode and prefill TTFT
-    assert [c.id for c in charts] == [
-        "chart-decode-aggregate",
-        "chart-decode-per-request",
-        "chart-prefill",
-    ]
-    empty = dataclasses.replace(metrics, values=(), cells=())
-    assert render_charts(empty) == ()
+def test_a_declared_chart_without_data_is_a_located_error(
+    article: ArticleSource, metrics: MetricSet
+) -> None:
+    with pytest.raises(InputError) as info:
+        render_charts(article, _without(metrics, ".ttft_s"))  # decode and prefill TTFT
+    (problem,) = info.value.problems
+    decl = next(c for c in article.charts() if c.id == "decode-ttft")
+    assert (problem.line, problem.pointer) == (decl.place.line, decl.place.pointer)
+    assert problem.message == "chart 'decode-ttft': no values of decode.ttft_s in the data"
 
 
 class _Records(logging.Handler):
@@ -159,6 +165,8 @@ def weasyprint_log() -> Iterator[_Records]:
 def test_weasyprint_renders_all_charts_without_warnings(
     charts: tuple[Chart, ...], weasyprint_log: _Records
 ) -> None:
+    import reportgen.article.pdf  # noqa: F401  (imports WeasyPrint, silencing its HarfBuzz note)
+
     weasyprint = pytest.importorskip("weasyprint")
     body = "".join(f"<figure>{c.svg}<figcaption>{c.caption}</figcaption></figure>" for c in charts)
     page = f"<!doctype html><html><head><meta charset='utf-8'></head><body>{body}</body></html>"

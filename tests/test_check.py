@@ -18,11 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reportgen.article.build import Built, build, render_article
-from reportgen.article.tables import TABLES
 from reportgen.check.built import check_built
 from reportgen.check.compare import check_article, check_published
 from reportgen.check.published import reported_numbers
 from reportgen.check.result import CheckResult, SourceResult, expected_numbers
+from reportgen.check.shape import Shape, from_views
 from reportgen.cli.main import main
 from reportgen.formats.schemas import check as schema_check
 from reportgen.metrics import MetricSet
@@ -38,6 +38,10 @@ def _built() -> Built:
     return render_article(ARTICLE, {})
 
 
+def _shape(built: Built) -> Shape:
+    return from_views(built.article, built.tables)
+
+
 @pytest.fixture(scope="module")
 def built() -> Built:
     return _built()
@@ -49,9 +53,8 @@ def seed() -> str:
 
 
 def _check(text: str, built: Built) -> list[tuple[str, int, str | None]]:
-    result = check_published(
-        text, "pub.txt", built.metrics, expected_numbers(built.article, built.metrics)
-    )
+    expected = expected_numbers(built.article, built.metrics, built.tables)
+    result = check_published(text, "pub.txt", built.metrics, expected, _shape(built))
     return sorted((i.kind, i.line, i.metric) for i in result.items)
 
 
@@ -78,7 +81,7 @@ def test_the_bundled_article_passes_against_seed_and_build(tmp_path: Path) -> No
     assert [s.kind for s in result.sources] == ["built", "published"]
     assert result.sources[0].source.endswith("(built in memory)")
     assert all(not s.items for s in result.sources)
-    assert result.sources[1].matched == len(reported_numbers(SEED.read_text()))
+    assert result.sources[1].matched == len(reported_numbers(SEED.read_text(), _shape(_built())))
     # With a build on disk, that file is checked instead.
     build(ARTICLE, tmp_path, {})
     on_disk = check_article(ARTICLE, build_dir=tmp_path)
@@ -167,7 +170,7 @@ def test_a_missing_table(built: Built, seed: str) -> None:
     items = _check("\n".join(lines), built)
     ids = [m for _, _, m in items]
     assert {k for k, _, _ in items} == {"missing"}
-    assert sorted(ids) == sorted(v.id for v in built.metrics.values if v.key == "decode.ttft_s")
+    assert sorted(ids) == sorted(v.id for v in built.metrics.values if v.metric == "decode.ttft_s")
 
 
 def test_a_duplicated_table(built: Built, seed: str) -> None:
@@ -181,7 +184,8 @@ def test_a_duplicated_table(built: Built, seed: str) -> None:
     items = _check(text, built)
     first_copy_line = len(lines) + 1
     assert {k for k, _, _ in items} == {"duplicate"}
-    assert len(items) == sum(1 for v in built.metrics.values if v.key.startswith("prefill."))
+    prefill = next(t for t in built.tables if t.id == "prefill")
+    assert len(items) == sum(1 for _, cells in prefill.rows for c in cells if c.metric)
     assert all(line >= first_copy_line for _, line, _ in items)
 
 
@@ -190,7 +194,7 @@ def test_a_unit_changed_from_s_to_ms(built: Built, seed: str) -> None:
     items = _check(wrong, built)
     assert {k for k, _, _ in items} == {"mismatch"}
     assert sorted(m for _, _, m in items) == sorted(
-        v.id for v in built.metrics.values if v.key == "decode.ttft_s"
+        v.id for v in built.metrics.values if v.metric == "decode.ttft_s"
     )
     # The same table really in ms, its numbers written from the runs, passes.
     lines = _lines(wrong)
@@ -233,7 +237,7 @@ def test_numbers_that_match_no_metric_are_unverified(built: Built, seed: str) ->
 
 
 def test_built_html_is_checked_exactly(built: Built) -> None:
-    expected = expected_numbers(built.article, built.metrics)
+    expected = expected_numbers(built.article, built.metrics, built.tables)
     assert check_built(built.html, "x", built.metrics, expected).items == ()
     value = built.metrics.by_id()["decode.32K.c8.aggregate_tok_s"]
     tampered = built.html.replace(
@@ -363,9 +367,8 @@ def test_an_acknowledgement_that_matches_nothing_is_a_warning(tmp_path: Path) ->
 )
 def test_arbitrary_published_text_never_crashes(text: str) -> None:
     built = _built()
-    result = check_published(
-        text, "x.txt", built.metrics, expected_numbers(built.article, built.metrics)
-    )
+    expected = expected_numbers(built.article, built.metrics, built.tables)
+    result = check_published(text, "x.txt", built.metrics, expected, _shape(built))
     assert all(i.line >= 1 and i.col >= 1 for i in result.items)
     kinds = ("unverified", "missing", "duplicate", "mismatch", "no-numbers")
     assert all(i.kind in kinds for i in result.items)
@@ -375,8 +378,8 @@ def test_arbitrary_published_text_never_crashes(text: str) -> None:
 
 
 def _result(text: str, built: Built, omitted: frozenset[str] = frozenset()) -> SourceResult:
-    expected = expected_numbers(built.article, built.metrics)
-    return check_published(text, "pub.txt", built.metrics, expected, omitted=omitted)
+    expected = expected_numbers(built.article, built.metrics, built.tables)
+    return check_published(text, "pub.txt", built.metrics, expected, _shape(built), omitted=omitted)
 
 
 def _fails(result: SourceResult) -> bool:
@@ -395,14 +398,16 @@ def test_a_file_with_none_of_the_numbers_fails(built: Built) -> None:
 
 def test_changed_numbers_and_renamed_captions_do_not_pass(built: Built, seed: str) -> None:
     renamed = seed
-    for spec in TABLES:
-        renamed = renamed.replace(spec.title, f"Table {spec.id}")
+    for table in built.tables:
+        renamed = renamed.replace(table.title, f"Table {table.id}")
     changed = re.sub(r"\d", lambda m: str((int(m.group()) + 1) % 10), renamed)
     result = _result(changed, built)
     assert _fails(result)
     missing = [i for i in result.items if i.kind == "missing"]
     caught = {i.metric for i in result.items if i.kind in ("missing", "mismatch")}
-    assert caught >= {s.metric for s in expected_numbers(built.article, built.metrics)}
+    assert caught >= {
+        s.metric for s in expected_numbers(built.article, built.metrics, built.tables)
+    }
     # each missing number is located at its table, row and column of the built article
     cell = next(i for i in missing if i.metric == "decode.8K.c2.aggregate_tok_s")
     assert (cell.table, cell.row, cell.column) == (
@@ -417,7 +422,7 @@ def test_a_table_the_published_version_omits_is_declared(built: Built, seed: str
     text = "\n".join(lines)
     assert _fails(_result(text, built))
     assert not _fails(_result(text, built, frozenset({"decode-ttft"})))
-    one = next(v.id for v in built.metrics.values if v.key == "decode.ttft_s")
+    one = next(v.id for v in built.metrics.values if v.metric == "decode.ttft_s")
     left = _result(text, built, frozenset({one}))
     assert _fails(left) and one not in {i.metric for i in left.items}
 

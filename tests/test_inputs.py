@@ -80,7 +80,7 @@ def test_a_run_file_name_that_is_a_folder_does_not_pull_in_its_files(
     folder.mkdir()
     shutil.copy(article / "bench.json", folder / "a.json")
     manifest = article / "article.toml"
-    manifest.write_text(manifest.read_text().replace('run = "bench.json"', 'run = "more.json"'))
+    manifest.write_text(manifest.read_text().replace('"bench.json"]', '"more.json"]'))
     result = reportgen("build", str(article), "--out", str(tmp_path / "out"))
     _refused(result, "more.json:1:1", "is a folder, not a regular file")
 

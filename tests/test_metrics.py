@@ -64,7 +64,9 @@ def test_metric_id_scheme(key: str, where: dict[str, int], expected: str) -> Non
 def test_every_definition_is_complete() -> None:
     for key, definition in DEFINITIONS.items():
         assert definition.key == key
-        assert definition.unit and definition.formula and definition.title
+        # a change has the unit of what it compares
+        assert (definition.unit or key == "compare.delta") and definition.formula
+        assert definition.title
         assert definition.version >= 1
         assert definition.reads
         metric_id(key, context=8192, concurrency=4)  # the pattern formats
@@ -307,7 +309,7 @@ def test_values_carry_file_digest_and_provenance() -> None:
         assert v.sha256 == run.source.sha256
         assert v.provenance == "reconstructed"
         assert v.definition is DEFINITIONS[v.key]
-        assert v.unit == DEFINITIONS[v.key].unit
+        assert v.unit == ("requests" if v.stat == "n" else DEFINITIONS[v.key].unit)
     for v in metrics_of(load_matrix(bench_run())).values:
         assert v.provenance == "measured"
 
@@ -330,10 +332,11 @@ def test_a_metric_defined_by_two_files_is_an_error() -> None:
     )
     with pytest.raises(InputError) as caught:
         compute([a, b])
-    assert [p.format() for p in caught.value.problems] == [
-        f"runs/x/b.json:1:1 /: metric decode.8K.c1.{m} is also defined by runs/x/a.json"
-        for m in ("aggregate_tok_s", "per_request_tok_s", "ttft_s")
-    ]
+    clashes = [p.format() for p in caught.value.problems]
+    for m in ("aggregate_tok_s", "per_request_tok_s", "ttft_s", "itl_s.p99", "latency_s"):
+        line = f"runs/x/b.json:1:1 /: metric decode.8K.c1.{m} is also defined by runs/x/a.json"
+        assert line in clashes
+    assert all(c.startswith("runs/x/b.json:1:1 /: metric decode.8K.c1.") for c in clashes)
 
 
 def test_two_canonical_runs_at_one_concurrency_clash() -> None:

@@ -109,7 +109,16 @@ def test_hostile_prose_builds_a_safe_page_and_pdf(tmp_path: Path) -> None:
     built = render_article(article, {})
     assert "<script" not in built.html
     links = [u for u in re.findall(r'(?:href|src)="([^"]*)"', built.html) if u[:1] != "#"]
-    assert links == ["https://example.org/page", "mailto:a@example.org"]
+    # the page's own links to its raw data and tables, and the prose's two safe links
+    own = [
+        u
+        for u in links
+        if re.fullmatch(r"(data/[\w.-]+\.json|tables/[\w-]+\.csv|metrics\.json)", u)
+    ]
+    assert own and [u for u in links if u not in own] == [
+        "https://example.org/page",
+        "mailto:a@example.org",
+    ]
     assert not re.search(r"<(img|iframe|object|embed|link|base)\b", built.html)
     # The only <style> is ours; no element has an event handler attribute.
     assert built.html.count("<style>") == 1

@@ -206,6 +206,8 @@ def test_a_killed_real_build_is_cleaned_up_by_the_next(tmp_path: Path) -> None:
         "index.html",
         "article.pdf",
         "metrics.json",
+        "data",
+        "tables",
         MARKER,
     }
 

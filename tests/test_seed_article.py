@@ -12,6 +12,7 @@ import pytest
 
 from reportgen.article.manifest import load_article
 from reportgen.check.published import reported_numbers
+from reportgen.check.shape import from_declarations
 from reportgen.formats.load import load
 from reportgen.metrics import compute
 from reportgen.reconstruct.seed import reconstruct
@@ -21,6 +22,8 @@ ARTICLE = ROOT / "runs" / "paiton-kimi-k3.1-pro"
 # The published text, kept inside the article folder; the original is ../shared/seed/.
 SEED = ARTICLE / "published" / "paiton-kimi-k3.1-pro.txt"
 SHARED_SEED = ROOT.parent / "shared" / "seed" / SEED.name
+# How the published text reads, from the article's declarations alone.
+SHAPE = from_declarations(load_article(ARTICLE))
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +41,7 @@ def test_the_published_copy_is_byte_identical_to_the_shared_seed() -> None:
 
 
 def test_every_seed_number_is_found_and_mapped(seed_text: str) -> None:
-    numbers = reported_numbers(seed_text)
+    numbers = reported_numbers(seed_text, SHAPE)
     unmapped = [r for r in numbers if r.metric_id is None]
     assert unmapped == []
     # Four tables: prefill (4 contexts x 3 columns) and three 4 x 5 decode matrices; three
@@ -61,7 +64,7 @@ def test_bundled_runs_reproduce_every_published_number(seed_text: str) -> None:
     assert result.problems == ()
     metrics = compute(result.runs).by_id()
     wrong = []
-    for r in reported_numbers(seed_text):
+    for r in reported_numbers(seed_text, SHAPE):
         assert r.metric_id is not None
         value = metrics[r.metric_id].value
         if abs(value - r.value) > 0.5 * 10.0**-r.decimals:
@@ -80,7 +83,7 @@ def test_bundled_runs_are_reconstructed_and_say_from_what() -> None:
 
 
 def test_reconstruction_is_byte_for_byte_reproducible() -> None:
-    files = reconstruct(SEED, f"published/{SEED.name}")
+    files = reconstruct(SEED, f"published/{SEED.name}", ARTICLE)
     assert sorted(files) == sorted(p.name for p in ARTICLE.glob("*.json"))
     for name, text in files.items():
         assert (ARTICLE / name).read_text(encoding="utf-8") == text, f"{name} differs"

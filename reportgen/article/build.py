@@ -9,6 +9,7 @@ absolute paths, fixed ordering.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import os
 import re
@@ -17,18 +18,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen import __version__
-from reportgen.article.manifest import ArticleSource, Text, load_article
+from reportgen.article.data import article_metrics
+from reportgen.article.manifest import ArticleSource, Text
 from reportgen.article.pdf import render_pdf
 from reportgen.article.publish import check_output, publish
 from reportgen.article.quality import review
-from reportgen.article.render import build_context, render_html, stylesheet
+from reportgen.article.render import DATA_DIR, TABLES_DIR, build_context, render_html, stylesheet
+from reportgen.article.tablecsv import table_csv
+from reportgen.article.tableview import TableView
 from reportgen.errors import InputError, Problem
-from reportgen.formats.load import load
-from reportgen.metrics import MetricSet, compute
+from reportgen.files import read_input
+from reportgen.metrics import MetricSet
+from reportgen.metrics.compare import with_comparisons
 from reportgen.metrics.lints import Finding, lint
 from reportgen.resources import template_dir
 
-OUTPUTS = ("index.html", "article.pdf", "metrics.json")
+OUTPUTS = ("index.html", "article.pdf", "metrics.json")  # and data/, tables/
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class Built:
     created: dt.datetime
     # acknowledgements in article.toml that match no finding, with their (line, col)
     stale: tuple[tuple[Finding, tuple[int, int]], ...] = ()
+    tables: tuple[TableView, ...] = ()  # the tables as laid out on the page
 
 
 def build_date(article_date: str, environ: dict[str, str] | None = None) -> dt.datetime:
@@ -86,18 +92,17 @@ def metrics_document(
 
 def render_article(folder: Path, environ: dict[str, str] | None = None) -> Built:
     """Load, validate, compute, lint and render one article, in memory."""
-    article = load_article(folder)
-    result = load(article.run_paths(), label_root=folder, inside=folder)
-    if not result.ok:
-        raise InputError(result.problems)
-    metrics = compute(result.runs)
+    article, metrics = article_metrics(folder)
     reviewed = review(article, lint(metrics))
+    pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
+    metrics = with_comparisons(metrics, pairs)
     findings = reviewed.findings
     context = build_context(article, metrics, findings, stylesheet())
     html = render_html(context)
     created = build_date(article.date, environ)
     document = metrics_document(article, metrics, findings)
-    return Built(article, metrics, findings, html, document, created, reviewed.stale)
+    tables = tuple(t for s in context.sections for t, _ in s.tables)
+    return Built(article, metrics, findings, html, document, created, reviewed.stale, tables)
 
 
 _NO_GLYPH = re.compile(r"\.notdef glyph rendered for Unicode string .*\(U\+([0-9A-F]{4,6})\)")
@@ -154,11 +159,29 @@ def render_outputs(built: Built) -> dict[str, bytes]:
         )
     except InputError as exc:
         raise InputError(_locate_glyphs(exc.problems, built.article)) from None
-    return {
+    files = {
         "index.html": built.html.encode("utf-8"),
         "article.pdf": pdf,
         "metrics.json": built.metrics_json.encode("utf-8"),
     }
+    for view in built.tables:
+        files[f"{TABLES_DIR}/{view.id}.csv"] = table_csv(view, built.metrics).encode("utf-8")
+    files.update(_raw_data(built))
+    return files
+
+
+def _raw_data(built: Built) -> dict[str, bytes]:
+    """Copies of the run files, for the article's readers; each must still be the file read."""
+    out = {}
+    for run in built.metrics.runs:
+        src = run.source
+        raw = read_input(built.article.folder / src.label, "run", inside=built.article.folder)
+        if hashlib.sha256(raw).hexdigest() != src.sha256:
+            raise InputError(
+                [Problem(src.label, 1, 1, "", "changed while the article was being built")]
+            )
+        out[f"{DATA_DIR}/{src.label}"] = raw
+    return out
 
 
 def build_article(

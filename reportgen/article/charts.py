@@ -11,6 +11,7 @@ process. The chart's title and caption are for the page's `<figcaption>`; the pl
 
 from __future__ import annotations
 
+import difflib
 import html
 import io
 import math
@@ -21,12 +22,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import matplotlib.style
+from markupsafe import Markup
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter, NullLocator
 
-from reportgen.article.tables import TABLES_BY_ID
-from reportgen.metrics import DEFINITIONS, CellState, MetricSet
-from reportgen.model import context_label
+from reportgen.article.axes import axis_label, kind_of, matches, sort_values
+from reportgen.article.manifest import ArticleSource, ChartDecl
+from reportgen.article.prose import Resolver, render_inline, tool_versions
+from reportgen.article.tableview import Notes
+from reportgen.errors import InputError, Problem
+from reportgen.metrics import DEFINITIONS, CellState, MetricSet, MetricValue
+from reportgen.metrics.display import display_of
+from reportgen.metrics.registry import split_metric
+from reportgen.model import Scalar
 
 
 @dataclass(frozen=True)
@@ -35,7 +43,7 @@ class Chart:
 
     id: str
     title: str
-    caption: str
+    caption: Markup
     svg: str
 
 
@@ -69,153 +77,261 @@ _RC: dict[str, Any] = {
 }
 _METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
 _LOCK = threading.Lock()  # rc_context changes process-wide rcParams while it is open
-_CONCURRENCY = "concurrent requests"
 
 
-@dataclass(frozen=True)
-class _Spec:
-    id: str
-    key: str
-    ylabel: str
-    caption: str
-    ylog: bool = False
+def render_charts(
+    article: ArticleSource, metrics: MetricSet, notes: Notes | None = None
+) -> tuple[Chart, ...]:
+    """Every declared chart, drawn from the metrics, in page order; a chart over values the
+    data lacks is a located error."""
+    notes = notes if notes is not None else Notes()
+    out: list[Chart] = []
+    problems: list[Problem] = []
+    for decl in article.charts():
+        try:
+            draw = _interactivity if decl.kind == "interactivity" else _line
+            out.append(draw(decl, article, metrics, notes))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return tuple(out)
 
 
-_BY_CONCURRENCY = (
-    _Spec(
-        "chart-decode-aggregate",
-        "decode.aggregate_tok_s",
-        "output tok/s, all requests",
-        "Output tokens per second summed over all requests in flight, by number of concurrent "
-        "requests; one line per context length.",
-    ),
-    _Spec(
-        "chart-decode-per-request",
-        "decode.per_request_tok_s",
-        "tok/s per request (median)",
-        "Median decode speed one request sees, by number of concurrent requests; one line per "
-        "context length.",
-    ),
-    _Spec(
-        "chart-decode-ttft",
-        "decode.ttft_s",
-        "time to first token (s, median)",
-        "Median time to first token, by number of concurrent requests; one line per context "
-        "length. It includes waiting behind other requests' prefill. Log scale: equal steps "
-        "are equal ratios.",
-        ylog=True,
-    ),
-)
+def _problem(decl: ChartDecl, message: str) -> InputError:
+    return InputError([decl.place.problem(f"chart {decl.id!r}: {message}")])
 
 
-def render_charts(metrics: MetricSet) -> tuple[Chart, ...]:
-    """The article's charts for `metrics`; a chart whose metric has no value is left out."""
-    charts = [_by_concurrency(metrics, spec) for spec in _BY_CONCURRENCY]
-    charts.append(_prefill(metrics))
-    return tuple(c for c in charts if c is not None)
+def _metric(decl: ChartDecl, metric: str) -> tuple[str, str | None]:
+    key, stat = split_metric(metric)
+    if key not in DEFINITIONS:
+        near = difflib.get_close_matches(metric, list(DEFINITIONS), n=3)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        raise _problem(decl, f"unknown metric {metric!r}{hint}")
+    return key, stat
 
 
-def _by_concurrency(metrics: MetricSet, spec: _Spec) -> Chart | None:
-    points = {
-        (v.context, v.concurrency): v.value
-        for v in metrics.values
-        if v.key == spec.key and v.context is not None and v.concurrency is not None
+def _values(decl: ChartDecl, metrics: MetricSet, metric: str) -> list[MetricValue]:
+    _metric(decl, metric)
+    found = [v for v in metrics.values if v.metric == metric and matches(v, decl.where)]
+    if not found:
+        raise _problem(decl, f"no values of {metric} in the data")
+    return found
+
+
+def _style(i: int) -> dict[str, Any]:
+    return {
+        "color": PALETTE[i % len(PALETTE)],
+        "marker": MARKERS[i % len(MARKERS)],
+        "linestyle": DASHES[i % len(DASHES)],
+        "markerfacecolor": "white" if HOLLOW[i % len(HOLLOW)] else None,
+        "markeredgewidth": 1.4,
     }
-    if not points:
-        return None
-    cells = {(c.context, c.concurrency): c for c in metrics.cells if c.kind == "decode"}
-    levels = sorted({c for _, c in points} | {c for _, c in cells if c is not None})
-    contexts = sorted({x for x, _ in points})
+
+
+_AXIS_WORDS = {
+    "concurrency": "concurrent requests",
+    "context": "context length (prompt tokens)",
+    "rate": "request rate (requests/s)",
+    "prompt_tokens": "prompt tokens",
+    "max_tokens": "output tokens",
+    "point": "load point",
+    "run": "run",
+}
+
+
+def _series_name(axis: str | None, value: Scalar, article: ArticleSource) -> str:
+    """A series in the legend: context 0 says what it is (no context before the prompt)."""
+    if axis == "context" and value == 0:
+        return "0 (none)"
+    return axis_label(axis or "", value, article)
+
+
+def _line(decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: Notes) -> Chart:
+    values = _values(decl, metrics, decl.metric)
+    key, stat = _metric(decl, decl.metric)
+    display = display_of(key, stat)
+    kind = kind_of(key)
+    cells = [c for c in metrics.cells if c.kind == kind and matches(c, decl.where)]
+    series_axis = decl.series
+    series = (
+        sort_values(series_axis, {v.coord(series_axis) for v in values}, article)
+        if series_axis
+        else [None]
+    )
+    xs = sort_values(
+        decl.x,
+        {v.coord(decl.x) for v in values} | {c.coord(decl.x) for c in cells} - {None},
+        article,
+    )
+    numbers = [float(x) for x in xs if isinstance(x, int | float) and not isinstance(x, bool)]
+    numeric = len(numbers) == len(xs)
+    log2 = decl.x_log if decl.x_log is not None else numeric and min(numbers, default=0) > 0
+    log2 = (
+        log2
+        and numeric
+        and decl.x in ("concurrency", "context", "rate", "prompt_tokens", "max_tokens")
+    )
+    index = {
+        (v.coord(series_axis) if series_axis else None, v.coord(decl.x)): v.value * display.scale
+        for v in values
+    }
 
     def draw(fig: Figure) -> None:
         ax = fig.add_subplot()
-        for i, x in enumerate(contexts):
-            ys = [points.get((x, c), math.nan) for c in levels]
-            ax.plot(
-                levels,
-                ys,
-                color=PALETTE[i % len(PALETTE)],
-                marker=MARKERS[i % len(MARKERS)],
-                linestyle=DASHES[i % len(DASHES)],
-                markerfacecolor="white" if HOLLOW[i % len(HOLLOW)] else None,
-                markeredgewidth=1.4,
-                label=_context_name(x),
-                gid=f"line-{context_label(x)}",
-            )
-        _log2_axis(ax, levels, [str(c) for c in levels])
-        ax.set_xlabel(_CONCURRENCY)
-        ax.set_ylabel(spec.ylabel)
-        _y_axis(ax, spec.key, log=spec.ylog)
-        _legend(ax, "context length (prompt tokens)", len(contexts))
+        positions = numbers if log2 else [float(i) for i in range(len(xs))]
+        for i, s in enumerate(series):
+            ys = [index.get((s, x), math.nan) for x in xs]
+            label = _series_name(series_axis, s, article) if series_axis else None
+            gid = f"line-{axis_label(series_axis, s, article)}" if series_axis else "line"
+            ax.plot(positions, ys, label=label, gid=gid, **_style(i))
+        labels = [axis_label(decl.x, x, article) for x in xs]
+        if log2:
+            _log2_axis(ax, positions, labels)
+        else:
+            ax.set_xticks(positions, labels)
+            ax.set_xmargin(0.08)
+            ax.grid(False, axis="x")
+        ax.set_xlabel(decl.x_label or _AXIS_WORDS.get(decl.x, decl.x))
+        ax.set_ylabel(decl.y_label or f"{DEFINITIONS[key].title} ({display.unit})")
+        _y_axis(ax, display.unit, log=decl.y_log)
+        if series_axis and len(series) > 1:
+            _legend(ax, decl.legend or _AXIS_WORDS.get(series_axis, series_axis), len(series))
 
-    caption = spec.caption + _gaps(points, cells, contexts, levels)
-    title = TABLES_BY_ID[spec.id.removeprefix("chart-")].title
-    return Chart(spec.id, title, caption, _render(spec.id, title, draw))
+    gaps = _gaps(decl, article, series, xs, index, cells, notes)
+    return _chart(decl, article, metrics, gaps, draw)
+
+
+def _interactivity(
+    decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: Notes
+) -> Chart:
+    """Aggregate throughput against the speed each request sees: one curve per series, each
+    point labelled by `label` (concurrency by default)."""
+    ys = _values(decl, metrics, decl.metric)
+    xs = _values(decl, metrics, decl.x)
+    y_key, y_stat = _metric(decl, decl.metric)
+    x_key, x_stat = _metric(decl, decl.x)
+    y_display, x_display = display_of(y_key, y_stat), display_of(x_key, x_stat)
+    series_axis, label_axis = decl.series, decl.label or "concurrency"
+
+    def place(v: MetricValue) -> tuple[Scalar, ...]:
+        return tuple(v.coord(a) for a in ("run", "context", "concurrency", "point"))
+
+    x_at = {place(v): v for v in xs}
+    pairs = [(x_at[place(y)], y) for y in ys if place(y) in x_at]
+    if not pairs:
+        raise _problem(decl, f"no cell has both {decl.x} and {decl.metric}")
+    series = (
+        sort_values(series_axis, {y.coord(series_axis) for _, y in pairs}, article)
+        if series_axis
+        else [None]
+    )
+
+    def draw(fig: Figure) -> None:
+        ax = fig.add_subplot()
+        for i, s in enumerate(series):
+            line = sorted(
+                ((x, y) for x, y in pairs if series_axis is None or y.coord(series_axis) == s),
+                key=lambda p: _number(p[1].coord(label_axis)),
+            )
+            px = [x.value * x_display.scale for x, _ in line]
+            py = [y.value * y_display.scale for _, y in line]
+            label = _series_name(series_axis, s, article) if series_axis else None
+            gid = f"line-{axis_label(series_axis, s, article)}" if series_axis else "line"
+            ax.plot(px, py, label=label, gid=gid, **_style(i))
+            for (_, y), a, b in zip(line, px, py, strict=True):
+                ax.annotate(
+                    axis_label(label_axis, y.coord(label_axis), article),
+                    (a, b),
+                    textcoords="offset points",
+                    xytext=(5, 4),
+                    fontsize=10.5,
+                    color="#333333",
+                )
+        ax.set_xlabel(decl.x_label or f"{DEFINITIONS[x_key].title} ({x_display.unit})")
+        ax.set_ylabel(decl.y_label or f"{DEFINITIONS[y_key].title} ({y_display.unit})")
+        ax.set_xlim(left=0, right=ax.dataLim.x1 * 1.15)
+        _y_axis(ax, y_display.unit, log=decl.y_log)
+        if series_axis and len(series) > 1:
+            _legend(ax, decl.legend or _AXIS_WORDS.get(series_axis, series_axis), len(series))
+
+    words = f" Each point is labelled by its {_AXIS_WORDS.get(label_axis, label_axis)}."
+    return _chart(decl, article, metrics, words, draw)
+
+
+def _chart(
+    decl: ChartDecl,
+    article: ArticleSource,
+    metrics: MetricSet,
+    extra: str,
+    draw: Callable[[Figure], None],
+) -> Chart:
+    caption = Markup("")
+    if decl.caption is not None:
+        resolver = Resolver(metrics, article.setup, tool_versions(metrics.runs), article.date)
+        caption = render_inline(decl.caption, resolver)
+    svg = _render(f"chart-{decl.id}", decl.title, draw)
+    return Chart(decl.id, decl.title, caption + Markup(extra), svg)
 
 
 def _gaps(
-    points: Mapping[tuple[int, int], float],
-    cells: Mapping[tuple[int, int | None], CellState],
-    contexts: Sequence[int],
-    levels: Sequence[int],
-) -> str:
-    """The caption's words for the cells a line has no point for, and why."""
-    missing: dict[tuple[int, str | None], list[int]] = {}
-    for x in contexts:
-        for c in levels:
-            if (x, c) not in points:
-                cell = cells.get((x, c))
-                missing.setdefault((x, cell.reason if cell else None), []).append(c)
-    words = ""
+    decl: ChartDecl,
+    article: ArticleSource,
+    series: Sequence[Scalar],
+    xs: Sequence[Scalar],
+    index: Mapping[tuple[Scalar, Scalar], float],
+    cells: Sequence[CellState],
+    notes: Notes,
+) -> Markup:
+    """The caption's words for the points a line lacks, and why (each reason said once)."""
+    s_axis = decl.series
+    state = {(c.coord(s_axis) if s_axis else None, c.coord(decl.x)): c for c in cells}
+    missing: dict[tuple[Scalar, str | None], list[Scalar]] = {}
+    for s in series:
+        for x in xs:
+            if (s, x) not in index:
+                cell = state.get((s, x))
+                why = cell.reason if cell is not None and cell.status != "ok" else None
+                missing.setdefault((s, why), []).append(x)
+    out = Markup("")
     if missing:
-        parts = [
-            f"{context_label(x)} at concurrency {' and '.join(map(str, cs))}"
-            + (f" ({why})" if why else "")
-            for (x, why), cs in missing.items()
-        ]
-        words += " Gaps where a cell has no measurement: " + "; ".join(parts) + "."
-    unmeasured = sorted({x for x, _ in cells} - set(contexts))
-    if unmeasured:
-        labels = ", ".join(context_label(x) for x in unmeasured)
-        words += f" No line for {labels}: no cell was measured."
-    return words
+        parts = []
+        for (s, why), at in missing.items():
+            head = f"{axis_label(s_axis, s, article)} at " if s_axis else "at "
+            part = Markup("{}{}").format(
+                head, _at(decl.x, [axis_label(decl.x, x, article) for x in at])
+            )
+            if why:
+                part += Markup(" ({})").format(notes.text(why, decl.title))
+            parts.append(part)
+        out += Markup(" Gaps where a cell has no measurement: ") + Markup("; ").join(parts) + "."
+    if s_axis:
+        unmeasured = sort_values(
+            s_axis, {c.coord(s_axis) for c in cells} - set(series) - {None}, article
+        )
+        if unmeasured:
+            names = ", ".join(axis_label(s_axis, u, article) for u in unmeasured)
+            out += Markup(" No line for {}: no cell was measured.").format(names)
+    return out
 
 
-def _prefill(metrics: MetricSet) -> Chart | None:
-    points = sorted(
-        (v.context, v.value)
-        for v in metrics.values
-        if v.key == "prefill.tok_s" and v.context is not None
-    )
-    if not points:
-        return None
-    contexts = [x for x, _ in points]
-
-    def draw(fig: Figure) -> None:
-        ax = fig.add_subplot()
-        # A context of 0 has no place on a log axis: then space the contexts evenly.
-        xs = contexts if contexts[0] > 0 else list(range(len(contexts)))
-        ax.plot(xs, [y for _, y in points], color=PALETTE[0], marker=MARKERS[0], gid="line")
-        labels = [context_label(x) for x in contexts]
-        if contexts[0] > 0:
-            _log2_axis(ax, xs, labels)
-        else:
-            ax.set_xticks(xs, labels)
-            ax.set_xmargin(0.08)
-            ax.grid(False, axis="x")
-        ax.set_xlabel("context (prompt tokens)")
-        ax.set_ylabel("prefill tok/s")
-        _y_axis(ax, "prefill.tok_s", log=False)
-
-    chart_id, title = "chart-prefill", "Prefill throughput by context"
-    caption = (
-        "Prompt tokens per second for one cold request, by context length "
-        "(prompt tokens / time to first token)."
-    )
-    return Chart(chart_id, title, caption, _render(chart_id, title, draw))
+def _at(axis: str, labels: Sequence[str]) -> str:
+    """Where on the x axis, in words: "4 and 8 concurrent requests", "context 8K"."""
+    values = " and ".join(labels)
+    if axis == "concurrency":
+        return f"{values} concurrent requests"
+    if axis in ("context", "point"):
+        return f"{axis} {values}"
+    if axis == "rate":
+        return values
+    return f"{_AXIS_WORDS.get(axis, axis)} {values}"
 
 
-def _log2_axis(ax: Any, ticks: Sequence[int], labels: Sequence[str]) -> None:
+def _number(value: Scalar) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _log2_axis(ax: Any, ticks: Sequence[float], labels: Sequence[str]) -> None:
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(list(ticks)))
     ax.xaxis.set_major_formatter(FixedFormatter(list(labels)))
@@ -224,8 +340,8 @@ def _log2_axis(ax: Any, ticks: Sequence[int], labels: Sequence[str]) -> None:
     ax.grid(False, axis="x")
 
 
-def _y_axis(ax: Any, key: str, *, log: bool) -> None:
-    seconds = DEFINITIONS[key].unit == "s"
+def _y_axis(ax: Any, unit: str, *, log: bool) -> None:
+    seconds = unit in ("s", "ms", "J/tok", "tok/s/W")
     if log:
         ax.set_yscale("log")
         ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
@@ -235,11 +351,6 @@ def _y_axis(ax: Any, key: str, *, log: bool) -> None:
         (lambda v, _: f"{v:g}") if seconds else (lambda v, _: f"{v:,.0f}")
     )
     ax.yaxis.set_major_formatter(FuncFormatter(fmt))
-
-
-def _context_name(tokens: int) -> str:
-    """A context for a legend: 0 says what it is (no context before the prompt)."""
-    return "0 (none)" if tokens == 0 else context_label(tokens)
 
 
 def _legend(ax: Any, title: str, entries: int) -> None:

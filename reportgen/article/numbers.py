@@ -9,11 +9,23 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from reportgen.metrics import MetricValue
-from reportgen.metrics.display import shown_text
+from reportgen.metrics.display import Display, format_number, shown_text
 
 
-def number_html(value: MetricValue, *, unit: bool = False, css: str = "num") -> Markup:
-    """A number as HTML: `<span class=num data-metric=ID data-value=FULL>TEXT</span>`."""
-    return Markup('<span class="{}" data-metric="{}" data-value="{}">{}</span>').format(
-        css, value.id, repr(value.value), escape(shown_text(value, unit=unit))
-    )
+def number_html(
+    value: MetricValue, *, unit: bool = False, css: str = "num", display: Display | None = None
+) -> Markup:
+    """A number as HTML: `<span class=num data-metric=ID data-value=FULL>TEXT</span>`.
+
+    `display`: show it other than the registry says (a table column in ms); the span then says
+    how (`data-display="decimals scale unit"`), so the checker can still read it exactly.
+    """
+    if display is None:
+        return Markup('<span class="{}" data-metric="{}" data-value="{}">{}</span>').format(
+            css, value.id, repr(value.value), escape(shown_text(value, unit=unit))
+        )
+    text = format_number(value.value, display) + (f"\u00a0{display.unit}" if unit else "")
+    how = f"{display.decimals} {display.scale!r} {display.unit}"
+    return Markup(
+        '<span class="{}" data-metric="{}" data-value="{}" data-display="{}">{}</span>'
+    ).format(css, value.id, repr(value.value), how, escape(text))

@@ -13,6 +13,7 @@ module, never by a template engine.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import re
 from dataclasses import dataclass, fields
 from typing import Any
@@ -21,13 +22,17 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup, escape
 
+from reportgen.article.axes import STATUS_WORDS
 from reportgen.article.manifest import Text
 from reportgen.article.numbers import number_html
 from reportgen.errors import InputError, Problem
 from reportgen.metrics import MetricSet
-from reportgen.model import Setup
+from reportgen.metrics.registry import CellState
+from reportgen.model import Run, Setup, context_label
 
-REFERENCE = re.compile(r"\{\{\s*([^{}\s]*)\s*\}\}")
+# {{ name }} or {{ name | filter }}; the only filter is `number` (the number without its unit).
+REFERENCE = re.compile(r"\{\{\s*([^{}\s|]*)\s*(?:\|\s*([A-Za-z]*)\s*)?\}\}")
+FILTERS = ("number",)
 _SAFE_LINK = re.compile(r"^(https?://|mailto:|#)", re.IGNORECASE)
 
 
@@ -53,33 +58,87 @@ def _markdown() -> MarkdownIt:
 _MD = _markdown()
 
 
+def tool_versions(runs: tuple[Run, ...]) -> tuple[tuple[str, str], ...]:
+    """(tool, version) of each tool that wrote the runs, for `{{ version.TOOL }}`."""
+    found = {run.source.tool.split(" ")[0]: run.source.format_version for run in runs}
+    return tuple(sorted(found.items()))
+
+
+def cell_name(cell: CellState, *, runs: bool = False) -> str:
+    """How prose names a cell: decode.8K.c4, prefill.32K, load.c4; with `runs` (an article of
+    several runs) the run's id in front."""
+    if cell.kind == "load":
+        base = f"load.{cell.point}"
+    elif cell.kind == "prefill":
+        base = f"prefill.{context_label(cell.context or 0)}"
+    else:
+        base = f"decode.{context_label(cell.context or 0)}.c{cell.concurrency}"
+    return f"{cell.run}.{base}" if runs and cell.run else base
+
+
+class Unresolved(Exception):
+    """A reference names something real that has no value here; the message says why."""
+
+
 @dataclass(frozen=True)
 class Resolver:
     """Turns reference names into HTML."""
 
     metrics: MetricSet
     setup: Setup
-    tools: tuple[tuple[str, str], ...]  # (tool name, "tool version")
+    tools: tuple[tuple[str, str], ...]  # (tool name, version)
     date: str
+    setups: tuple[tuple[str, Setup], ...] = ()  # run id -> setup, in an article of several runs
 
-    def resolve(self, name: str) -> Markup | None:
+    def resolve(self, name: str, flt: str | None = None) -> Markup | None:
+        """The HTML for a reference, None when nothing has that name; `Unresolved` when it
+        names a cell or metric that exists but has no value."""
         value = self.metrics.get(name)
         if value is not None:
-            return number_html(value, unit=True)
+            return number_html(value, unit=flt != "number")
         kind, _, rest = name.partition(".")
         if kind == "setup":
             return self._setup(rest)
         if kind == "version":
             return next((escape(v) for tool, v in self.tools if tool == rest), None)
         if name == "article.date":
-            day = dt.date.fromisoformat(self.date)
-            return escape(f"{day.day} {day:%B %Y}")
+            return escape(long_date(self.date))
+        return self._cell(name)
+
+    def _cells(self) -> dict[str, CellState]:
+        many = len({c.run for c in self.metrics.cells}) > 1
+        return {cell_name(c, runs=many): c for c in self.metrics.cells}
+
+    def _cell(self, name: str) -> Markup | None:
+        cells = self._cells()
+        head, _, last = name.rpartition(".")
+        if last in ("status", "reason") and head in cells:
+            cell = cells[head]
+            if last == "status":
+                return escape(STATUS_WORDS.get(cell.status, cell.status))
+            return escape(cell.reason or "measured")
+        for cell_id, cell in cells.items():
+            if name.startswith(cell_id + "."):
+                if cell.status != "ok":
+                    raise Unresolved(
+                        f"{name} has no value: the cell {cell_id} {STATUS_WORDS[cell.status]} "
+                        f"({cell.reason or cell.status}); refer to {{{{ {cell_id}.status }}}} or "
+                        f"{{{{ {cell_id}.reason }}}} instead"
+                    )
+                raise Unresolved(
+                    f"{name} has no value: the cell {cell_id} was measured, but gives no such "
+                    "metric (reportgen metrics lists the ids it has)"
+                )
         return None
 
     def _setup(self, name: str) -> Markup | None:
-        for holder in (self.setup.hardware, self.setup):
-            if name in {f.name for f in fields(holder)}:
-                value = getattr(holder, name)
+        run, _, field_name = name.partition(".")
+        setup = dict(self.setups).get(run) if field_name else None
+        if setup is None:
+            setup, field_name = self.setup, name
+        for holder in (setup.hardware, setup):
+            if field_name in {f.name for f in fields(holder)}:
+                value = getattr(holder, field_name)
                 if value is None:
                     return None
                 if isinstance(value, int | float) and not isinstance(value, bool):
@@ -88,8 +147,22 @@ class Resolver:
         return None
 
     def known(self) -> list[str]:
-        """A few names that do resolve, for error messages."""
-        return [v.id for v in self.metrics.values[:3]] + ["setup.gpu_name", "article.date"]
+        """Every name that resolves, for "did you mean" suggestions."""
+        names = [v.id for v in self.metrics.values]
+        names += [
+            f"setup.{f.name}"
+            for holder in (self.setup.hardware, self.setup)
+            for f in fields(holder)
+        ]
+        names += [f"version.{tool}" for tool, _ in self.tools] + ["article.date"]
+        names += [f"{c}.{w}" for c in self._cells() for w in ("status", "reason")]
+        return names
+
+
+def long_date(date: str) -> str:
+    """An ISO date as the article writes it: 2026-11-11 -> 11 November 2026."""
+    day = dt.date.fromisoformat(date)
+    return f"{day.day} {day:%B %Y}"
 
 
 def _position(text: Text, offset: int) -> tuple[int, int]:
@@ -124,20 +197,26 @@ class _References:
         return None
 
     def html(self, found: re.Match[str]) -> Markup:
-        value = self.resolver.resolve(found.group(1))
-        if value is None:
-            line, col = _position(self.text, found.start())
-            self.problems.append(
-                Problem(
-                    self.text.file,
-                    line,
-                    col,
-                    "",
-                    f"unknown reference {{{{ {found.group(1)} }}}}: not a metric id, "
-                    "setup field, version.TOOL or article.date",
-                )
-            )
+        name, flt = found.group(1), found.group(2)
+        line, col = _position(self.text, found.start())
+
+        def problem(message: str) -> Markup:
+            self.problems.append(Problem(self.text.file, line, col, "", message))
             return Markup("")
+
+        if flt is not None and flt not in FILTERS:
+            return problem(f"unknown filter | {flt} in {found.group(0)}: the filter is | number")
+        try:
+            value = self.resolver.resolve(name, flt)
+        except Unresolved as exc:
+            return problem(str(exc))
+        if value is None:
+            near = difflib.get_close_matches(name, self.resolver.known(), n=3, cutoff=0.8)
+            hint = f"; did you mean {', '.join(near)}?" if near else ""
+            return problem(
+                f"unknown reference {{{{ {name} }}}}: not a metric id, setup field, version.TOOL "
+                f"or article.date{hint}"
+            )
         return value
 
     def leftovers(self) -> None:
@@ -188,10 +267,19 @@ def _resolve(tokens: list[Token], refs: _References) -> None:
         token.children = children
 
 
-def _render(text: Text, resolver: Resolver, *, inline: bool) -> Markup:
+def _demote(tokens: list[Token], level: int) -> None:
+    """Headings in prose go below the heading of the section they stand in: # becomes
+    h(level + 1)."""
+    for token in tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1:]) + level)}"
+
+
+def _render(text: Text, resolver: Resolver, *, inline: bool, heading_level: int = 0) -> Markup:
     refs = _References(text, resolver)
     env: dict[str, Any] = {}
     tokens = _MD.parseInline(text.text, env) if inline else _MD.parse(text.text, env)
+    _demote(tokens, heading_level)
     _resolve(tokens, refs)
     refs.leftovers()
     if refs.problems:
@@ -199,9 +287,10 @@ def _render(text: Text, resolver: Resolver, *, inline: bool) -> Markup:
     return Markup(_MD.renderer.render(tokens, _MD.options, env))
 
 
-def render_block(text: Text, resolver: Resolver) -> Markup:
-    """A Markdown document as safe HTML, references resolved."""
-    return _render(text, resolver, inline=False)
+def render_block(text: Text, resolver: Resolver, *, heading_level: int = 0) -> Markup:
+    """A Markdown document as safe HTML, references resolved; its headings start below
+    `heading_level` (the level of the heading the prose stands under)."""
+    return _render(text, resolver, inline=False, heading_level=heading_level)
 
 
 def render_inline(text: Text, resolver: Resolver) -> Markup:

@@ -49,7 +49,7 @@ def is_build_folder(path: Path) -> bool:
     if (path / MARKER).is_file():
         return True
     names = {p.name for p in path.iterdir()}
-    return bool(names) and names <= LEGACY_OUTPUTS
+    return bool(names) and names <= LEGACY_OUTPUTS  # what builds wrote before the marker
 
 
 def check_output(article: Path, out: Path, target: Path) -> None:
@@ -150,6 +150,7 @@ def remove_stale(parent: Path, name: str, *, now: float | None = None) -> list[P
 
 def _write_all(folder: Path, files: dict[str, bytes]) -> None:
     for name, data in {**files, MARKER: MARKER_TEXT.encode()}.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         with open(folder / name, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -1,133 +1,389 @@
-"""Lay out the article's tables from metric values (pure): rows and columns follow the data.
+"""Lay out the article's declared tables from metric values (pure): rows and columns follow the
+data and the declaration.
 
-Each table of `reportgen.tables.TABLES` becomes a `TableView`: the contexts and concurrencies the
-runs hold, every cell a number or the reason it has none (skipped, failed, not measured), with
-footnotes numbered per table.
+A grid table has one metric, rows and columns along two axes; a points table lists metric
+columns, a row per value of its axis; a comparison adds the other run's change against the base
+run. Every cell is a number or the reason it has none (failed, skipped, not measured). A cell a
+lint flags carries a mark and a footnote; a cell's reason is written out once in the article and
+referred to after that (`Notes`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
+from reportgen.article.axes import STATUS_WORDS, axis_label, kind_of, matches, sort_values
+from reportgen.article.manifest import ArticleSource, Column, TableDecl
 from reportgen.article.numbers import number_html
-from reportgen.article.tables import TABLES, TableSpec
-from reportgen.metrics import DEFINITIONS, MetricSet
-from reportgen.model import context_label
+from reportgen.errors import InputError, Problem
+from reportgen.metrics import MetricSet, MetricValue
+from reportgen.metrics.display import Display, format_number
+from reportgen.metrics.lints import LINTS, Finding
+from reportgen.metrics.registry import DEFINITIONS, CellState, split_metric
+from reportgen.model import Scalar
 
-STATUS_WORDS = {
-    "skipped_capacity": "skipped",
-    "skipped_user": "skipped",
-    "loop_detected": "invalid",
-    "error": "failed",
-    "failed": "failed",
-    "ok": "no data",
-}
+MARKS = "*†‡§¶#"
 
 
 @dataclass(frozen=True)
 class CellView:
-    """One table cell: a number, or a word and a footnote mark."""
+    """One table cell: a number, or a word; with its footnote marks."""
 
     html: Markup
-    note: str | None = None  # footnote mark ("a", "b", ...)
+    note: str | None = None  # footnote marks ("a", "*", "a,*")
     missing: bool = False
     metric: str | None = None  # the id of the metric shown
 
 
 @dataclass(frozen=True)
 class TableView:
-    """A table ready for the template."""
+    """A table ready for the template (and for the checker, which reads tables back by it)."""
 
-    spec: TableSpec
+    decl: TableDecl
     corner: str
     columns: tuple[str, ...]
     rows: tuple[tuple[str, tuple[CellView, ...]], ...]
-    footnotes: tuple[tuple[str, str], ...]  # (mark, text)
+    footnotes: tuple[tuple[str, Markup], ...]  # (mark, text)
+
+    @property
+    def id(self) -> str:
+        return self.decl.id
+
+    @property
+    def title(self) -> str:
+        return self.decl.title
 
 
-class _Notes:
+@dataclass
+class Notes:
+    """The reasons cells have no number, each written out once in the article: the first table
+    or chart that needs one says it in full; later ones point back to it."""
+
+    first: dict[str, tuple[str, str]] = field(default_factory=dict)  # reason -> (where, anchor)
+
+    def text(self, reason: str, where: str) -> Markup:
+        """The footnote text for `reason`, in the table or chart called `where`."""
+        if reason not in self.first:
+            anchor = f"note-{len(self.first) + 1}"
+            self.first[reason] = (where, anchor)
+            return Markup('<span id="{}">{}</span>').format(anchor, reason)
+        seen, anchor = self.first[reason]
+        return Markup('as in <a href="#{}">the note under "{}"</a>').format(anchor, seen)
+
+
+class _Footnotes:
     def __init__(self) -> None:
-        self.marks: dict[str, str] = {}
+        self.marks: dict[str, tuple[str, Markup]] = {}
 
-    def mark(self, text: str) -> str:
-        if text not in self.marks:
-            self.marks[text] = "abcdefghijklmnopqrstuvwxyz"[len(self.marks) % 26]
-        return self.marks[text]
+    def mark(self, key: str, text: Markup, *, symbol: bool = False) -> str:
+        if key not in self.marks:
+            letters = [m for m, _ in self.marks.values() if m.isalpha()]
+            symbols = [m for m, _ in self.marks.values() if not m.isalpha()]
+            mark = (
+                MARKS[len(symbols) % len(MARKS)]
+                if symbol
+                else "abcdefghijklmnopqrstuvwxyz"[len(letters) % 26]
+            )
+            self.marks[key] = (mark, text)
+        return self.marks[key][0]
 
-    def items(self) -> tuple[tuple[str, str], ...]:
-        return tuple((mark, text) for text, mark in self.marks.items())
+    def items(self) -> tuple[tuple[str, Markup], ...]:
+        return tuple(self.marks.values())
 
 
-def _matrix(spec: TableSpec, metrics: MetricSet) -> TableView | None:
-    assert spec.metric_key is not None
-    states = {(c.context, c.concurrency): c for c in metrics.cells if c.kind == "decode"}
-    values = [v for v in metrics.values if v.key == spec.metric_key]
-    contexts = sorted({c for c, _ in states} | {v.context for v in values if v.context is not None})
-    levels = sorted(
-        {n for _, n in states if n is not None}
-        | {v.concurrency for v in values if v.concurrency is not None}
-    )
-    if not contexts or not levels:
+def _flags(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
+    """Metric id -> the findings that name it (to mark the cells that show it)."""
+    out: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.severity == "warning" or f.id != "cell-invalid":
+            for metric in f.metrics:
+                out.setdefault(metric, []).append(f)
+    return out
+
+
+class _Builder:
+    def __init__(
+        self,
+        decl: TableDecl,
+        metrics: MetricSet,
+        article: ArticleSource,
+        flags: dict[str, list[Finding]],
+        notes: Notes,
+    ) -> None:
+        self.decl, self.metrics, self.article, self.flags, self.notes = (
+            decl,
+            metrics,
+            article,
+            flags,
+            notes,
+        )
+        self.footnotes = _Footnotes()
+
+    def number(self, value: MetricValue, column: Column | None) -> CellView:
+        html = number_html(value, display=_column_display(value, column))
+        if self.decl.counts and value.n is not None:
+            count = self.metrics.find(f"{value.key}.n", **_coords(value))
+            shown = number_html(count) if count is not None else escape(f"{value.n:,}")
+            html = Markup('{} <span class="count">n={}</span>').format(html, shown)
+        marks = []
+        for f in self.flags.get(value.id, []):
+            text = Markup('{} (see <a href="#data-quality">Data quality</a>)').format(
+                LINTS[f.id].title
+            )
+            marks.append(self.footnotes.mark(f"lint:{f.id}", text, symbol=True))
+        note = "".join(dict.fromkeys(marks)) or None
+        return CellView(html, note, metric=value.id)
+
+    def absent(self, state: CellState | None) -> CellView:
+        if state is None:
+            text, word = "not measured: the run has no such cell", "—"
+        elif state.status == "ok":
+            text, word = "measured, but the cell holds no samples for this metric", "—"
+        else:
+            text, word = state.reason or state.status, STATUS_WORDS[state.status]
+        mark = self.footnotes.mark(f"state:{text}", self.notes.text(text, self.decl.title))
+        return CellView(Markup(escape(word)), mark, missing=True)
+
+
+def _coords(value: MetricValue) -> dict[str, Scalar]:
+    return {
+        "run": value.run,
+        "context": value.context,
+        "concurrency": value.concurrency,
+        "point": value.point,
+    }
+
+
+def _column_display(value: MetricValue, column: Column | None) -> Display | None:
+    if column is None or (column.unit is None and column.decimals is None):
         return None
-    notes = _Notes()
-    by_id = metrics.by_id()
-    pattern = DEFINITIONS[spec.metric_key].id_pattern
-    rows = []
-    for ctx in contexts:
+    from reportgen.metrics.display import display_for
+
+    base = display_for(value)
+    unit, scale = base.unit, base.scale
+    if column.unit is not None and column.unit != base.unit:
+        metric_unit = DEFINITIONS[value.key].unit if value.stat != "n" else "requests"
+        factors = {("s", "ms"): 1000.0, ("ms", "s"): 0.001, ("s", "s"): 1.0, ("ms", "ms"): 1.0}
+        scale = factors.get((metric_unit, column.unit), math.nan)
+        unit = column.unit
+    return Display(base.decimals if column.decimals is None else column.decimals, unit, scale)
+
+
+def _problem(decl: TableDecl, message: str) -> InputError:
+    return InputError([decl.place.problem(f"table {decl.id!r}: {message}")])
+
+
+def _axis_values(
+    decl: TableDecl,
+    axis: str,
+    declared: Sequence[Scalar],
+    found: Iterable[Scalar],
+    article: ArticleSource,
+) -> list[Scalar]:
+    """The values of `axis` to lay out: those declared (each must exist) or all the data has."""
+    have = sort_values(axis, {v for v in found if v is not None}, article)
+    if not declared:
+        return have
+    missing = [
+        v
+        for v in declared
+        if v not in have
+        and axis_label(axis, v, article) not in {axis_label(axis, h, article) for h in have}
+    ]
+    if missing:
+        shown = ", ".join(axis_label(axis, v, article) for v in have) or "none"
+        raise _problem(
+            decl, f"no data for {axis} {', '.join(map(str, missing))}; the data has {shown}"
+        )
+    by_label = {axis_label(axis, h, article): h for h in have}
+    return [v if v in have else by_label[axis_label(axis, v, article)] for v in declared]
+
+
+def _check_metric(decl: TableDecl, metric: str) -> tuple[str, str | None]:
+    key, stat = split_metric(metric)
+    if key not in DEFINITIONS:
+        import difflib
+
+        near = difflib.get_close_matches(metric, list(DEFINITIONS), n=3)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        raise _problem(decl, f"unknown metric {metric!r}{hint}")
+    return key, stat
+
+
+def _grid(b: _Builder) -> TableView:
+    decl = b.decl
+    assert decl.metric is not None and isinstance(decl.columns, str)
+    key, _ = _check_metric(decl, decl.metric)
+    values = [v for v in b.metrics.values if v.metric == decl.metric and matches(v, decl.where)]
+    kind = kind_of(key)
+    states = [c for c in b.metrics.cells if c.kind == kind and matches(c, decl.where)]
+    rows = _axis_values(
+        decl,
+        decl.rows,
+        decl.rows_values,
+        [*(v.coord(decl.rows) for v in values), *(c.coord(decl.rows) for c in states)],
+        b.article,
+    )
+    cols = _axis_values(
+        decl,
+        decl.columns,
+        decl.columns_values,
+        [*(v.coord(decl.columns) for v in values), *(c.coord(decl.columns) for c in states)],
+        b.article,
+    )
+    if not rows or not cols:
+        raise _problem(decl, f"no values of {decl.metric} in the data")
+    index = {(v.coord(decl.rows), v.coord(decl.columns)): v for v in values}
+    state_of = {(c.coord(decl.rows), c.coord(decl.columns)): c for c in states}
+    out_rows = []
+    for r in rows:
         cells = []
-        for level in levels:
-            value = by_id.get(pattern.format(context=context_label(ctx), concurrency=level))
+        for c in cols:
+            value = index.get((r, c))
+            cells.append(
+                b.number(value, None) if value is not None else b.absent(state_of.get((r, c)))
+            )
+        out_rows.append((axis_label(decl.rows, r, b.article), tuple(cells)))
+    headers = tuple(axis_label(decl.columns, c, b.article) for c in cols)
+    corner = decl.corner if decl.corner is not None else f"{decl.rows} \\ {decl.columns}"
+    return TableView(decl, corner, headers, tuple(out_rows), b.footnotes.items())
+
+
+def _points(b: _Builder) -> TableView:
+    decl = b.decl
+    assert isinstance(decl.columns, tuple)
+    for column in decl.columns:
+        _check_metric(decl, column.metric)
+    by_column = [
+        [v for v in b.metrics.values if v.metric == c.metric and matches(v, decl.where)]
+        for c in decl.columns
+    ]
+    kinds = {kind_of(split_metric(c.metric)[0]) for c in decl.columns}
+    states = [c for c in b.metrics.cells if c.kind in kinds and matches(c, decl.where)]
+    found = [v.coord(decl.rows) for vs in by_column for v in vs] + [
+        c.coord(decl.rows) for c in states
+    ]
+    rows = _axis_values(decl, decl.rows, decl.rows_values, found, b.article)
+    if not rows:
+        raise _problem(decl, "none of its metrics has a value in the data")
+    out_rows = []
+    for r in rows:
+        cells = []
+        for column, values in zip(decl.columns, by_column, strict=True):
+            value = next((v for v in values if v.coord(decl.rows) == r), None)
             if value is not None:
-                cells.append(CellView(number_html(value), metric=value.id))
-                continue
-            state = states.get((ctx, level))
-            if state is None:
-                text, word = "not measured: the run has no such cell", "—"
-            elif state.status == "ok":
-                text, word = "measured, but the cell holds no samples for this metric", "—"
+                cells.append(b.number(value, column))
             else:
-                text, word = state.reason or state.status, STATUS_WORDS[state.status]
-            cells.append(CellView(Markup(word), notes.mark(text), missing=True))
-        rows.append((context_label(ctx), tuple(cells)))
+                state = next(
+                    (c for c in states if c.coord(decl.rows) == r and c.status != "ok"), None
+                )
+                cells.append(b.absent(state))
+        out_rows.append((axis_label(decl.rows, r, b.article), tuple(cells)))
+    corner = decl.corner if decl.corner is not None else decl.rows.replace("_", " ")
     return TableView(
-        spec, "context \\ concurrent", tuple(map(str, levels)), tuple(rows), notes.items()
+        decl, corner, tuple(c.header for c in decl.columns), tuple(out_rows), b.footnotes.items()
     )
 
 
-def _per_context(spec: TableSpec, metrics: MetricSet) -> TableView | None:
-    by_id = metrics.by_id()
-    contexts = sorted(
-        {
-            v.context
-            for v in metrics.values
-            if v.context is not None and v.key in {c.key for c in spec.columns}
-        }
-    )
-    if not contexts:
-        return None
-    notes = _Notes()
-    rows = []
-    for ctx in contexts:
+def _compare(b: _Builder) -> TableView:
+    """Rows along an axis, a column per run, then the other run's change against the base."""
+    decl = b.decl
+    assert decl.compare is not None and decl.metric is not None
+    key, _ = _check_metric(decl, decl.metric)
+    runs = [decl.compare.base, decl.compare.other]
+    for run in runs:
+        if b.article.run(run) is None:
+            known = ", ".join(r.id for r in b.article.runs)
+            raise _problem(decl, f"no run {run!r} to compare; the article's runs are {known}")
+    values = [v for v in b.metrics.values if v.metric == decl.metric and matches(v, decl.where)]
+    states = [c for c in b.metrics.cells if c.kind == kind_of(key) and matches(c, decl.where)]
+    found = [v.coord(decl.rows) for v in values] + [c.coord(decl.rows) for c in states]
+    rows = _axis_values(decl, decl.rows, decl.rows_values, found, b.article)
+    out_rows = []
+    for r in rows:
+        pair = [
+            next((v for v in values if v.run == run and v.coord(decl.rows) == r), None)
+            for run in runs
+        ]
         cells = []
-        for column in spec.columns:
-            value = by_id.get(DEFINITIONS[column.key].id_pattern.format(context=context_label(ctx)))
-            if value is None:
-                cells.append(CellView(Markup("—"), notes.mark("not measured"), missing=True))
+        for run, value in zip(runs, pair, strict=True):
+            if value is not None:
+                cells.append(b.number(value, None))
             else:
-                cells.append(CellView(number_html(value), metric=value.id))
-        rows.append((context_label(ctx), tuple(cells)))
-    return TableView(
-        spec, "context", tuple(c.header for c in spec.columns), tuple(rows), notes.items()
-    )
+                state = next((c for c in states if c.run == run and c.coord(decl.rows) == r), None)
+                cells.append(b.absent(state))
+        base, other = pair
+        for kind in decl.compare.show:
+            change = None
+            if base is not None and other is not None:
+                change = b.metrics.find(f"compare.{kind}", run=other.run, of=base.id)
+            if change is None:
+                text = (
+                    "no value in one of the runs"
+                    if base is None or other is None
+                    else "not comparable"
+                )
+                cells.append(
+                    CellView(
+                        Markup("—"),
+                        b.footnotes.mark(f"cmp:{text}", Markup(escape(text))),
+                        missing=True,
+                    )
+                )
+                continue
+            verdict = _verdict(key, change)
+            cells.append(
+                CellView(Markup("{} {}").format(number_html(change), verdict), metric=change.id)
+            )
+        out_rows.append((axis_label(decl.rows, r, b.article), tuple(cells)))
+    labels = [b.article.run(run).label for run in runs]  # type: ignore[union-attr]
+    words = {"delta": f"change ({labels[1]} - {labels[0]})", "ratio": f"{labels[1]} / {labels[0]}"}
+    headers = (*labels, *(words[k] for k in decl.compare.show))
+    corner = decl.corner if decl.corner is not None else decl.rows.replace("_", " ")
+    return TableView(decl, corner, tuple(headers), tuple(out_rows), b.footnotes.items())
 
 
-def table_views(metrics: MetricSet) -> tuple[TableView, ...]:
-    """Every article table that the metrics have data for, in article order."""
-    views = []
-    for spec in TABLES:
-        view = _matrix(spec, metrics) if spec.kind == "matrix" else _per_context(spec, metrics)
-        if view is not None:
-            views.append(view)
+def _verdict(key: str, change: MetricValue) -> Markup:
+    """better / worse / same, by the metric's direction, for a delta or a ratio."""
+    better = DEFINITIONS[key].better
+    shown = format_number(change.value, Display(3, ""))
+    neutral = 0.0 if change.key == "compare.delta" else 1.0
+    if better is None or float(shown) == neutral:
+        return Markup('<span class="verdict">(same)</span>') if better else Markup("")
+    up = change.value > neutral
+    good = up == (better == "higher")
+    word = "better" if good else "worse"
+    return Markup('<span class="verdict {}">({})</span>').format(word, word)
+
+
+def table_views(
+    article: ArticleSource,
+    metrics: MetricSet,
+    findings: Iterable[Finding] = (),
+    notes: Notes | None = None,
+) -> tuple[TableView, ...]:
+    """Every declared table, laid out from the metrics, in page order; `notes` collects the
+    reasons written out (for the charts after them to refer to)."""
+    flags, notes = _flags(findings), notes if notes is not None else Notes()
+    views: list[TableView] = []
+    problems: list[Problem] = []
+    for decl in article.tables():
+        b = _Builder(decl, metrics, article, flags, notes)
+        try:
+            if decl.compare is not None:
+                views.append(_compare(b))
+            elif isinstance(decl.columns, tuple):
+                views.append(_points(b))
+            else:
+                if decl.metric is None:
+                    raise _problem(decl, f"columns = {decl.columns!r} needs a metric for its cells")
+                views.append(_grid(b))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
     return tuple(views)

@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from reportgen.article.tables import TABLES_BY_ID
 from reportgen.check.built import check_built
 from reportgen.check.htmltext import html_lines
 from reportgen.check.published import Lines, Reported, find_tables, reported_in_lines, text_lines
@@ -27,6 +26,7 @@ from reportgen.check.result import (
     expected_numbers,
     missing_item,
 )
+from reportgen.check.shape import Shape, from_views
 from reportgen.check.sources import read_published
 from reportgen.errors import InputError
 from reportgen.files import read_input
@@ -58,6 +58,7 @@ def check_published(
     source: str,
     metrics: MetricSet,
     expected: Iterable[Shown],
+    shape: Shape,
     *,
     html: bool = False,
     omitted: frozenset[str] = frozenset(),
@@ -72,10 +73,11 @@ def check_published(
     items: list[Item] = []
     matched = 0
     first_at: dict[str, Reported] = {}
-    reported = reported_in_lines(lines)
+    reported = reported_in_lines(lines, shape)
+    titles = {t.id: t.title for t in shape.tables}
     for r in reported:
         where: dict[str, str | None] = {
-            "table": _table_title(r.table),
+            "table": titles.get(r.table or "", r.table),
             "row": r.row,
             "column": r.column,
         }
@@ -156,19 +158,12 @@ def check_published(
             )
         )
     else:
-        table_line = {t.spec.id: t.line for t in find_tables(lines) if t.spec}
+        table_line = {t.shape.id: t.line for t in find_tables(lines, shape) if t.shape}
         items += [
             missing_item(source, by_id[s.metric], s, table_line.get(s.table_id or "", 1))
             for s in absent
         ]
     return SourceResult(source, "published", matched, tuple(items))
-
-
-def _table_title(table: str | None) -> str | None:
-    if table is None:
-        return None
-    spec = TABLES_BY_ID.get(table)
-    return spec.title if spec else table
 
 
 def check_article(
@@ -185,7 +180,8 @@ def check_article(
 
     built = render_article(folder, environ)
     article = built.article
-    expected = expected_numbers(article, built.metrics)
+    expected = expected_numbers(article, built.metrics, built.tables)
+    shape = from_views(article, built.tables)
     sources = []
     page = (build_dir / article.slug / "index.html") if build_dir else None
     if page is not None and page.is_file():
@@ -199,7 +195,9 @@ def check_article(
     for path, inside in [*declared, *((p, None) for p in published)]:
         found = read_published(path, inside=inside)
         sources.append(
-            check_published(found.lines, found.label, built.metrics, expected, omitted=omitted)
+            check_published(
+                found.lines, found.label, built.metrics, expected, shape, omitted=omitted
+            )
         )
     findings = tuple(replace(f, file=str(folder / f.file)) for f in built.findings)
     places = tuple(_place(Path(f.file), f.pointer) for f in findings)

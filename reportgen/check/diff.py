@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError
+from reportgen.files import read_input
 from reportgen.formats.jsonfile import parse_json
-from reportgen.metrics.display import DISPLAY, format_number
+from reportgen.metrics.display import display_of, format_number
 
 Change = Literal["added", "removed", "up", "down", "same"]
 
@@ -26,6 +27,7 @@ class Side:
     value: float
     unit: str
     key: str  # registry key, for the display precision
+    stat: str | None = None
 
 
 @dataclass(frozen=True)
@@ -58,34 +60,34 @@ class Moved:
 def _shown(side: Side | None) -> str | None:
     if side is None:
         return None
-    display = DISPLAY.get(side.key)
-    return format_number(side.value, display) if display else f"{side.value:.6g}"
+    try:
+        display = display_of(side.key, side.stat)
+    except KeyError:  # a metric this version does not know, or a comparison
+        return f"{side.value:.6g}"
+    return format_number(side.value, display)
 
 
 def load_side(path: Path) -> dict[str, Side]:
     """Metric values of a metrics.json file, or computed from an article folder."""
     if path.is_dir():
-        from reportgen.article.manifest import MANIFEST, load_article
+        from reportgen.article.data import article_metrics
+        from reportgen.article.manifest import MANIFEST
         from reportgen.formats.load import folder_run_files, load
         from reportgen.metrics import compute
 
         if (path / MANIFEST).is_file():
-            result = load(load_article(path).run_paths(), label_root=path, inside=path)
-        else:
-            result = load(folder_run_files(path))
+            _, metrics = article_metrics(path)
+            return {v.id: Side(v.value, v.unit, v.key, v.stat) for v in metrics.values}
+        result = load(folder_run_files(path))
         if not result.ok:
             raise InputError(result.problems)
-        return {v.id: Side(v.value, v.unit, v.key) for v in compute(result.runs).values}
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError([Problem(str(path), 1, 1, "", f"cannot read: {exc.strerror}")]) from None
-    doc = parse_json(str(path), raw)
-    metrics = doc.data.get("metrics")
-    if not isinstance(metrics, list):
+        return {v.id: Side(v.value, v.unit, v.key, v.stat) for v in compute(result.runs).values}
+    doc = parse_json(str(path), read_input(path, "run"))
+    listed = doc.data.get("metrics")
+    if not isinstance(listed, list):
         raise InputError([doc.problem("", "not a metrics.json: no `metrics` list")])
     out = {}
-    for i, m in enumerate(metrics):
+    for i, m in enumerate(listed):
         ok = (
             isinstance(m, dict)
             and isinstance(m.get("id"), str)
@@ -95,7 +97,13 @@ def load_side(path: Path) -> dict[str, Side]:
         if not ok:
             raise InputError([doc.problem(f"/metrics/{i}", "a metric needs an id and a value")])
         # `definition` names the registry entry, and so the display precision.
-        out[m["id"]] = Side(float(m["value"]), str(m.get("unit", "")), str(m.get("definition")))
+        stat = m.get("statistic")
+        out[m["id"]] = Side(
+            float(m["value"]),
+            str(m.get("unit", "")),
+            str(m.get("definition")),
+            stat if isinstance(stat, str) else None,
+        )
     return out
 
 

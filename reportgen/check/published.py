@@ -1,8 +1,9 @@
 """Read numbers out of an article as text: plain text or Markdown (the seed's form).
 
-Text in, `Reported` numbers out (pure). Tables are recognised by their caption and headers, cells
-by row (context) and column (concurrency or header) labels, headline numbers by the words after
-them. Each reported number keeps its line, column and the precision it was shown with.
+Lines and the article's `Shape` in, `Reported` numbers out (pure). Tables are recognised by
+their declared titles, cells by their row and column labels; headline numbers by their declared
+captions; sentences with numbers from data by their declared words. Each reported number keeps
+its line, column and the precision it was shown with.
 """
 
 from __future__ import annotations
@@ -11,10 +12,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from reportgen.article.tables import TABLES, TableSpec
+from reportgen.check.shape import Shape, TableShape, normalize
 
-NUMBER = re.compile(r"^\s*(-?\d{1,3}(?:,\d{3})+|-?\d+)(\.\d+)?\s*(tok/s|ms|s|tokens)?\s*$")
+NUMBER = re.compile(
+    r"^\s*(-?\d{1,3}(?:,\d{3})+|-?\d+)(\.\d+)?\s*(tok/s|ms|s|tokens|requests|req/s)?\s*"
+    r"[*†‡§¶#]*\s*$"
+)
 HEADLINE = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(tok/s|ms|s)\s*(.*)$")
+
+Lines = list[tuple[int, str]]  # (line number in the source, text)
 
 
 @dataclass(frozen=True)
@@ -28,7 +34,7 @@ class Reported:
     decimals: int
     unit: str | None
     metric_id: str | None  # None: the number matches no metric (unverified)
-    table: str | None = None
+    table: str | None = None  # the table's id (or the caption of an unknown table)
     row: str | None = None
     column: str | None = None
 
@@ -37,7 +43,7 @@ class Reported:
 class ParsedTable:
     """A table found in the text: its caption lines, header and rows with line numbers."""
 
-    spec: TableSpec | None
+    shape: TableShape | None
     caption: str
     line: int
     header: tuple[str, ...]
@@ -45,7 +51,8 @@ class ParsedTable:
 
 
 def parse_number(text: str) -> tuple[float, int, str | None] | None:
-    """(value, decimals, unit) of a shown number like '1,234', '0.50 s', '25 ms'."""
+    """(value, decimals, unit) of a shown number like '1,234', '0.50 s', '25 ms' (a footnote
+    mark after it allowed)."""
     found = NUMBER.match(text)
     if not found:
         return None
@@ -65,17 +72,6 @@ def _cells(line: str) -> tuple[tuple[int, str], ...]:
     return tuple(out)
 
 
-def _spec_for(caption: str) -> TableSpec | None:
-    low = caption.lower()
-    for spec in TABLES:
-        if all(word in low for word in spec.recognise):
-            return spec
-    return None
-
-
-Lines = list[tuple[int, str]]  # (line number in the source, text)
-
-
 def text_lines(text: str) -> Lines:
     """Number the lines of a plain-text or Markdown article."""
     return list(enumerate(text.splitlines(), start=1))
@@ -85,8 +81,9 @@ def _is_row(text: str) -> bool:
     return text.lstrip().startswith("|")
 
 
-def find_tables(lines: Lines) -> list[ParsedTable]:
-    """Every pipe table in `lines` with the non-table lines just above it as caption."""
+def find_tables(lines: Lines, shape: Shape) -> list[ParsedTable]:
+    """Every pipe table in `lines` with the non-table lines just above it as caption, and the
+    article's table whose title the caption holds."""
     tables = []
     i = 0
     while i < len(lines):
@@ -109,10 +106,9 @@ def find_tables(lines: Lines) -> list[ParsedTable]:
         rows = tuple(
             (n, _cells(raw)) for n, raw in block[1:] if not re.fullmatch(r"[\s|:\-]+", raw)
         )
-        caption = " ".join(caption_lines)
         # A table is named by its title line: the line above it, or above its note.
-        spec = next(filter(None, map(_spec_for, caption_lines)), None)
-        tables.append(ParsedTable(spec, caption, block[0][0], header, rows))
+        found = next(filter(None, map(shape.table_for, caption_lines)), None)
+        tables.append(ParsedTable(found, " ".join(caption_lines), block[0][0], header, rows))
     return tables
 
 
@@ -123,39 +119,6 @@ def _unit_words(text: str) -> str | None:
     """The unit a header or caption names in parentheses: 'TTFT (s)', '(ms, median)'."""
     found = _UNIT_IN_PARENS.search(text)
     return found.group(1) if found else None
-
-
-def _metric_for(spec: TableSpec, row: str, column: str) -> str | None:
-    from reportgen.metrics import DEFINITIONS
-
-    if spec.kind == "matrix":
-        if not column.isdigit() or spec.metric_key is None:
-            return None
-        pattern = DEFINITIONS[spec.metric_key].id_pattern
-        return pattern.format(context=row, concurrency=int(column))
-    for col in spec.columns:
-        if col.header.lower() == column.lower():
-            return DEFINITIONS[col.key].id_pattern.format(context=row)
-    return None
-
-
-def _headline_metric(unit: str, words: str) -> str | None:
-    low = words.lower()
-    together = re.match(r"(\d+) requests together", low)
-    if together and unit == "tok/s":
-        return f"canonical.c{int(together.group(1))}.output_tok_s"
-    if "sustained decode" in low and unit == "s":
-        return "matrix.duration_s"
-    if "one request" in low and unit == "tok/s":
-        return "canonical.c1.output_tok_s"
-    if "one request" in low and "time to first token" in low and unit == "ms":
-        return "canonical.c1.ttft_ms"
-    return None
-
-
-def reported_numbers(text: str) -> list[Reported]:
-    """Every number a plain-text or Markdown article reports (see `reported_in_lines`)."""
-    return reported_in_lines(text_lines(text))
 
 
 def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
@@ -169,7 +132,7 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
             if parsed is None:
                 continue
             value, decimals, unit = parsed
-            metric = _metric_for(table.spec, row_label, head) if table.spec else None
+            metric = table.shape.cell(row_label, head) if table.shape else None
             yield Reported(
                 line,
                 col,
@@ -178,23 +141,66 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
                 decimals,
                 unit or _unit_words(head) or caption_unit,
                 metric,
-                table.spec.id if table.spec else table.caption,
+                table.shape.id if table.shape else table.caption,
                 row_label,
                 head,
             )
 
 
-def reported_in_lines(lines: Lines) -> list[Reported]:
-    """Every number the lines report in tables and headlines, mapped to metric ids if known.
+def _headline_metric(shape: Shape, words: str) -> str | None:
+    """The declared headline whose caption the words after a number read as."""
+    for metric, pattern in shape.headlines:
+        if pattern.fullmatch(" ".join(words.split())):
+            return metric
+    return None
 
-    A headline is a number with its unit at the start of a line and the words that say what it
-    is after it, on the same line or (in HTML) the next.
+
+def _phrase_numbers(lines: Lines, shape: Shape, taken: set[int]) -> Iterator[Reported]:
+    """Numbers in sentences the article declares with references (table notes, ...)."""
+    for n, raw in lines:
+        if n in taken:
+            continue
+        for phrase in shape.phrases:
+            found = phrase.pattern.search(raw)
+            if not found:
+                continue
+            for group, metric in enumerate(phrase.metrics, start=1):
+                text = found.group(group)
+                parsed = parse_number(text)
+                if parsed is None or metric is None:
+                    continue
+                value, decimals, _ = parsed
+                end = found.end(group)
+                unit = re.match(r"\s*(tok/s|ms|s)\b", raw[end:])
+                yield Reported(
+                    n,
+                    found.start(group) + 1,
+                    text,
+                    value,
+                    decimals,
+                    unit.group(1) if unit else None,
+                    metric,
+                    None,
+                    None,
+                    normalize(phrase.text.text)[:60],
+                )
+            taken.add(n)
+            break
+
+
+def reported_in_lines(lines: Lines, shape: Shape) -> list[Reported]:
+    """Every number the lines report in tables, headlines and declared sentences, mapped to
+    metric ids where the article's shape says which.
+
+    A headline is a number with its unit at the start of a line and, after it on the same line
+    or (in HTML and PDF text) the next, the words of a declared headline caption.
     """
     out: list[Reported] = []
-    tables = find_tables(lines)
+    tables = find_tables(lines, shape)
     in_table = {n for t in tables for n, _ in t.rows} | {t.line for t in tables}
     for table in tables:
         out.extend(_table_numbers(table))
+    taken = set(in_table)
     for i, (n, raw) in enumerate(lines):
         if n in in_table or _is_row(raw):
             continue
@@ -204,9 +210,13 @@ def reported_in_lines(lines: Lines) -> list[Reported]:
         whole, frac, unit, words = found.groups()
         if not words.strip() and i + 1 < len(lines):
             words = lines[i + 1][1]
+        metric = _headline_metric(shape, words)
+        if metric is None and any(p.pattern.search(raw) for p in shape.phrases):
+            continue  # a declared sentence that starts with its number: read below
         value = float(whole.replace(",", "") + (frac or ""))
         col = raw.index(whole) + 1
         shown = raw[col - 1 : found.end(3)]
+        taken.add(n)
         out.append(
             Reported(
                 n,
@@ -215,10 +225,16 @@ def reported_in_lines(lines: Lines) -> list[Reported]:
                 value,
                 len(frac) - 1 if frac else 0,
                 unit,
-                _headline_metric(unit, words),
+                metric,
                 None,
                 None,
                 words.strip(),
             )
         )
+    out.extend(_phrase_numbers(lines, shape, taken))
     return sorted(out, key=lambda r: (r.line, r.col))
+
+
+def reported_numbers(text: str, shape: Shape) -> list[Reported]:
+    """Every number a plain-text or Markdown article reports (see `reported_in_lines`)."""
+    return reported_in_lines(text_lines(text), shape)

@@ -4,13 +4,13 @@ and the whole `CheckResult` with the lints' findings and the verdict.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from reportgen.article.manifest import ArticleSource
-from reportgen.article.prose import Resolver, plain
-from reportgen.article.render import tool_versions
-from reportgen.article.tableview import table_views
+from reportgen.article.prose import Resolver, plain, tool_versions
+from reportgen.article.tableview import TableView
 from reportgen.errors import Severity
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.display import shown_text
@@ -120,24 +120,28 @@ class Shown:
         return f"table {self.table!r}, row {self.row}, column {self.column}"
 
 
-def expected_numbers(article: ArticleSource, metrics: MetricSet) -> tuple[Shown, ...]:
+def expected_numbers(
+    article: ArticleSource, metrics: MetricSet, views: Iterable[TableView]
+) -> tuple[Shown, ...]:
     """Every number the built article shows in a headline or a table, where it shows it."""
     resolver = Resolver(metrics, article.setup, tool_versions(metrics.runs), article.date)
     out = [Shown(h.metric, row=plain(h.caption, resolver)) for h in article.headlines]
-    for view in table_views(metrics):
+    for view in views:
         for row, cells in view.rows:
             for column, cell in zip(view.columns, cells, strict=True):
                 if cell.metric:
-                    out.append(Shown(cell.metric, view.spec.id, view.spec.title, row, column))
+                    out.append(Shown(cell.metric, view.id, view.title, row, column))
     first: dict[str, Shown] = {}
     for shown in out:
         first.setdefault(shown.metric, shown)
     return tuple(first.values())
 
 
-def expected_ids(article: ArticleSource, metrics: MetricSet) -> tuple[str, ...]:
+def expected_ids(
+    article: ArticleSource, metrics: MetricSet, views: Iterable[TableView]
+) -> tuple[str, ...]:
     """The metric ids an article shows: every table cell with data, and its headlines."""
-    return tuple(s.metric for s in expected_numbers(article, metrics))
+    return tuple(s.metric for s in expected_numbers(article, metrics, views))
 
 
 def missing_item(

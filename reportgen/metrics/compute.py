@@ -1,23 +1,27 @@
 """Metric computation: normalized runs in, metric values out (pure).
 
 Each value comes from the most primitive data its file holds (request samples before summary
-fields) and keeps the file's own summary value beside it, so disagreements can be reported.
+fields) and keeps the file's own summary value beside it, so disagreements can be reported. In an
+article of several runs every id starts with its run's id; efficiency values need the run's setup.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 
 from reportgen.errors import InputError, Problem
-from reportgen.metrics.registry import (
-    DEFINITIONS,
-    CellState,
-    MetricSet,
-    MetricValue,
-    Source,
-    metric_id,
+from reportgen.metrics.registry import THROUGHPUTS, CellState, MetricSet, MetricValue
+from reportgen.metrics.values import Cell, Emitter, distribution
+from reportgen.model import (
+    CanonicalRun,
+    DecodeCell,
+    LoadPoint,
+    MatrixRun,
+    Run,
+    Setup,
+    SweepRun,
 )
-from reportgen.model import CanonicalRun, DecodeCell, MatrixRun, Run, SourceFile
 from reportgen.stats import median
 
 # Aggregate sources whose numerator is client_output_tokens over measurement_seconds.
@@ -25,225 +29,132 @@ TOKEN_COUNT_SOURCES = frozenset(
     {"openai_continuous_usage", "openai_stream_chunks_fallback", "openai_completed_usage"}
 )
 
-
 # Metrics that are a run's settings, not measurements: files that agree on them may share them.
 RUN_SETTINGS = frozenset({"matrix.duration_s", "matrix.max_tokens"})
 
 
-def _value(
-    key: str,
-    value: float,
-    src: SourceFile,
-    source: Source,
-    pointer: str,
-    **extra: object,
-) -> MetricValue:
-    ids = {k: extra[k] for k in ("context", "concurrency") if extra.get(k) is not None}
-    return MetricValue(
-        id=metric_id(key, **ids),  # type: ignore[arg-type]
-        key=key,
-        value=value,
-        unit=DEFINITIONS[key].unit,
-        source=source,
-        file=src.label,
-        sha256=src.sha256,
-        provenance=src.provenance.status,
-        pointer=pointer,
-        **extra,  # type: ignore[arg-type]
-    )
-
-
-def _canonical(run: CanonicalRun) -> Iterator[MetricValue]:
-    src, c, s = run.source, run.concurrency, run.samples
+def _canonical(run: CanonicalRun, emit: Emitter) -> Iterator[MetricValue]:
+    c, s, at = run.concurrency, run.samples, f"{run.pointer}/samples"
+    cell = Cell(concurrency=c)
     if c == 1 and s:
-        yield _value(
+        out_tok_s = median(x.tok_s_out for x in s) or 0.0
+        yield emit.value(
             "canonical.output_tok_s",
-            median(x.tok_s_out for x in s) or 0.0,
-            src,
+            out_tok_s,
             "samples",
-            f"{run.pointer}/samples",
+            at,
+            cell,
             n=len(s),
             summary=run.summary.tok_s_out,
-            concurrency=c,
         )
-        yield _value(
-            "canonical.ttft_ms",
-            median(x.ttft_ms for x in s) or 0.0,
-            src,
-            "samples",
-            f"{run.pointer}/samples",
-            n=len(s),
-            summary=run.summary.ttft_ms,
-            concurrency=c,
+        ttft = median(x.ttft_ms for x in s) or 0.0
+        yield emit.value(
+            "canonical.ttft_ms", ttft, "samples", at, cell, n=len(s), summary=run.summary.ttft_ms
         )
         rates = [x.tok_s_prefill for x in s if x.tok_s_prefill]
         if rates:
-            yield _value(
+            yield emit.value(
                 "canonical.prefill_tok_s",
                 median(rates) or 0.0,
-                src,
                 "samples",
-                f"{run.pointer}/samples",
+                at,
+                cell,
                 n=len(rates),
                 summary=run.summary.tok_s_prefill,
-                concurrency=c,
             )
-    yield _value(
-        "canonical.concurrency",
-        float(c),
-        src,
-        "fields",
-        f"{run.pointer}/engineFlags/concurrency",
-        concurrency=c,
-    )
+    flags = f"{run.pointer}/engineFlags/concurrency"
+    yield emit.value("canonical.concurrency", float(c), "fields", flags, cell)
     tokens = [float(x.output_tokens) for x in s]
     if tokens:
-        yield _value(
+        own = None if run.output_tokens is None else float(run.output_tokens)
+        yield emit.value(
             "canonical.output_tokens",
             median(tokens) or 0.0,
-            src,
             "samples",
-            f"{run.pointer}/samples",
+            at,
+            cell,
             n=len(tokens),
-            summary=_opt(run.output_tokens),
-            concurrency=c,
+            summary=own,
         )
     elif run.output_tokens is not None:
-        yield _value(
-            "canonical.output_tokens",
-            float(run.output_tokens),
-            src,
-            "summary",
-            f"{run.pointer}/outputTokens",
-            concurrency=c,
+        where = f"{run.pointer}/outputTokens"
+        yield emit.value(
+            "canonical.output_tokens", float(run.output_tokens), "summary", where, cell
         )
     if c == 1 and s:
         return
     # Concurrency N: lmx's samples carry per-request speeds but not the group's window, so the
     # group throughput can only come from the summary field.
-    base = run.pointer
-    yield _value(
-        "canonical.output_tok_s",
-        run.summary.tok_s_out,
-        src,
-        "summary",
-        f"{base}/tokSOut",
-        concurrency=c,
-    )
+    where = f"{run.pointer}/tokSOut"
+    yield emit.value("canonical.output_tok_s", run.summary.tok_s_out, "summary", where, cell)
     if run.summary.ttft_ms is not None:
-        yield _value(
-            "canonical.ttft_ms",
-            run.summary.ttft_ms,
-            src,
-            "summary",
-            f"{base}/ttftMs",
-            concurrency=c,
-        )
+        where = f"{run.pointer}/ttftMs"
+        yield emit.value("canonical.ttft_ms", run.summary.ttft_ms, "summary", where, cell)
 
 
-def _decode(cell: DecodeCell, src: SourceFile) -> Iterator[MetricValue]:
-    where = {"context": cell.context_tokens, "concurrency": cell.concurrency}
+def _median_with_own(values: list[MetricValue], own: float | None) -> Iterator[MetricValue]:
+    """A distribution's values, the median carrying the file's own median for cross-checks."""
+    if values:
+        yield replace(values[0], summary=own)
+        yield from values[1:]
+
+
+def _decode(cell: DecodeCell, emit: Emitter) -> Iterator[MetricValue]:
+    at = Cell(context=cell.context_tokens, concurrency=cell.concurrency)
     tokens, seconds = cell.window_output_tokens, cell.measurement_s
     if cell.aggregate_source in TOKEN_COUNT_SOURCES and tokens and seconds:
-        yield _value(
+        yield emit.value(
             "decode.aggregate_tok_s",
             tokens / seconds,
-            src,
             "fields",
             f"{cell.pointer}/client_output_tokens",
+            at,
             summary=cell.aggregate_tok_s,
-            **where,
         )
     elif cell.aggregate_tok_s is not None:
-        yield _value(
-            "decode.aggregate_tok_s",
-            cell.aggregate_tok_s,
-            src,
-            "summary",
-            f"{cell.pointer}/aggregate_tps",
-            **where,
+        where = f"{cell.pointer}/aggregate_tps"
+        yield emit.value("decode.aggregate_tok_s", cell.aggregate_tok_s, "summary", where, at)
+    samples = f"{cell.pointer}/request_samples"
+    decoding = [r for r in cell.samples if r.output_tokens >= 2 and r.itl_s > 0]
+    own = cell.summary
+    speeds = [1 / r.itl_s for r in decoding]
+    rates = list(distribution(emit, "decode.per_request_tok_s", speeds, samples, at))
+    yield from _median_with_own(rates, own.output_tps_per_user_p50)
+    if not rates and own.output_tps_per_user_p50:
+        where = f"{cell.pointer}/output_tps_per_user_p50"
+        yield emit.value(
+            "decode.per_request_tok_s", own.output_tps_per_user_p50, "summary", where, at
         )
-    rates = [1 / r.itl_s for r in cell.samples if r.output_tokens >= 2 and r.itl_s > 0]
-    speed = median(rates)
-    if speed is not None:
-        yield _value(
-            "decode.per_request_tok_s",
-            speed,
-            src,
-            "samples",
-            f"{cell.pointer}/request_samples",
-            n=len(rates),
-            summary=cell.summary.output_tps_per_user_p50,
-            **where,
-        )
-    elif cell.summary.output_tps_per_user_p50:
-        yield _value(
-            "decode.per_request_tok_s",
-            cell.summary.output_tps_per_user_p50,
-            src,
-            "summary",
-            f"{cell.pointer}/output_tps_per_user_p50",
-            **where,
-        )
-    ttfts = [r.ttft_s for r in cell.samples if r.ttft_s > 0]
-    ttft = median(ttfts)
-    if ttft is not None:
-        yield _value(
-            "decode.ttft_s",
-            ttft,
-            src,
-            "samples",
-            f"{cell.pointer}/request_samples",
-            n=len(ttfts),
-            summary=cell.summary.ttft_p50_s,
-            **where,
-        )
-    elif cell.summary.ttft_p50_s:
-        yield _value(
-            "decode.ttft_s",
-            cell.summary.ttft_p50_s,
-            src,
-            "summary",
-            f"{cell.pointer}/ttft_p50",
-            **where,
-        )
+    ttfts = list(distribution(emit, "decode.ttft_s", [r.ttft_s for r in cell.samples], samples, at))
+    yield from _median_with_own(ttfts, own.ttft_p50_s)
+    if not ttfts and own.ttft_p50_s:
+        yield emit.value("decode.ttft_s", own.ttft_p50_s, "summary", f"{cell.pointer}/ttft_p50", at)
+    itls = list(distribution(emit, "decode.itl_s", [r.itl_s for r in decoding], samples, at))
+    yield from _median_with_own(itls, own.itl_p50_s)
+    done = [r.latency_s for r in cell.samples if r.completed]
+    yield from distribution(emit, "decode.latency_s", done, samples, at)
 
 
-def _opt(value: float | None) -> float | None:
-    return None if value is None else float(value)
-
-
-def _matrix(run: MatrixRun) -> Iterator[MetricValue | CellState]:
+def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
     src = run.source
     if run.duration_s is not None:
-        yield _value(
-            "matrix.duration_s", run.duration_s, src, "fields", "/metadata/duration_per_test"
+        yield emit.value(
+            "matrix.duration_s", run.duration_s, "fields", "/metadata/duration_per_test"
         )
     if run.max_tokens is not None:
-        yield _value(
-            "matrix.max_tokens", float(run.max_tokens), src, "fields", "/metadata/max_tokens"
+        yield emit.value(
+            "matrix.max_tokens", float(run.max_tokens), "fields", "/metadata/max_tokens"
         )
     for p in run.prefill:
-        ctx = {"context": p.context_tokens}
-        yield _value(
-            "prefill.prompt_tokens",
-            float(p.prompt_tokens),
-            src,
-            "fields",
-            f"{p.pointer}/prompt_tokens",
-            **ctx,
+        at = Cell(context=p.context_tokens)
+        where = f"{p.pointer}/prompt_tokens"
+        yield emit.value("prefill.prompt_tokens", float(p.prompt_tokens), "fields", where, at)
+        yield emit.value("prefill.ttft_s", p.ttft_s, "fields", f"{p.pointer}/ttft_seconds", at)
+        rate = p.prompt_tokens / p.ttft_s
+        yield emit.value("prefill.tok_s", rate, "fields", p.pointer, at, summary=p.tok_s)
+        yield CellState(
+            "prefill", p.context_tokens, None, "ok", None, src.label, p.pointer, emit.run
         )
-        yield _value("prefill.ttft_s", p.ttft_s, src, "fields", f"{p.pointer}/ttft_seconds", **ctx)
-        yield _value(
-            "prefill.tok_s",
-            p.prompt_tokens / p.ttft_s,
-            src,
-            "fields",
-            p.pointer,
-            summary=p.tok_s,
-            **ctx,
-        )
-        yield CellState("prefill", p.context_tokens, None, "ok", None, src.label, p.pointer)
     for cell in run.cells:
         yield CellState(
             "decode",
@@ -253,20 +164,146 @@ def _matrix(run: MatrixRun) -> Iterator[MetricValue | CellState]:
             cell.reason,
             src.label,
             cell.pointer,
+            emit.run,
         )
         if cell.status == "ok":
-            yield from _decode(cell, src)
+            yield from _decode(cell, emit)
 
 
-def compute(runs: Iterable[Run]) -> MetricSet:
-    """Every metric of `runs`; raises `InputError` when two files define the same metric."""
+def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
+    extra = tuple(
+        (axis, value)
+        for axis, value in (
+            ("prompt_tokens", point.prompt_tokens),
+            ("max_tokens", point.max_tokens),
+        )
+        if value is not None
+    )
+    at = Cell(concurrency=point.concurrency, point=point.label, rate=point.rate, extra=extra)
+    where = point.pointer
+    if point.output_tokens is not None and point.duration_s:
+        rate = point.output_tokens / point.duration_s
+        yield emit.value(
+            "load.output_tok_s", rate, "fields", where, at, summary=point.aggregate_tok_s
+        )
+    elif point.aggregate_tok_s is not None:
+        yield emit.value("load.output_tok_s", point.aggregate_tok_s, "summary", where, at)
+    if point.requests_ok is not None and point.duration_s:
+        yield emit.value(
+            "load.request_s", point.requests_ok / point.duration_s, "fields", where, at
+        )
+    if point.concurrency is not None:
+        yield emit.value("load.concurrency", float(point.concurrency), "fields", where, at)
+    if point.rate is not None:
+        yield emit.value("load.rate", point.rate, "fields", where, at)
+    if point.requests_ok is not None:
+        yield emit.value("load.requests", float(point.requests_ok), "fields", where, at)
+    yield emit.value("load.failed", float(point.requests_failed), "fields", where, at)
+    ok = [r for r in point.samples if r.completed]
+    decoding = [r for r in ok if r.output_tokens >= 2 and r.itl_s > 0]
+    for key, quantity, values in (
+        ("load.ttft_s", "ttft_s", [r.ttft_s for r in ok]),
+        ("load.itl_s", "itl_s", [r.itl_s for r in decoding]),
+        ("load.latency_s", "latency_s", [r.latency_s for r in ok]),
+        ("load.per_request_tok_s", "per_request_tok_s", [1 / r.itl_s for r in decoding]),
+    ):
+        yield from distribution(emit, key, values, where, at, own=point.summary(quantity))
+
+
+def _sweep(run: SweepRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
+    for point in run.points:
+        yield CellState(
+            "load",
+            None,
+            point.concurrency,
+            point.status,
+            point.reason,
+            run.source.label,
+            point.pointer,
+            emit.run,
+            point.label,
+            point.rate,
+        )
+        if point.status == "ok":
+            yield from _point(point, emit)
+
+
+def _efficiency(
+    values: Iterable[MetricValue], setups: Mapping[str | None, Setup]
+) -> Iterator[MetricValue]:
+    """Per-GPU throughput, tok/s per watt and joules per token, where the run's setup says how
+    many GPUs (and, for power, their cap or rated power)."""
+    for v in values:
+        setup = setups.get(v.run)
+        if v.key not in THROUGHPUTS or v.stat is not None or setup is None or v.value <= 0:
+            continue
+        hw = setup.hardware
+        gpus = f"{hw.gpu_count} GPU" + ("s" if hw.gpu_count != 1 else "")
+        base = replace(v, source="derived", n=None, summary=None)
+        yield replace(
+            base,
+            id=f"{v.id}_per_gpu",
+            key=f"{v.key}.per_gpu",
+            unit="tok/s/GPU",
+            value=v.value / hw.gpu_count,
+            basis=gpus,
+        )
+        watts, what = (
+            (hw.gpu_power_cap_w, "power cap")
+            if hw.gpu_power_cap_w
+            else (hw.gpu_rated_power_w, "rated power")
+        )
+        if not watts:
+            continue
+        total = watts * hw.gpu_count
+        basis = f"{what} {watts:,g} W x {gpus}"
+        yield replace(
+            base,
+            id=f"{v.id}_per_w",
+            key=f"{v.key}.per_w",
+            unit="tok/s/W",
+            value=v.value / total,
+            basis=basis,
+        )
+        stem = v.id.removesuffix("tok_s")
+        yield replace(
+            base,
+            id=f"{stem}j_per_tok",
+            key=f"{v.key}.j_per_tok",
+            unit="J/tok",
+            value=total / v.value,
+            basis=basis,
+        )
+
+
+def compute(
+    runs: Iterable[Run],
+    *,
+    run_of: Mapping[str, str] | None = None,
+    setups: Mapping[str | None, Setup] | None = None,
+) -> MetricSet:
+    """Every metric of `runs`; raises `InputError` when two files define the same metric.
+
+    `run_of`: the article's run id of each file (by label); with more than one run id, every id
+    starts with its run's. `setups`: each run's setup (None: the only run), for efficiency values.
+    """
     runs = tuple(runs)
     values: list[MetricValue] = []
     cells: list[CellState] = []
     for run in runs:
-        items = _canonical(run) if isinstance(run, CanonicalRun) else _matrix(run)
+        emit = Emitter(run.source, (run_of or {}).get(run.source.label))
+        items: Iterator[MetricValue | CellState]
+        if isinstance(run, CanonicalRun):
+            items = iter(_canonical(run, emit))
+        elif isinstance(run, MatrixRun):
+            items = _matrix(run, emit)
+        else:
+            items = _sweep(run, emit)
         for item in items:
             (values if isinstance(item, MetricValue) else cells).append(item)  # type: ignore[arg-type]
+    values += list(_efficiency(values, setups or {}))
+    if len({v.run for v in values} | {c.run for c in cells}) > 1:
+        values = [replace(v, id=f"{v.run}.{v.id}") for v in values]
     seen: dict[str, MetricValue] = {}
     clashes = []
     for v in values:

@@ -1,23 +1,37 @@
 """The metric registry: the one place a metric is defined, and the values computed by it.
 
-`DEFINITIONS` gives each metric its id pattern, unit, formula, definition version and the raw
-fields it reads. Everything that shows, checks, lints or submits a number takes it from a
-`MetricValue` (computed by `reportgen.metrics.compute`).
+`DEFINITIONS` gives each metric its id pattern, unit, formula, definition version, the raw fields
+it reads and which direction is better. Everything that shows, checks, lints or submits a number
+takes it from a `MetricValue` (computed by `reportgen.metrics.compute`).
+
+Ids: a metric's pattern filled with its cell (`decode.8K.c4.ttft_s`), then, for a distribution,
+the statistic (`decode.8K.c4.ttft_s.p99`; the bare id is the median), and in an article of
+several runs the run's id in front (`vllm.load.c4.output_tok_s`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Literal
 
-from reportgen.model import (
-    CellStatus,
-    ProvenanceStatus,
-    Run,
-    context_label,
-)
+from reportgen.model import CellStatus, ProvenanceStatus, Run, Scalar, context_label
 
-Source = Literal["samples", "fields", "summary"]
+Source = Literal["samples", "fields", "summary", "derived"]
+Better = Literal["higher", "lower"]
+# Distribution statistics a metric with `stats` has besides its median (the bare id).
+STATS = ("p90", "p95", "p99", "mean", "min", "max", "n")
+STAT_WORDS = {
+    "p50": "median",
+    "p90": "p90",
+    "p95": "p95",
+    "p99": "p99",
+    "mean": "mean",
+    "min": "min",
+    "max": "max",
+    "n": "samples",
+}
+AXES = ("run", "context", "concurrency", "rate", "point", "prompt_tokens", "max_tokens")
 
 
 @dataclass(frozen=True)
@@ -31,13 +45,20 @@ class MetricDef:
     formula: str
     version: int
     reads: tuple[str, ...]
+    better: Better | None = None  # which way is an improvement; None: a setting or count
+    stats: bool = False  # a distribution over requests: has p90, p95, p99, mean, min, max, n
 
 
 def _defs(*defs: MetricDef) -> dict[str, MetricDef]:
     return {d.key: d for d in defs}
 
 
-DEFINITIONS: dict[str, MetricDef] = _defs(
+_DECODE = "decode.{context}.c{concurrency}"
+_LOAD = "load.{point}"
+_SAMPLES = "results[].request_samples[]"
+_RECORDS = "the load point's request records (else the tool's summary statistics)"
+
+_BASE = _defs(
     MetricDef(
         "canonical.output_tok_s",
         "canonical.c{concurrency}.output_tok_s",
@@ -48,6 +69,7 @@ DEFINITIONS: dict[str, MetricDef] = _defs(
         "earliest first token), as lmx reports it",
         1,
         ("samples[].tokSOut", "tokSOut"),
+        "higher",
     ),
     MetricDef(
         "canonical.ttft_ms",
@@ -57,6 +79,7 @@ DEFINITIONS: dict[str, MetricDef] = _defs(
         "median over timed requests of (first streamed token - request sent)",
         1,
         ("samples[].ttftMs", "ttftMs"),
+        "lower",
     ),
     MetricDef(
         "canonical.prefill_tok_s",
@@ -66,6 +89,7 @@ DEFINITIONS: dict[str, MetricDef] = _defs(
         "median over timed requests of usage prompt_tokens / TTFT",
         1,
         ("samples[].tokSPrefill", "tokSPrefill"),
+        "higher",
     ),
     MetricDef(
         "canonical.concurrency",
@@ -120,6 +144,7 @@ DEFINITIONS: dict[str, MetricDef] = _defs(
         "first streamed token - request sent, one cold request (unique prefix)",
         1,
         ("prefill.<ctx>.ttft_seconds",),
+        "lower",
     ),
     MetricDef(
         "prefill.tok_s",
@@ -129,10 +154,11 @@ DEFINITIONS: dict[str, MetricDef] = _defs(
         "prompt_tokens / TTFT",
         1,
         ("prefill.<ctx>.prompt_tokens", "prefill.<ctx>.ttft_seconds", "prefill.<ctx>.tok_per_sec"),
+        "higher",
     ),
     MetricDef(
         "decode.aggregate_tok_s",
-        "decode.{context}.c{concurrency}.aggregate_tok_s",
+        f"{_DECODE}.aggregate_tok_s",
         "Decode throughput, all requests together",
         "tok/s",
         "streamed usage completion tokens arriving inside the measurement window / (last usage "
@@ -143,31 +169,231 @@ DEFINITIONS: dict[str, MetricDef] = _defs(
             "results[].measurement_seconds",
             "results[].aggregate_tps",
         ),
+        "higher",
     ),
     MetricDef(
         "decode.per_request_tok_s",
-        "decode.{context}.c{concurrency}.per_request_tok_s",
+        f"{_DECODE}.per_request_tok_s",
         "Decode speed seen by each request (median)",
         "tok/s",
         "median over the cell's request samples (>= 2 output tokens) of 1 / ITL, where ITL = "
         "(last token - first token) / (output tokens - 1)",
         1,
-        (
-            "results[].request_samples[].inter_token_latency_avg",
-            "results[].output_tps_per_user_p50",
-        ),
+        (f"{_SAMPLES}.inter_token_latency_avg", "results[].output_tps_per_user_p50"),
+        "higher",
+        stats=True,
     ),
     MetricDef(
         "decode.ttft_s",
-        "decode.{context}.c{concurrency}.ttft_s",
+        f"{_DECODE}.ttft_s",
         "Time to first token (median)",
         "s",
         "median over the cell's request samples of TTFT; includes waiting for other requests' "
         "prefill",
         1,
-        ("results[].request_samples[].ttft", "results[].ttft_p50"),
+        (f"{_SAMPLES}.ttft", "results[].ttft_p50"),
+        "lower",
+        stats=True,
+    ),
+    MetricDef(
+        "decode.itl_s",
+        f"{_DECODE}.itl_s",
+        "Inter-token latency (median)",
+        "s",
+        "median over the cell's request samples (>= 2 output tokens) of (last token - first "
+        "token) / (output tokens - 1), each request weighted once",
+        1,
+        (f"{_SAMPLES}.inter_token_latency_avg", "results[].inter_token_latency_p50"),
+        "lower",
+        stats=True,
+    ),
+    MetricDef(
+        "decode.latency_s",
+        f"{_DECODE}.latency_s",
+        "End-to-end request latency (median)",
+        "s",
+        "median over the cell's completed requests of (last token - request sent)",
+        1,
+        (f"{_SAMPLES}.latency", f"{_SAMPLES}.completed"),
+        "lower",
+        stats=True,
+    ),
+    MetricDef(
+        "load.output_tok_s",
+        f"{_LOAD}.output_tok_s",
+        "Output throughput, all requests together",
+        "tok/s",
+        "output tokens of the load point's requests / the load point's duration, as the tool "
+        "measures its window (see the importer's notes)",
+        1,
+        ("output tokens", "duration"),
+        "higher",
+    ),
+    MetricDef(
+        "load.request_s",
+        f"{_LOAD}.request_s",
+        "Request throughput",
+        "req/s",
+        "successful requests / the load point's duration",
+        1,
+        ("completed requests", "duration"),
+        "higher",
+    ),
+    MetricDef(
+        "load.ttft_s",
+        f"{_LOAD}.ttft_s",
+        "Time to first token (median)",
+        "s",
+        "median over successful requests of (first streamed token - request sent), from "
+        f"{_RECORDS}",
+        1,
+        ("request TTFT",),
+        "lower",
+        stats=True,
+    ),
+    MetricDef(
+        "load.itl_s",
+        f"{_LOAD}.itl_s",
+        "Inter-token latency (median)",
+        "s",
+        "median over successful requests of (last token - first token) / (output tokens - 1), "
+        f"each request weighted once, from {_RECORDS}",
+        1,
+        ("request token times or ITL",),
+        "lower",
+        stats=True,
+    ),
+    MetricDef(
+        "load.latency_s",
+        f"{_LOAD}.latency_s",
+        "End-to-end request latency (median)",
+        "s",
+        f"median over successful requests of (last token - request sent), from {_RECORDS}",
+        1,
+        ("request latency",),
+        "lower",
+        stats=True,
+    ),
+    MetricDef(
+        "load.per_request_tok_s",
+        f"{_LOAD}.per_request_tok_s",
+        "Decode speed seen by each request (median)",
+        "tok/s",
+        f"median over successful requests of 1 / ITL, from {_RECORDS}",
+        1,
+        ("request ITL",),
+        "higher",
+        stats=True,
+    ),
+    MetricDef(
+        "load.concurrency",
+        f"{_LOAD}.concurrency",
+        "Concurrent requests",
+        "requests",
+        "the load point's concurrency limit, as the tool was told",
+        1,
+        ("concurrency setting",),
+    ),
+    MetricDef(
+        "load.rate",
+        f"{_LOAD}.rate",
+        "Request rate",
+        "req/s",
+        "the load point's request rate, as the tool was told",
+        1,
+        ("rate setting",),
+    ),
+    MetricDef(
+        "load.requests",
+        f"{_LOAD}.requests",
+        "Successful requests",
+        "requests",
+        "requests of the load point that completed",
+        1,
+        ("completed requests",),
+    ),
+    MetricDef(
+        "load.failed",
+        f"{_LOAD}.failed",
+        "Failed requests",
+        "requests",
+        "requests of the load point that failed",
+        1,
+        ("failed requests",),
+        "lower",
     ),
 )
+
+# Throughputs that have efficiency forms: per GPU, per watt, and joules per token.
+THROUGHPUTS = (
+    "canonical.output_tok_s",
+    "prefill.tok_s",
+    "decode.aggregate_tok_s",
+    "load.output_tok_s",
+)
+EFFICIENCY = ("per_gpu", "per_w", "j_per_tok")
+
+
+def _efficiency_defs() -> dict[str, MetricDef]:
+    out = {}
+    for base in THROUGHPUTS:
+        d = _BASE[base]
+        stem = d.id_pattern.removesuffix("tok_s")
+        forms = (
+            (
+                "per_gpu",
+                f"{d.id_pattern}_per_gpu",
+                f"{d.title}, per GPU",
+                "tok/s/GPU",
+                f"{d.key} / GPUs of the run's setup",
+                "higher",
+            ),
+            (
+                "per_w",
+                f"{d.id_pattern}_per_w",
+                f"{d.title}, per watt",
+                "tok/s/W",
+                f"{d.key} / (GPUs x watts per GPU: the measured power when the run files carry it, "
+                "else the setup's power cap)",
+                "higher",
+            ),
+            (
+                "j_per_tok",
+                f"{stem}j_per_tok",
+                f"{d.title}, energy per token",
+                "J/tok",
+                f"(GPUs x watts per GPU) / {d.key}",
+                "lower",
+            ),
+        )
+        for kind, pattern, title, unit, formula, better in forms:
+            key = f"{base}.{kind}"
+            out[key] = MetricDef(key, pattern, title, unit, formula, 1, (d.key,), better)  # type: ignore[arg-type]
+    return out
+
+
+_COMPARE = _defs(
+    MetricDef(
+        "compare.delta",
+        "compare.{point}.delta",
+        "Change against the base run",
+        "",
+        "the other run's value - the base run's value, for the same metric and cell",
+        1,
+        ("both runs' values",),
+    ),
+    MetricDef(
+        "compare.ratio",
+        "compare.{point}.ratio",
+        "Ratio to the base run",
+        "x",
+        "the other run's value / the base run's value, for the same metric and cell",
+        1,
+        ("both runs' values",),
+    ),
+)
+
+DEFINITIONS: dict[str, MetricDef] = {**_BASE, **_efficiency_defs(), **_COMPARE}
 
 
 @dataclass(frozen=True)
@@ -187,15 +413,33 @@ class MetricValue:
     summary: float | None = None  # the file's own value for the same quantity, if any
     context: int | None = None
     concurrency: int | None = None
+    run: str | None = None  # the article's run id, in an article of several runs
+    stat: str | None = None  # None: the value itself (the median of a distribution)
+    point: str | None = None  # a sweep's load point label
+    rate: float | None = None  # the load point's request rate
+    basis: str | None = None  # what a derived value rests on ("power cap 800 W x 6 GPUs")
+    extra: tuple[tuple[str, Scalar], ...] = field(default=())  # other axes (prompt_tokens, ...)
 
     @property
     def definition(self) -> MetricDef:
         """The registry entry this value was computed by."""
         return DEFINITIONS[self.key]
 
+    @property
+    def metric(self) -> str:
+        """The metric as declarations name it: the key, with its statistic if any."""
+        return self.key if self.stat is None else f"{self.key}.{self.stat}"
+
+    def coord(self, axis: str) -> Scalar:
+        """The value's position on an axis (context, concurrency, rate, point, run, ...)."""
+        if axis in ("context", "concurrency", "run", "point", "rate"):
+            found: Scalar = getattr(self, axis)
+            return found
+        return dict(self.extra).get(axis)
+
     def as_json(self) -> dict[str, object]:
         """The value as `metrics.json` and `reportgen metrics --json` print it."""
-        return {
+        doc: dict[str, object] = {
             "id": self.id,
             "value": self.value,
             "unit": self.unit,
@@ -209,42 +453,121 @@ class MetricValue:
             "sha256": self.sha256,
             "provenance": self.provenance,
         }
+        if self.stat is not None:
+            doc["statistic"] = self.stat
+        if self.run is not None:
+            doc["run"] = self.run
+        if self.basis is not None:
+            doc["basis"] = self.basis
+        return doc
 
 
 @dataclass(frozen=True)
 class CellState:
-    """A matrix cell's status, for tables: measured or why not."""
+    """A cell's status, for tables: measured or why not (a decode cell, a cold prefill, or a
+    load point)."""
 
-    kind: Literal["decode", "prefill"]
-    context: int
+    kind: Literal["decode", "prefill", "load"]
+    context: int | None
     concurrency: int | None
     status: CellStatus
     reason: str | None
     file: str
     pointer: str
+    run: str | None = None
+    point: str | None = None
+    rate: float | None = None
+
+    def coord(self, axis: str) -> Scalar:
+        """The cell's position on an axis (None where it has none)."""
+        found: Scalar = getattr(self, axis, None)
+        return found
 
 
 @dataclass(frozen=True)
 class MetricSet:
-    """Every metric value of a set of runs, plus each matrix cell's status."""
+    """Every metric value of a set of runs, plus each cell's status."""
 
     values: tuple[MetricValue, ...]
     cells: tuple[CellState, ...]
     runs: tuple[Run, ...]
-
-    def get(self, metric_id: str) -> MetricValue | None:
-        """The value with this id, or None."""
-        for value in self.values:
-            if value.id == metric_id:
-                return value
-        return None
+    _index: dict[str, MetricValue] = field(default_factory=dict, compare=False, repr=False)
 
     def by_id(self) -> dict[str, MetricValue]:
         """Values keyed by id."""
-        return {v.id: v for v in self.values}
+        if not self._index and self.values:
+            self._index.update((v.id, v) for v in self.values)
+        return self._index
+
+    def get(self, metric_id: str) -> MetricValue | None:
+        """The value with this id, or None."""
+        return self.by_id().get(metric_id)
+
+    def find(self, metric: str, **where: Scalar) -> MetricValue | None:
+        """The value of `metric` (a key, with ".stat" for a statistic) at the given coordinates."""
+        for v in self.values:
+            if v.metric == metric and all(v.coord(a) == x for a, x in where.items()):
+                return v
+        return None
+
+    def run_of(self, file: str) -> str | None:
+        """The article run a run file belongs to (None in an article of one run)."""
+        for c in self.cells:
+            if c.file == file:
+                return c.run
+        return next((v.run for v in self.values if v.file == file), None)
+
+    def id_of(self, metric: str, **where: Scalar) -> str | None:
+        """The id of `metric` at the given coordinates, if the metrics have it."""
+        found = self.find(metric, **where)
+        return None if found is None else found.id
+
+    def run_ids(self) -> tuple[str | None, ...]:
+        """The article's run ids the values belong to, in first-seen order."""
+        return tuple(dict.fromkeys(v.run for v in self.values))
 
 
-def metric_id(key: str, *, context: int | None = None, concurrency: int | None = None) -> str:
-    """The id of metric `key` for a context and/or concurrency."""
+def metric_id(
+    key: str,
+    *,
+    context: int | None = None,
+    concurrency: int | None = None,
+    point: str | None = None,
+    run: str | None = None,
+    stat: str | None = None,
+) -> str:
+    """The id of metric `key` for a cell, a statistic and a run."""
     label = None if context is None else context_label(context)
-    return DEFINITIONS[key].id_pattern.format(context=label, concurrency=concurrency)
+    base = DEFINITIONS[key].id_pattern.format(context=label, concurrency=concurrency, point=point)
+    if stat is not None:
+        base = f"{base}.{stat}"
+    return f"{run}.{base}" if run else base
+
+
+def split_metric(metric: str) -> tuple[str, str | None]:
+    """A declared metric name as (registry key, statistic): "decode.ttft_s.p99" -> (.., "p99")."""
+    head, _, tail = metric.rpartition(".")
+    if head in DEFINITIONS and tail in (*STATS, "p50"):
+        return head, (None if tail == "p50" else tail)
+    return metric, None
+
+
+def _id_regex(pattern: str) -> re.Pattern[str]:
+    body = re.escape(pattern)
+    for name, part in (("context", r"[^.]+"), ("concurrency", r"\d+"), ("point", r".+?")):
+        body = body.replace(re.escape("{" + name + "}"), part)
+    stats = "|".join(STATS)
+    return re.compile(rf"(?:[a-z][a-z0-9_-]*\.)?{body}(?:\.({stats}))?")
+
+
+_ID_REGEX = {key: _id_regex(d.id_pattern) for key, d in DEFINITIONS.items()}
+
+
+def key_of(metric: str) -> tuple[str, str | None] | None:
+    """The registry key and statistic of a metric id (a run's id in front allowed); None when
+    no metric's pattern fits it."""
+    for key, regex in _ID_REGEX.items():
+        found = regex.fullmatch(metric)
+        if found:
+            return key, found.group(1)
+    return None

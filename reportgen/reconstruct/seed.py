@@ -13,7 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from reportgen.article.manifest import load_article
 from reportgen.check.published import reported_numbers
+from reportgen.check.shape import from_declarations
 from reportgen.reconstruct.facts import GENERATOR, seed_facts
 from reportgen.reconstruct.lmx_runs import canonical_single, canonical_together
 from reportgen.reconstruct.matrix import matrix_run
@@ -34,16 +36,18 @@ def dumps(data: dict[str, Any]) -> str:
 
 
 def reconstruct(
-    seed_path: Path, seed_label: str, seed: str = "paiton-2026-11-11"
+    seed_path: Path, seed_label: str, article: Path, seed: str = "paiton-2026-11-11"
 ) -> dict[str, str]:
-    """The reconstructed run files (name -> text) for the article at `seed_path`."""
+    """The reconstructed run files (name -> text) for the published text at `seed_path` of the
+    article in folder `article` (its declarations say how the text's tables read)."""
     import hashlib
 
     raw = seed_path.read_bytes()
     text = raw.decode("utf-8")
     sha = hashlib.sha256(raw).hexdigest()
     facts = seed_facts(text)
-    targets = {r.metric_id: r for r in reported_numbers(text) if r.metric_id}
+    shape = from_declarations(load_article(article))
+    targets = {r.metric_id: r for r in reported_numbers(text, shape) if r.metric_id}
 
     def prov(note: str) -> dict[str, str]:
         return _provenance(seed_label, sha, note)
@@ -54,8 +58,9 @@ def reconstruct(
         targets["canonical.c1.ttft_ms"],
         seed,
         prov(
-            "Reconstructed from the article's headline numbers (output tok/s and TTFT of one "
-            "request); per-iteration spread and the prompt token count are invented."
+            "The original run file was not published. Reconstructed from the article's headline "
+            "numbers (output tok/s and TTFT of one request) so that it reproduces them; the "
+            "per-iteration spread and the prompt token count are invented."
         ),
     )
     together = canonical_together(
@@ -63,8 +68,9 @@ def reconstruct(
         targets[f"canonical.c{facts.together}.output_tok_s"],
         seed,
         prov(
-            "Reconstructed from the article's headline number for the concurrent run; "
-            "per-request timings are invented and only the group throughput is published."
+            "The original run file was not published. Reconstructed from the article's headline "
+            "number for the concurrent run; per-request timings are invented and only the group "
+            "throughput is published."
         ),
     )
     matrix = matrix_run(
@@ -72,8 +78,10 @@ def reconstruct(
         targets,
         seed,
         prov(
-            "Reconstructed from the article's four matrix tables: request samples come from a "
-            "seeded model of each cell fitted to the published medians and aggregates."
+            "The original run file was not published. Reconstructed from the article's four "
+            "matrix tables so that it reproduces them: the request samples come from a seeded "
+            "model of each cell fitted to the published medians and aggregates, modelled, not "
+            "measured."
         ),
     )
     return {
@@ -105,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     label = args.label or (
         seed.relative_to(out).as_posix() if seed.is_relative_to(out) else args.seed.name
     )
-    files = reconstruct(args.seed, label)
+    files = reconstruct(args.seed, label, args.out)
     args.out.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
         (args.out / name).write_text(text, encoding="utf-8")

@@ -21,7 +21,7 @@ from reportgen.metrics.lints.findings import (
     fmt_pair,
     matrix_runs,
 )
-from reportgen.metrics.registry import MetricSet, MetricValue, metric_id
+from reportgen.metrics.registry import MetricSet, MetricValue
 from reportgen.model import CanonicalRun, DecodeCell, context_label
 from reportgen.stats import close, median
 
@@ -65,7 +65,7 @@ def _cell(metrics: MetricSet, file: str, cell: DecodeCell, t: tol.Thresholds) ->
             concurrency=cell.concurrency,
         )
         return
-    ids = cell_ids(metrics, cell)
+    ids = cell_ids(metrics, cell, file)
     if cell.num_errors > 0:
         yield finding(
             "requests-failed",
@@ -120,7 +120,7 @@ def _cell(metrics: MetricSet, file: str, cell: DecodeCell, t: tol.Thresholds) ->
             f"aggregate_source {cell.aggregate_source}, expected {STREAMED_USAGE}",
             f"The {label} throughput was counted from {words} instead of the server's streamed "
             "usage, so it may not compare with the other cells.",
-            (metric_id("decode.aggregate_tok_s", **where),),
+            _ids(metrics.id_of("decode.aggregate_tok_s", run=metrics.run_of(file), **where)),
             context=cell.context_tokens,
             concurrency=cell.concurrency,
         )
@@ -155,6 +155,10 @@ SUMMARY_CHECKS: dict[str, tuple[str, tol.Tolerance, str, str, bool]] = {
     "canonical.ttft_ms": ("ttftMs", tol.LMX_SUMMARY, "TTFT", "samples", False),
     "canonical.prefill_tok_s": ("tokSPrefill", tol.LMX_SUMMARY, "prefill rate", "samples", False),
 }
+
+
+def _ids(*ids: str | None) -> tuple[str, ...]:
+    return tuple(i for i in ids if i is not None)
 
 
 def _value_cell(v: MetricValue) -> str | None:
@@ -199,6 +203,7 @@ def few_samples(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     for v in metrics.values:
         if (
             v.key in ("decode.ttft_s", "decode.per_request_tok_s")
+            and v.stat is None
             and v.source == "samples"
             and v.n is not None
             and v.n < t.min_samples
@@ -246,6 +251,7 @@ def contexts(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     """Prompt tokens (cold prefill, decode samples) against the context the label says."""
     for run in matrix_runs(metrics):
         file = run.source.label
+        run_id = metrics.run_of(file)
         points: list[tuple[str, str, int, int, int | None, tuple[str, ...]]] = [
             (
                 p.pointer + "/prompt_tokens",
@@ -253,7 +259,7 @@ def contexts(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
                 p.context_tokens,
                 p.prompt_tokens,
                 None,
-                (metric_id("prefill.prompt_tokens", context=p.context_tokens),),
+                _ids(metrics.id_of("prefill.prompt_tokens", run=run_id, context=p.context_tokens)),
             )
             for p in run.prefill
         ]
@@ -268,7 +274,7 @@ def contexts(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
                         cell.context_tokens,
                         round(tokens),
                         cell.concurrency,
-                        cell_ids(metrics, cell),
+                        cell_ids(metrics, cell, file),
                     )
                 )
         for pointer, label, ctx, tokens, conc, ids in points:

@@ -15,20 +15,20 @@ from reportgen.metrics.lints.findings import (
     fmt,
     matrix_runs,
 )
-from reportgen.metrics.registry import MetricSet, MetricValue, metric_id
+from reportgen.metrics.registry import MetricSet, MetricValue
 from reportgen.model import CanonicalRun, context_label
 
 
 def ttft_vs_prefill(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     """The lowest-concurrency decode TTFT of each context against its cold-prefill TTFT."""
-    lowest: dict[int, MetricValue] = {}
+    lowest: dict[tuple[str, int], MetricValue] = {}
     for v in metrics.values:
-        if v.key == "decode.ttft_s" and v.context is not None and v.concurrency is not None:
-            best = lowest.get(v.context)
+        if v.metric == "decode.ttft_s" and v.context is not None and v.concurrency is not None:
+            best = lowest.get((v.run or "", v.context))
             if best is None or (best.concurrency or 0) > v.concurrency:
-                lowest[v.context] = v
-    for ctx, decode in sorted(lowest.items()):
-        cold = metrics.get(metric_id("prefill.ttft_s", context=ctx))
+                lowest[(v.run or "", v.context)] = v
+    for (_, ctx), decode in sorted(lowest.items()):
+        cold = metrics.find("prefill.ttft_s", run=decode.run, context=ctx)
         if cold is None or decode.value >= t.min_ttft_vs_prefill * cold.value:
             continue
         name, conc = context_label(ctx), decode.concurrency
@@ -111,12 +111,12 @@ def _axis_label(v: MetricValue, axis: str) -> str:
 def trends(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     """Each cell against the cells before it along context or concurrency (the other fixed)."""
     for lint_id, key, axis, forbidden, template in TRENDS:
-        lines: dict[int, list[MetricValue]] = {}
+        lines: dict[tuple[str, int], list[MetricValue]] = {}
         for v in metrics.values:
-            if v.key == key and v.context is not None and v.concurrency is not None:
+            if v.metric == key and v.context is not None and v.concurrency is not None:
                 fixed = v.concurrency if axis == "context" else v.context
-                lines.setdefault(fixed, []).append(v)
-        for fixed, line in sorted(lines.items()):
+                lines.setdefault((v.run or "", fixed), []).append(v)
+        for (_, fixed), line in sorted(lines.items()):
             line.sort(key=lambda v: (v.context or 0) if axis == "context" else (v.concurrency or 0))
             for i, v in enumerate(line[1:], 1):
                 # the earlier cell that makes the strongest case: lowest for a forbidden rise,
@@ -153,9 +153,10 @@ def aggregate_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     """All requests together against concurrency x the fastest single request."""
     factor = 1 + t.aggregate_margin
     for run in matrix_runs(metrics):
+        run_id = metrics.run_of(run.source.label)
         for cell in run.cells:
             where = {"context": cell.context_tokens, "concurrency": cell.concurrency}
-            agg = metrics.get(metric_id("decode.aggregate_tok_s", **where))
+            agg = metrics.find("decode.aggregate_tok_s", run=run_id, **where)
             speeds = [1 / s.itl_s for s in cell.samples if s.output_tokens >= 2 and s.itl_s > 0]
             if cell.status != "ok" or agg is None or not speeds:
                 continue
@@ -173,7 +174,7 @@ def aggregate_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
                 f"All requests of the {label} cell together produced {fmt(agg.value)} tok/s, "
                 f"more than {conc} streams at its fastest request's {fmt(fastest)} tok/s can; "
                 "the aggregate and the request samples do not describe the same run.",
-                cell_ids(metrics, cell),
+                cell_ids(metrics, cell, run.source.label),
                 context=cell.context_tokens,
                 concurrency=cell.concurrency,
             )
@@ -201,6 +202,16 @@ def group_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
             f"{fmt(bound)} tok/s x {factor:g}",
             f"The {conc} requests together are reported at {fmt(group)} tok/s, more than the "
             f"sum of their own speeds ({fmt(bound)} tok/s) allows.",
-            (metric_id("canonical.output_tok_s", concurrency=conc),),
+            tuple(
+                i
+                for i in [
+                    metrics.id_of(
+                        "canonical.output_tok_s",
+                        run=metrics.run_of(run.source.label),
+                        concurrency=conc,
+                    )
+                ]
+                if i is not None
+            ),
             concurrency=conc,
         )

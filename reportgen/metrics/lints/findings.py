@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from reportgen.errors import Severity
-from reportgen.metrics.registry import MetricSet, metric_id
+from reportgen.metrics.registry import MetricSet
 from reportgen.model import DecodeCell, MatrixRun, context_label
 
 STREAMED_USAGE = "openai_continuous_usage"
@@ -332,7 +332,9 @@ def matrix_runs(metrics: MetricSet) -> Iterator[MatrixRun]:
     return (r for r in metrics.runs if isinstance(r, MatrixRun))
 
 
-def cell_ids(metrics: MetricSet, cell: DecodeCell) -> tuple[str, ...]:
-    where = {"context": cell.context_tokens, "concurrency": cell.concurrency}
-    ids = (metric_id(key, **where) for key in DECODE_KEYS)
-    return tuple(i for i in ids if metrics.get(i) is not None)
+def cell_ids(metrics: MetricSet, cell: DecodeCell, file: str) -> tuple[str, ...]:
+    """The ids of a decode cell's main metrics (those the metrics have)."""
+    run = metrics.run_of(file)
+    where = {"run": run, "context": cell.context_tokens, "concurrency": cell.concurrency}
+    ids = (metrics.id_of(key, **where) for key in DECODE_KEYS)
+    return tuple(i for i in ids if i is not None)

@@ -1,0 +1,21 @@
+"""An article's data: its run files loaded (each inside its folder) and every metric computed
+with its runs and setups, as the build, check and diff all need it. Imports neither WeasyPrint
+nor matplotlib."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reportgen.article.manifest import ArticleSource, load_article
+from reportgen.errors import InputError
+from reportgen.formats.load import load
+from reportgen.metrics import MetricSet, compute
+
+
+def article_metrics(folder: Path) -> tuple[ArticleSource, MetricSet]:
+    """An article's source and every metric of its runs, as its build computes them."""
+    article = load_article(folder)
+    result = load(article.run_paths(), label_root=folder, inside=folder)
+    if not result.ok:
+        raise InputError(result.problems)
+    return article, compute(result.runs, run_of=article.run_of(), setups=article.setups())

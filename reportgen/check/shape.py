@@ -1,0 +1,189 @@
+"""What a published text of an article is expected to hold: its tables (by title, with the
+metric of each row and column), its headline numbers (by caption), and the sentences that carry
+numbers from data (each reference a number to find).
+
+Built from the built article's own tables (`from_views`, exact: every cell's id is known), or
+from the declarations alone (`from_declarations`, for context x concurrency tables, which the
+reconstruction needs before any run file exists).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from reportgen.article.manifest import ArticleSource, Text
+from reportgen.article.prose import REFERENCE
+from reportgen.article.tableview import TableView
+from reportgen.metrics.display import display_of
+from reportgen.metrics.registry import DEFINITIONS, key_of, split_metric
+
+Cell = Callable[[str, str], str | None]  # (row label, column label) -> metric id
+
+
+@dataclass(frozen=True)
+class TableShape:
+    """One table as a published text shows it."""
+
+    id: str
+    title: str
+    unit_words: str
+    cell: Cell
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A sentence with numbers from data: the literal words, and the metric each number shows."""
+
+    pattern: re.Pattern[str]
+    metrics: tuple[str | None, ...]  # per number group, in order (None: not a metric)
+    text: Text
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Everything a published version of the article is matched against."""
+
+    tables: tuple[TableShape, ...]
+    headlines: tuple[tuple[str, re.Pattern[str]], ...]  # (metric id, caption pattern)
+    phrases: tuple[Phrase, ...]
+
+    def table_for(self, caption: str) -> TableShape | None:
+        """The table whose title the caption (a line or two above it) starts with."""
+        low = normalize(caption)
+        best = None
+        for table in self.tables:
+            title = normalize(table.title)
+            if title and title in low and (best is None or len(title) > len(normalize(best.title))):
+                best = table
+        return best
+
+
+def normalize(text: str) -> str:
+    """Lower case, punctuation to spaces, whitespace collapsed: for matching titles."""
+    return " ".join(re.sub(r"[^\w%/]+", " ", text.lower()).split())
+
+
+_NUMBER = r"(-?[\d][\d,]*(?:\.\d+)?)"
+
+
+def phrase_pattern(text: str) -> tuple[re.Pattern[str], tuple[str | None, ...]]:
+    """A regex that finds `text` in a published line: its words as they are (whitespace free),
+    each reference a number (with the metric's unit after it unless the reference is bare)."""
+    parts, metrics, at = [], [], 0
+    for found in REFERENCE.finditer(text):
+        parts.append(_words(text[at : found.start()]))
+        name, flt = found.group(1), found.group(2)
+        unit = _unit(name) if flt != "number" else None
+        parts.append(r"\s*" + _NUMBER + (rf"\s*{re.escape(unit)}" if unit else "") + r"\s*")
+        metrics.append(name if _unit(name) is not None else None)
+        at = found.end()
+    parts.append(_words(text[at:]))
+    return re.compile("".join(parts), re.IGNORECASE), tuple(metrics)
+
+
+def _words(text: str) -> str:
+    return r"\s*".join(re.escape(w) for w in text.split()) if text.strip() else r"\s*"
+
+
+def _unit(name: str) -> str | None:
+    """The unit a metric id is shown with; None when the name is no metric id."""
+    found = key_of(name)
+    return None if found is None else display_of(*found).unit
+
+
+def _headlines(article: ArticleSource) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    out = []
+    for h in article.headlines:
+        caption = REFERENCE.sub("{N}", h.caption.text)
+        words = [_words(part) for part in caption.split("{N}")]
+        out.append((h.metric, re.compile(rf"\s*{_NUMBER}\s*".join(words), re.IGNORECASE)))
+    return tuple(out)
+
+
+def _phrases(texts: Iterable[Text | None]) -> tuple[Phrase, ...]:
+    out = []
+    for text in texts:
+        if text is not None and REFERENCE.search(text.text):
+            pattern, metrics = phrase_pattern(text.text)
+            out.append(Phrase(pattern, metrics, text))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class _Laid:
+    """A built table's cells: (row label, column label) -> metric id."""
+
+    cells: Mapping[tuple[str, str], str]
+
+    def __call__(self, row: str, col: str) -> str | None:
+        return self.cells.get((normalize(row), normalize(col)))
+
+
+@dataclass(frozen=True)
+class _Declared:
+    """A declared table's cells from its labels: the metric of the column (a points table) or of
+    the table, at the row's (and column's) coordinates."""
+
+    rows: str
+    metric: str | None = None
+    columns_axis: str | None = None
+    columns: Mapping[str, str] | None = None  # header -> metric
+
+    def __call__(self, row: str, col: str) -> str | None:
+        if self.columns is not None:
+            metric = self.columns.get(normalize(col))
+            return None if metric is None else _id(metric, {self.rows: row})
+        if self.metric is None or self.columns_axis is None:
+            return None
+        return _id(self.metric, {self.rows: row, self.columns_axis: col})
+
+
+def from_views(article: ArticleSource, views: Iterable[TableView]) -> Shape:
+    """The shape of the built article: every table cell's metric id, as laid out."""
+    tables = []
+    for view in views:
+        if not view.decl.published:
+            continue
+        grid = {
+            (normalize(row), normalize(col)): cell.metric
+            for row, cells in view.rows
+            for col, cell in zip(view.columns, cells, strict=True)
+            if cell.metric
+        }
+        tables.append(TableShape(view.id, view.title, view.decl.unit_words, _Laid(grid)))
+    notes = [t.note for t in article.tables()]
+    return Shape(tuple(tables), _headlines(article), _phrases(notes))
+
+
+def from_declarations(article: ArticleSource) -> Shape:
+    """The shape from article.toml alone: tables over context and concurrency (the ids follow
+    from the labels), headlines and notes."""
+    tables = []
+    for decl in article.tables():
+        if isinstance(decl.columns, tuple):
+            headers = {normalize(c.header): c.metric for c in decl.columns}
+            cell = _Declared(decl.rows, columns=headers)
+        else:
+            cell = _Declared(decl.rows, decl.metric, decl.columns)
+        tables.append(TableShape(decl.id, decl.title, decl.unit_words, cell))
+    notes = [t.note for t in article.tables()]
+    return Shape(tuple(tables), _headlines(article), _phrases(notes))
+
+
+def _id(metric: str, labels: dict[str, str]) -> str | None:
+    key, stat = split_metric(metric)
+    if key not in DEFINITIONS:
+        return None
+    concurrency = labels.get("concurrency")
+    if concurrency is not None and not concurrency.isdigit():
+        return None
+    context = labels.get("context")
+    try:
+        base = DEFINITIONS[key].id_pattern.format(
+            context=context, concurrency=concurrency, point=None
+        )
+    except (KeyError, IndexError):
+        return None
+    return base if stat is None else f"{base}.{stat}"

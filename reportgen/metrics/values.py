@@ -1,0 +1,105 @@
+"""Building metric values: one run file's values at one place, and a distribution's statistics.
+
+`Emitter` knows the file and the article's run a value belongs to; `distribution` turns the
+requests of a cell or load point into its median (the bare id) and p90, p95, p99, mean, min, max
+and n, from the requests themselves or, when the file has none, from the tool's own statistics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from reportgen.metrics.registry import DEFINITIONS, STATS, MetricValue, Source, metric_id
+from reportgen.model import Scalar, SourceFile, Summary
+from reportgen.stats import describe
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Where a value sits: a decode cell, a cold prefill, a load point or the whole run."""
+
+    context: int | None = None
+    concurrency: int | None = None
+    point: str | None = None
+    rate: float | None = None
+    extra: tuple[tuple[str, Scalar], ...] = ()
+
+
+RUN = Cell()  # a value of the whole run (a setting)
+
+
+@dataclass(frozen=True)
+class Emitter:
+    """Makes the metric values of one run file, for the article run `run`."""
+
+    src: SourceFile
+    run: str | None = None
+
+    def value(
+        self,
+        key: str,
+        value: float,
+        source: Source,
+        pointer: str,
+        at: Cell = RUN,
+        *,
+        stat: str | None = None,
+        n: int | None = None,
+        summary: float | None = None,
+    ) -> MetricValue:
+        """One value; its id comes from the registry pattern and the cell (never the run)."""
+        unit = "requests" if stat == "n" else DEFINITIONS[key].unit
+        return MetricValue(
+            id=metric_id(
+                key, context=at.context, concurrency=at.concurrency, point=at.point, stat=stat
+            ),
+            key=key,
+            value=value,
+            unit=unit,
+            source=source,
+            file=self.src.label,
+            sha256=self.src.sha256,
+            provenance=self.src.provenance.status,
+            pointer=pointer,
+            n=n,
+            summary=summary,
+            context=at.context,
+            concurrency=at.concurrency,
+            run=self.run,
+            stat=stat,
+            point=at.point,
+            rate=at.rate,
+            extra=at.extra,
+        )
+
+
+def distribution(
+    emit: Emitter,
+    key: str,
+    values: Iterable[float],
+    pointer: str,
+    at: Cell,
+    *,
+    own: Summary | None = None,
+    own_pointer: str | None = None,
+) -> Iterator[MetricValue]:
+    """The median (bare id) and statistics of `values`; from `own` (the tool's statistics) when
+    there are no values. The median keeps the tool's own median beside it for cross-checks."""
+    stats = describe(values)
+    if stats is not None:
+        n = int(stats["n"])
+        own_median = own.p50 if own is not None else None
+        yield emit.value(key, stats["p50"], "samples", pointer, at, n=n, summary=own_median)
+        for stat in STATS:
+            yield emit.value(key, stats[stat], "samples", pointer, at, stat=stat, n=n)
+        return
+    if own is None:
+        return
+    where = own_pointer or pointer
+    if own.p50 is not None:
+        yield emit.value(key, own.p50, "summary", where, at, n=own.n)
+    for stat in STATS:
+        found = own._asdict()[stat]
+        if found is not None:
+            yield emit.value(key, float(found), "summary", where, at, stat=stat, n=own.n)
