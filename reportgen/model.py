@@ -149,7 +149,7 @@ class PrefillPoint:
     """One cold prefill measurement for a context."""
 
     pointer: str
-    context_key: str  # the key in the file ("8192")
+    context_key: str  # the key in the file ("4096")
     context_tokens: int
     prompt_tokens: int
     ttft_s: float
@@ -196,7 +196,7 @@ class LoadPoint:
     """
 
     pointer: str
-    label: str  # unique in its run: "c4" (concurrency 4), "r2.5" (2.5 requests/s), "sync"
+    label: str  # unique in its run: "c3" (concurrency 3), "r2.5" (2.5 requests/s), "sync"
     concurrency: int | None
     rate: float | None  # requests per second; None: as fast as the concurrency allows
     strategy: str | None  # the tool's name for how load was applied
@@ -234,7 +234,7 @@ Run = CanonicalRun | MatrixRun | SweepRun
 
 
 def context_label(tokens: int) -> str:
-    """Label a context length as the article does: 0, 8K, 32K, 128K, 1M."""
+    """Label a context length as the article does: 0, 4K, 16K, 1M; 1,500 (not a multiple)."""
     if tokens == 0:
         return "0"
     for unit, suffix in ((1024 * 1024, "M"), (1000 * 1000, "M"), (1024, "K"), (1000, "K")):

@@ -339,12 +339,30 @@ def _aggregate_times(factor: float) -> MatrixRun:
 
 
 def test_aggregate_above_requests_fires_beyond_the_bound() -> None:
-    f = only(findings(_aggregate_times(1.05)), "aggregate-above-requests")
-    assert f.cell == "0 x 4"
+    # Far enough above the fastest request to be above the median-speed bound too.
+    found = findings(_aggregate_times(1.05))
+    assert ids(found) == {"aggregate-above-median-speed", "aggregate-above-requests"}
+    assert {f.cell for f in found} == {"0 x 4"}
 
 
 def test_aggregate_above_requests_quiet_under_the_bound() -> None:
-    assert findings(_aggregate_times(0.95)) == ()
+    assert "aggregate-above-requests" not in ids(findings(_aggregate_times(0.95)))
+
+
+def _aggregate_over_median(factor: float) -> MatrixRun:
+    bound = 4 * speed(0, 4) * (1 + THRESHOLDS.median_speed_margin)
+    return with_cell(matrix(), 0, 4, aggregate_tok_s=bound * factor)
+
+
+def test_aggregate_above_median_speed_fires_beyond_the_margin_and_explains_the_cause() -> None:
+    f = only(findings(_aggregate_over_median(1.02)), "aggregate-above-median-speed")
+    assert (f.severity, f.cell) == ("warning", "0 x 4")
+    assert f.metrics == ("decode.0.c4.aggregate_tok_s", "decode.0.c4.per_request_tok_s")
+    assert "prefill" in f.message
+
+
+def test_aggregate_above_median_speed_quiet_within_the_margin() -> None:
+    assert findings(_aggregate_over_median(0.98)) == ()
 
 
 def test_aggregate_above_requests_checks_lmx_group_throughput() -> None:

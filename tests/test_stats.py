@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reportgen.stats import close, median, percentile
+from reportgen.stats import close, describe, median, percentile
 
 
 @pytest.mark.parametrize(
@@ -132,3 +132,23 @@ def test_percentile_scales_with_its_values(values: list[float], p: float) -> Non
 @given(value=st.floats(min_value=1e-6, max_value=1e6), count=st.integers(1, 10), p=ranks)
 def test_percentile_of_a_constant_is_that_constant(value: float, count: int, p: float) -> None:
     assert percentile([value] * count, p) == value
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(min_value=1e-6, max_value=1e6), min_size=1, max_size=60))
+def test_percentiles_are_numpys_linear_method(values: list[float]) -> None:
+    """The percentile method the article's appendix states is numpy.percentile's default."""
+    import numpy
+
+    stats = describe(values)
+    assert stats is not None
+    for name, p in (("p50", 50), ("p90", 90), ("p95", 95), ("p99", 99)):
+        assert stats[name] == pytest.approx(numpy.percentile(values, p, method="linear"), rel=1e-12)
+    assert stats["mean"] == pytest.approx(numpy.mean(values), rel=1e-12)
+    assert (stats["min"], stats["max"], stats["n"]) == (min(values), max(values), len(values))
+
+
+def test_describe_leaves_out_what_is_not_a_measurement() -> None:
+    assert describe([0.0, -1.0]) is None
+    stats = describe([0.0, 2.0, 4.0])
+    assert stats is not None and stats["n"] == 2 and stats["p50"] == 3.0

@@ -34,7 +34,7 @@ def kind_of(key: str) -> str | None:
 
 
 def axis_label(axis: str, value: Scalar, article: ArticleSource | None = None) -> str:
-    """How tables and charts name a value of `axis`: 8192 -> "8K", a run id -> its label."""
+    """How tables and charts name a value of `axis`: 4096 -> "4K", a run id -> its label."""
     if value is None:
         return "max" if axis == "rate" else "—"
     if axis == "context" and isinstance(value, int):
@@ -57,7 +57,7 @@ def sort_values(
     axis: str, values: Iterable[Scalar], article: ArticleSource | None = None
 ) -> list[Scalar]:
     """The values of `axis` in reading order: runs as declared, numbers ascending, labels
-    naturally (c2 before c10)."""
+    naturally (c3 before c10)."""
     found = list(dict.fromkeys(values))
     if axis == "run" and article is not None:
         order = {r.id: i for i, r in enumerate(article.runs)}

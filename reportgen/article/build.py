@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen import __version__
+from reportgen.article.consistency import consistency
 from reportgen.article.data import article_metrics
 from reportgen.article.manifest import ArticleSource, Text
 from reportgen.article.pdf import render_pdf
@@ -93,7 +94,7 @@ def metrics_document(
 def render_article(folder: Path, environ: dict[str, str] | None = None) -> Built:
     """Load, validate, compute, lint and render one article, in memory."""
     article, metrics = article_metrics(folder)
-    reviewed = review(article, lint(metrics))
+    reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
     metrics = with_comparisons(metrics, pairs)
     findings = reviewed.findings

@@ -316,7 +316,7 @@ def _gaps(
 
 
 def _at(axis: str, labels: Sequence[str]) -> str:
-    """Where on the x axis, in words: "4 and 8 concurrent requests", "context 8K"."""
+    """Where on the x axis, in words: "3 and 6 concurrent requests", "context 4K"."""
     values = " and ".join(labels)
     if axis == "concurrency":
         return f"{values} concurrent requests"

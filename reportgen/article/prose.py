@@ -65,7 +65,7 @@ def tool_versions(runs: tuple[Run, ...]) -> tuple[tuple[str, str], ...]:
 
 
 def cell_name(cell: CellState, *, runs: bool = False) -> str:
-    """How prose names a cell: decode.8K.c4, prefill.32K, load.c4; with `runs` (an article of
+    """How prose names a cell: decode.4K.c3, prefill.16K, load.c3; with `runs` (an article of
     several runs) the run's id in front."""
     if cell.kind == "load":
         base = f"load.{cell.point}"

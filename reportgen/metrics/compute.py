@@ -314,7 +314,7 @@ def compute(
             continue  # two matrix files run with the same setting: one value, the first file's
         if other.file != v.file:
             message = f"metric {v.id} is also defined by {other.file}"
-        else:  # two contexts with one label, e.g. 8000 and 8192 are both "8K"
+        else:  # two contexts with one label, e.g. 4000 and 4096 are both "4K"
             message = f"metric {v.id} is defined twice in this file ({other.pointer}, {v.pointer})"
         clashes.append(Problem(v.file, 1, 1, "", message))
     if clashes:

@@ -4,9 +4,9 @@
 it reads and which direction is better. Everything that shows, checks, lints or submits a number
 takes it from a `MetricValue` (computed by `reportgen.metrics.compute`).
 
-Ids: a metric's pattern filled with its cell (`decode.8K.c4.ttft_s`), then, for a distribution,
-the statistic (`decode.8K.c4.ttft_s.p99`; the bare id is the median), and in an article of
-several runs the run's id in front (`vllm.load.c4.output_tok_s`).
+Ids: a metric's pattern filled with its cell (`decode.4K.c3.ttft_s`), then, for a distribution,
+the statistic (`decode.4K.c3.ttft_s.p99`; the bare id is the median), and in an article of
+several runs the run's id in front (`vllm.load.c3.output_tok_s`).
 """
 
 from __future__ import annotations

@@ -20,7 +20,13 @@ from reportgen.metrics.lints.cells import (
     summaries,
     tool_warnings,
 )
-from reportgen.metrics.lints.cross import aggregate_bound, group_bound, trends, ttft_vs_prefill
+from reportgen.metrics.lints.cross import (
+    aggregate_bound,
+    group_bound,
+    median_speed_bound,
+    trends,
+    ttft_vs_prefill,
+)
 from reportgen.metrics.lints.findings import LINTS, Finding, FindingGroup, LintDef, fails, group
 from reportgen.metrics.registry import MetricSet
 
@@ -47,6 +53,7 @@ def lint(metrics: MetricSet, thresholds: tol.Thresholds = tol.THRESHOLDS) -> tup
         *ttft_vs_prefill(metrics, t),
         *trends(metrics, t),
         *aggregate_bound(metrics, t),
+        *median_speed_bound(metrics, t),
         *group_bound(metrics, t),
         *tool_warnings(metrics),
     ]

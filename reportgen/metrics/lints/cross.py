@@ -215,3 +215,41 @@ def group_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
             ),
             concurrency=conc,
         )
+
+
+def median_speed_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """All requests together against concurrency x the median request speed, per cell."""
+    factor = 1 + t.median_speed_margin
+    pairs = (
+        ("decode.aggregate_tok_s", "decode.per_request_tok_s"),
+        ("load.output_tok_s", "load.per_request_tok_s"),
+    )
+    for aggregate_key, speed_key in pairs:
+        for agg in metrics.values:
+            if agg.metric != aggregate_key or not agg.concurrency:
+                continue
+            where = {"run": agg.run, "context": agg.context, "concurrency": agg.concurrency}
+            speed = metrics.find(speed_key, point=agg.point, **where)
+            if speed is None or speed.value <= 0:
+                continue
+            conc, bound = agg.concurrency, agg.concurrency * speed.value
+            if agg.value <= bound * factor:
+                continue
+            over = agg.value / bound - 1
+            label = cell_label(agg.context, conc) if agg.context is not None else f"{agg.point}"
+            yield finding(
+                "aggregate-above-median-speed",
+                agg.file,
+                agg.pointer,
+                label,
+                f"aggregate {fmt(agg.value)} tok/s vs {conc} x median {fmt(speed.value)} tok/s "
+                f"= {fmt(bound)} tok/s ({over:+.0%}, margin {t.median_speed_margin:.0%})",
+                f"All {conc} requests of the {label} cell together produced {fmt(agg.value)} "
+                f"tok/s, {over:.0%} more than {conc} times the median request's "
+                f"{fmt(speed.value)} tok/s: each request's 1 / ITL includes the stalls while "
+                "the other requests prefilled, which the aggregate's window does not, so the "
+                "per-request speed understates how fast a request decodes once it is running.",
+                (agg.id, speed.id),
+                agg.context,
+                conc,
+            )
