@@ -211,10 +211,16 @@ class LoadPoint:
     summaries: tuple[tuple[str, Summary], ...] = ()  # quantity -> the tool's statistics
     prompt_tokens: int | None = None  # the configured prompt length, when the load point fixes it
     max_tokens: int | None = None  # the configured output length
+    # quantity ("aggregate_tok_s", "ttft_s", ...) -> JSON pointer of the tool's own median or value
+    summary_at: tuple[tuple[str, str], ...] = ()
 
     def summary(self, quantity: str) -> Summary | None:
         """The tool's own statistics of `quantity` ("ttft_s", "itl_s", "latency_s", ...)."""
         return dict(self.summaries).get(quantity)
+
+    def summary_pointer(self, quantity: str) -> str | None:
+        """Where the file holds the tool's own value of `quantity`, when it does."""
+        return dict(self.summary_at).get(quantity)
 
 
 @dataclass(frozen=True)

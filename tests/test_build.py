@@ -14,13 +14,20 @@ from pypdf import PdfReader
 from reportgen.article.build import build, render_article, render_outputs
 from reportgen.cli.main import main
 from reportgen.errors import InputError
-from reportgen.metrics.display import shown_text
+from reportgen.metrics.display import parse_display_attr, shown_text
 
 ROOT = Path(__file__).resolve().parents[1]
 PAITON = ROOT / "runs" / "paiton-kimi-k3.1-pro"
 SMALL = ROOT / "tests" / "articles" / "small"
 GOLDEN = ROOT / "tests" / "golden"
-ARTICLES = {"paiton-kimi-k3.1-pro": PAITON, "small": SMALL}
+ARTICLES = {
+    "paiton-kimi-k3.1-pro": PAITON,
+    "small": SMALL,
+    **{
+        name: ROOT / "tests" / "articles" / name
+        for name in ("matrix-4x4", "rate-sweep", "two-engines")
+    },
+}
 
 
 @pytest.fixture(scope="module")
@@ -29,11 +36,13 @@ def outputs() -> dict[str, dict[str, bytes]]:
 
 
 class _Numbers(HTMLParser):
-    """Collect (metric id, full value, shown text, table id) of every number span."""
+    """Collect (metric id, full value, shown text, table id) of every number span, and the
+    span's data-display (how a table column shows it) by position."""
 
     def __init__(self) -> None:
         super().__init__()
         self.found: list[tuple[str, float, str, str | None]] = []
+        self.displays: list[str | None] = []
         self._open: tuple[str, float] | None = None
         self._table: str | None = None
         self._caption = False
@@ -47,6 +56,7 @@ class _Numbers(HTMLParser):
             self._caption = True
         if tag == "span" and "data-metric" in a:
             self._open = (str(a["data-metric"]), float(str(a["data-value"])))
+            self.displays.append(a.get("data-display"))
             self._text = ""
 
     def handle_endtag(self, tag: str) -> None:
@@ -64,9 +74,13 @@ class _Numbers(HTMLParser):
 
 
 def _numbers(html: str) -> list[tuple[str, float, str, str | None]]:
+    return _parsed(html).found
+
+
+def _parsed(html: str) -> _Numbers:
     parser = _Numbers()
     parser.feed(html)
-    return parser.found
+    return parser
 
 
 @pytest.mark.parametrize("name", sorted(ARTICLES))
@@ -91,16 +105,19 @@ def test_golden_html(
 def test_every_number_carries_its_metric(name: str, outputs: dict[str, dict[str, bytes]]) -> None:
     built = render_article(ARTICLES[name], {})
     by_id = built.metrics.by_id()
-    numbers = _numbers(outputs[name]["index.html"].decode("utf-8"))
+    parsed = _parsed(outputs[name]["index.html"].decode("utf-8"))
+    numbers = parsed.found
     assert numbers
-    for metric, full, text, _ in numbers:
+    for (metric, full, text, _), how in zip(numbers, parsed.displays, strict=True):
         value = by_id[metric]
         assert full == value.value
-        assert text.split("\u00a0")[0] == shown_text(value)
+        display = None if how is None else parse_display_attr(how, value)
+        assert (how is None) == (display is None), how
+        assert text == shown_text(value, unit="\u00a0" in text, display=display)
     # Every table cell that has a metric shows it, under the right table.
     for view in built.tables:
-        spans = [n for n in numbers if n[3] == view.id]
         cells = [c for _, row in view.rows for c in row if not c.missing]
+        spans = [n for n in numbers if n[3] == view.id and n[0] in {c.metric for c in cells}]
         assert len(spans) == len(cells)
 
 

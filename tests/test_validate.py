@@ -38,7 +38,7 @@ from reportgen.formats.jsonfile import parse_json
 from reportgen.formats.load import load, load_document
 from reportgen.formats.registry import detect
 from reportgen.metrics import compute
-from reportgen.model import CanonicalRun, MatrixRun
+from reportgen.model import CanonicalRun, MatrixRun, SweepRun
 
 TOO_LARGE = "number too large: it does not fit a 64-bit float"
 
@@ -90,9 +90,10 @@ def test_two_wrapped_runs_are_detected_and_refused() -> None:
 
 def test_unknown_format_is_one_located_error() -> None:
     assert errors_of({"throughput": 41.0}) == [
-        "/: not a run file reportgen knows: expected an lmx speed-test run (with tokSOut) or an "
-        "llm-inference-bench benchmark_results.json (with metadata and results), bare or inside "
-        "one wrapping key"
+        "/: not a run file reportgen knows: expected an lmx speed-test run (with tokSOut), an "
+        "llm-inference-bench benchmark_results.json (with metadata and results, bare or inside "
+        "one wrapping key) or a vLLM `bench serve --save-result` file (with model_id and "
+        "request_rate)"
     ]
 
 
@@ -287,7 +288,7 @@ def test_sentinels_become_statuses_not_throughputs(aggregate: float, status: str
 @pytest.mark.parametrize(
     ("extra", "status", "reason"),
     [
-        ({"failure_reason": "stream reset"}, "failed", "failed: stream reset"),
+        ({"failure_reason": "stream reset"}, "failed", "stream reset"),
         ({"aggregate_tps": None}, "failed", "no aggregate throughput recorded"),
         ({"loop_detected": True}, "loop_detected", None),
         ({"failure_reason": None, "loop_detected": False}, "ok", None),
@@ -725,7 +726,7 @@ def test_valid_examples_load_with_no_problem() -> None:
     result = load_arguments([VALID])
     assert result.problems == ()
     assert len(result.runs) == len(list(VALID.glob("*.json")))
-    assert {type(r) for r in result.runs} == {CanonicalRun, MatrixRun}
+    assert {type(r) for r in result.runs} == {CanonicalRun, MatrixRun, SweepRun}
 
 
 # --- fuzzing: mutated valid files never crash the validator ------------------------------------

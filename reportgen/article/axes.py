@@ -3,6 +3,7 @@ in what order values come, and whether a value or cell passes a declaration's fi
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import Protocol
@@ -62,8 +63,10 @@ def sort_values(
     if axis == "run" and article is not None:
         order = {r.id: i for i, r in enumerate(article.runs)}
         return sorted(found, key=lambda v: order.get(str(v), len(order)))
-    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in found):
-        return sorted(found, key=lambda v: float(v))  # type: ignore[arg-type]
+    numbers = [v for v in found if isinstance(v, int | float) and not isinstance(v, bool)]
+    if len(numbers) == len(found) or (axis == "rate" and len(numbers) == len(found) - 1):
+        # a rate of None ("as fast as the concurrency allows") comes after every finite rate
+        return sorted(found, key=lambda v: math.inf if v is None else float(v))
     return sorted(found, key=lambda v: _natural(str(v)))
 
 

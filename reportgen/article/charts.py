@@ -102,6 +102,24 @@ def _problem(decl: ChartDecl, message: str) -> InputError:
     return InputError([decl.place.problem(f"chart {decl.id!r}: {message}")])
 
 
+_LABEL_UNIT = re.compile(r"\(([^(),]+)[^()]*\)\s*$")
+_UNITS = frozenset(
+    {"s", "ms", "tok/s", "tokens", "requests", "req/s", "tok/s/GPU", "tok/s/W", "J/tok"}
+)
+
+
+def _label(decl: ChartDecl, which: str, declared: str | None, default: str, unit: str) -> str:
+    """The declared axis label, when the unit it names (in parentheses at its end) is the unit
+    the axis plots; a build error when it names another."""
+    if declared is None:
+        return default
+    found = _LABEL_UNIT.search(declared)
+    named = found.group(1).strip() if found else None
+    if named in _UNITS and named != unit:
+        raise _problem(decl, f"{which} {declared!r} names {named}, but the axis plots {unit}")
+    return declared
+
+
 def _metric(decl: ChartDecl, metric: str) -> tuple[str, str | None]:
     key, stat = split_metric(metric)
     if key not in DEFINITIONS:
@@ -177,6 +195,10 @@ def _line(decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: No
         for v in values
     }
 
+    y_label = _label(
+        decl, "y_label", decl.y_label, f"{DEFINITIONS[key].title} ({display.unit})", display.unit
+    )
+
     def draw(fig: Figure) -> None:
         ax = fig.add_subplot()
         positions = numbers if log2 else [float(i) for i in range(len(xs))]
@@ -193,7 +215,7 @@ def _line(decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: No
             ax.set_xmargin(0.08)
             ax.grid(False, axis="x")
         ax.set_xlabel(decl.x_label or _AXIS_WORDS.get(decl.x, decl.x))
-        ax.set_ylabel(decl.y_label or f"{DEFINITIONS[key].title} ({display.unit})")
+        ax.set_ylabel(y_label)
         _y_axis(ax, display.unit, log=decl.y_log)
         if series_axis and len(series) > 1:
             _legend(ax, decl.legend or _AXIS_WORDS.get(series_axis, series_axis), len(series))
@@ -227,6 +249,21 @@ def _interactivity(
         else [None]
     )
 
+    x_label = _label(
+        decl,
+        "x_label",
+        decl.x_label,
+        f"{DEFINITIONS[x_key].title} ({x_display.unit})",
+        x_display.unit,
+    )
+    y_label = _label(
+        decl,
+        "y_label",
+        decl.y_label,
+        f"{DEFINITIONS[y_key].title} ({y_display.unit})",
+        y_display.unit,
+    )
+
     def draw(fig: Figure) -> None:
         ax = fig.add_subplot()
         for i, s in enumerate(series):
@@ -248,8 +285,8 @@ def _interactivity(
                     fontsize=10.5,
                     color="#333333",
                 )
-        ax.set_xlabel(decl.x_label or f"{DEFINITIONS[x_key].title} ({x_display.unit})")
-        ax.set_ylabel(decl.y_label or f"{DEFINITIONS[y_key].title} ({y_display.unit})")
+        ax.set_xlabel(x_label)
+        ax.set_ylabel(y_label)
         ax.set_xlim(left=0, right=ax.dataLim.x1 * 1.15)
         _y_axis(ax, y_display.unit, log=decl.y_log)
         if series_axis and len(series) > 1:

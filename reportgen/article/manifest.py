@@ -171,9 +171,17 @@ class Acknowledgement:
     cells: tuple[str, ...]  # empty: every finding of the lint
     reason: Text
 
-    def covers(self, lint: str, cell: str | None) -> bool:
-        """True when a finding of `lint` at `cell` falls under this acknowledgement."""
-        return lint == self.lint and (not self.cells or cell in self.cells)
+    def covers(self, lint: str, cell: str | None, run: str | None = None) -> bool:
+        """True when a finding of `lint` at `cell` (of the run `run`) falls under this
+        acknowledgement: its cells name it bare ("4K x 1", in any run) or with its run's id
+        ("sglang 4K x 1")."""
+        if lint != self.lint:
+            return False
+        return (
+            not self.cells
+            or cell in self.cells
+            or (run is not None and f"{run} {cell}" in self.cells)
+        )
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from reportgen.metrics import MetricValue
-from reportgen.metrics.display import Display, format_number, shown_text
+from reportgen.metrics.display import Display, display_attr, shown_text
 
 
 def number_html(
@@ -24,8 +24,7 @@ def number_html(
         return Markup('<span class="{}" data-metric="{}" data-value="{}">{}</span>').format(
             css, value.id, repr(value.value), escape(shown_text(value, unit=unit))
         )
-    text = format_number(value.value, display) + (f"\u00a0{display.unit}" if unit else "")
-    how = f"{display.decimals} {display.scale!r} {display.unit}"
+    text = shown_text(value, unit=unit, display=display)
     return Markup(
         '<span class="{}" data-metric="{}" data-value="{}" data-display="{}">{}</span>'
-    ).format(css, value.id, repr(value.value), how, escape(text))
+    ).format(css, value.id, repr(value.value), display_attr(display), escape(text))

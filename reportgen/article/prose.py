@@ -100,7 +100,10 @@ class Resolver:
         if kind == "setup":
             return self._setup(rest)
         if kind == "version":
-            return next((escape(v) for tool, v in self.tools if tool == rest), None)
+            version = next((v for tool, v in self.tools if tool == rest), None)
+            if version == "":
+                raise Unresolved(f"the {rest} files do not record the tool's version")
+            return None if version is None else escape(version)
         if name == "article.date":
             return escape(long_date(self.date))
         return self._cell(name)
@@ -116,7 +119,8 @@ class Resolver:
             cell = cells[head]
             if last == "status":
                 return escape(STATUS_WORDS.get(cell.status, cell.status))
-            return escape(cell.reason or "measured")
+            # without its final full stop: prose goes on after it
+            return escape((cell.reason or "measured").rstrip().removesuffix("."))
         for cell_id, cell in cells.items():
             if name.startswith(cell_id + "."):
                 if cell.status != "ok":
@@ -149,11 +153,11 @@ class Resolver:
     def known(self) -> list[str]:
         """Every name that resolves, for "did you mean" suggestions."""
         names = [v.id for v in self.metrics.values]
-        names += [
-            f"setup.{f.name}"
-            for holder in (self.setup.hardware, self.setup)
-            for f in fields(holder)
+        field_names = [
+            f.name for holder in (self.setup.hardware, self.setup) for f in fields(holder)
         ]
+        names += [f"setup.{f}" for f in field_names]
+        names += [f"setup.{run}.{f}" for run, _ in self.setups if run for f in field_names]
         names += [f"version.{tool}" for tool, _ in self.tools] + ["article.date"]
         names += [f"{c}.{w}" for c in self._cells() for w in ("status", "reason")]
         return names

@@ -5,6 +5,7 @@ article.toml gives applied, and a warning for each acknowledgement that matches 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from reportgen.article.manifest import MANIFEST, ArticleSource
 from reportgen.metrics.lints import LINTS, Finding
@@ -23,10 +24,14 @@ class Reviewed:
 def review(article: ArticleSource, findings: tuple[Finding, ...]) -> Reviewed:
     """Apply `article`'s acknowledgements to `findings`."""
     used = [False] * len(article.acknowledgements)
+    run_of = article.run_of() if len(article.runs) > 1 else {}
     out = []
     for f in findings:
+        run = run_of.get(Path(f.file).name)
+        if run is not None:
+            f = replace(f, run=run)
         for i, ack in enumerate(article.acknowledgements):
-            if ack.covers(f.id, f.cell):
+            if ack.covers(f.id, f.cell, f.run):
                 used[i] = True
                 f = replace(f, acknowledged=ack.reason.text)
                 break

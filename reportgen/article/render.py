@@ -76,6 +76,14 @@ class Notice:
     title: str
     files: tuple[InputFile, ...]
 
+    @property
+    def groups(self) -> tuple[tuple[tuple[str, ...], str | None, str | None], ...]:
+        """(file names, origin, note) of the files, those with the same words together."""
+        found: dict[tuple[str | None, str | None], list[str]] = {}
+        for f in self.files:
+            found.setdefault((f.origin, f.note), []).append(f.name)
+        return tuple((tuple(names), origin, note) for (origin, note), names in found.items())
+
 
 @dataclass(frozen=True)
 class SetupView:
@@ -111,6 +119,7 @@ class ArticleContext:
     sections: tuple[SectionView, ...]
     findings: tuple[Finding, ...]
     quality: tuple[FindingGroup, ...]  # the findings grouped by lint, for the page
+    notes: Notes  # the reasons the tables and charts wrote out, for the findings to refer to
     source: Markup | None
     inputs: tuple[InputFile, ...]
     tools: tuple[str, ...]
@@ -278,9 +287,19 @@ def build_context(
         sections=tuple(section(s) for s in article.sections),
         findings=findings,
         quality=group(findings),
+        notes=notes,
         source=inline(article.source),
         inputs=inputs,
-        tools=tuple(f"{tool} {version}" for tool, version in tools),
+        tools=tuple(
+            sorted(
+                {
+                    run.source.tool
+                    if run.source.format_version
+                    else f"{run.source.tool} (its files do not record its version)"
+                    for run in metrics.runs
+                }
+            )
+        ),
         definitions=_used_definitions(metrics),
         percentiles=PERCENTILES,
         css=Markup(css),

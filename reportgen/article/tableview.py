@@ -10,7 +10,6 @@ referred to after that (`Notes`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -21,7 +20,7 @@ from reportgen.article.manifest import ArticleSource, Column, TableDecl
 from reportgen.article.numbers import number_html
 from reportgen.errors import InputError, Problem
 from reportgen.metrics import MetricSet, MetricValue
-from reportgen.metrics.display import Display, format_number
+from reportgen.metrics.display import Display, display_of, format_number, shown_in
 from reportgen.metrics.lints import LINTS, Finding
 from reportgen.metrics.registry import DEFINITIONS, CellState, split_metric
 from reportgen.model import Scalar
@@ -74,6 +73,18 @@ class Notes:
         seen, anchor = self.first[reason]
         return Markup('as in <a href="#{}">the note under "{}"</a>').format(anchor, seen)
 
+    def refer(self, message: str, *, longer_than: int = 80) -> Markup:
+        """`message` with every long reason already written out in a note replaced by a link
+        to that note (a finding repeats the cell's reason; the page says it once)."""
+        out = escape(message)
+        for reason, (seen, anchor) in self.first.items():
+            if len(reason) > longer_than and reason in message:
+                link = Markup('the reason in <a href="#{}">the note under "{}"</a>').format(
+                    anchor, seen
+                )
+                out = Markup(out.replace(escape(reason), link))
+        return out
+
 
 class _Footnotes:
     def __init__(self) -> None:
@@ -124,7 +135,11 @@ class _Builder:
         self.footnotes = _Footnotes()
 
     def number(self, value: MetricValue, column: Column | None) -> CellView:
-        html = number_html(value, display=_column_display(value, column))
+        try:
+            display = _column_display(value, column)
+        except ValueError as exc:
+            raise _problem(self.decl, str(exc)) from None
+        html = number_html(value, display=display)
         if self.decl.counts and value.n is not None:
             count = self.metrics.find(f"{value.key}.n", **_coords(value))
             shown = number_html(count) if count is not None else escape(f"{value.n:,}")
@@ -161,16 +176,7 @@ def _coords(value: MetricValue) -> dict[str, Scalar]:
 def _column_display(value: MetricValue, column: Column | None) -> Display | None:
     if column is None or (column.unit is None and column.decimals is None):
         return None
-    from reportgen.metrics.display import display_for
-
-    base = display_for(value)
-    unit, scale = base.unit, base.scale
-    if column.unit is not None and column.unit != base.unit:
-        metric_unit = DEFINITIONS[value.key].unit if value.stat != "n" else "requests"
-        factors = {("s", "ms"): 1000.0, ("ms", "s"): 0.001, ("s", "s"): 1.0, ("ms", "ms"): 1.0}
-        scale = factors.get((metric_unit, column.unit), math.nan)
-        unit = column.unit
-    return Display(base.decimals if column.decimals is None else column.decimals, unit, scale)
+    return shown_in(value, column.unit, column.decimals)
 
 
 def _problem(decl: TableDecl, message: str) -> InputError:
@@ -284,9 +290,17 @@ def _points(b: _Builder) -> TableView:
                 cells.append(b.absent(state))
         out_rows.append((axis_label(decl.rows, r, b.article), tuple(cells)))
     corner = decl.corner if decl.corner is not None else decl.rows.replace("_", " ")
-    return TableView(
-        decl, corner, tuple(c.header for c in decl.columns), tuple(out_rows), b.footnotes.items()
-    )
+    headers = tuple(_with_unit(c) for c in decl.columns)
+    return TableView(decl, corner, headers, tuple(out_rows), b.footnotes.items())
+
+
+def _with_unit(column: Column) -> str:
+    """A column's header with the unit its numbers are in, unless the header already says it."""
+    key, stat = split_metric(column.metric)
+    unit = column.unit or display_of(key, stat).unit
+    if "(" in column.header or unit in column.header or unit == "requests":
+        return column.header
+    return f"{column.header} ({unit})"
 
 
 def _compare(b: _Builder) -> TableView:

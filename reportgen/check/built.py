@@ -9,21 +9,23 @@ from html.parser import HTMLParser
 
 from reportgen.check.result import Item, Shown, SourceResult, missing_item
 from reportgen.metrics import MetricSet
-from reportgen.metrics.display import shown_text
+from reportgen.metrics.display import parse_display_attr, shown_text
 
 
 class _Spans(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.found: list[tuple[int, int, str, str, str]] = []  # line, col, id, value, text
-        self._open: tuple[int, int, str, str] | None = None
+        # line, col, id, value, display (or None), text
+        self.found: list[tuple[int, int, str, str, str | None, str]] = []
+        self._open: tuple[int, int, str, str, str | None] | None = None
         self._text: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
         if tag == "span" and a.get("data-metric"):
             line, col = self.getpos()
-            self._open = (line, col + 1, str(a["data-metric"]), str(a.get("data-value")))
+            display = a.get("data-display")
+            self._open = (line, col + 1, str(a["data-metric"]), str(a.get("data-value")), display)
             self._text = []
 
     def handle_endtag(self, tag: str) -> None:
@@ -47,7 +49,7 @@ def check_built(
     items: list[Item] = []
     matched = 0
     seen: set[str] = set()
-    for line, col, metric, raw_value, text in parser.found:
+    for line, col, metric, raw_value, how, text in parser.found:
         seen.add(metric)
         value = by_id.get(metric)
         if value is None:
@@ -63,7 +65,24 @@ def check_built(
                 )
             )
             continue
-        want = shown_text(value, unit=text.replace("\u00a0", " ").count(" ") > 0)
+        display = None if how is None else parse_display_attr(how, value)
+        if how is not None and display is None:
+            items.append(
+                Item(
+                    "mismatch",
+                    source,
+                    line,
+                    col,
+                    f"shows {text} for {metric} with data-display {how!r}, which is not a way "
+                    f"to show a value in {value.unit}",
+                    metric,
+                    text,
+                    value.value,
+                    value.file,
+                )
+            )
+            continue
+        want = shown_text(value, unit=text.replace("\u00a0", " ").count(" ") > 0, display=display)
         try:
             exact = float(raw_value) == value.value
         except ValueError:

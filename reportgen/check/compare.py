@@ -32,19 +32,20 @@ from reportgen.errors import InputError
 from reportgen.files import read_input
 from reportgen.formats.jsonfile import parse_json
 from reportgen.metrics import MetricSet, MetricValue
-from reportgen.metrics.display import DISPLAY, Display, format_number
-
-UNIT_FACTORS = {("ms", "s"): 1000.0, ("s", "ms"): 0.001}
+from reportgen.metrics.display import Display, display_for, format_number, unit_factor
 
 
 def _judge(r: Reported, value: MetricValue) -> str | None:
-    """None when the shown number matches the value; else why not."""
-    unit = DISPLAY[value.key].unit
-    factor = 1.0
-    if r.unit and r.unit != unit:
-        if (r.unit, unit) not in UNIT_FACTORS:
-            return f"is shown in {r.unit} but {value.id} is in {unit}"
-        factor = UNIT_FACTORS[(r.unit, unit)]
+    """None when the shown number matches the value; else why not.
+
+    A number shown with a unit is read in that unit (ms or s for a time); one without is read
+    as the article's table shows the metric (a load point's TTFT in ms)."""
+    if r.unit:
+        factor = unit_factor(value.unit, r.unit)
+        if factor is None:
+            return f"is shown in {r.unit} but {value.id} is in {value.unit}"
+    else:
+        factor = display_for(value).scale
     expected = value.value * factor
     tolerance = 0.5 * 10.0**-r.decimals
     if abs(expected - r.value) <= tolerance * (1 + 1e-9):

@@ -147,7 +147,7 @@ def to_github(result: CheckResult) -> str:
                 line,
                 col,
                 f"reportgen lint {f.id}",
-                f"{f.cell + ': ' if f.cell else ''}{f.message} ({f.evidence})",
+                f"{f.where + ': ' if f.where else ''}{f.message} ({f.evidence})",
             )
         )
     out.append(verdict(result))

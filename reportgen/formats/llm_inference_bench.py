@@ -217,7 +217,10 @@ FORMAT = RunFormat(
     name="llm-inference-bench",
     tool="llm-inference-bench",
     known_versions=((0, 6), (0, 7)),
-    looks_like="an llm-inference-bench benchmark_results.json (with metadata and results)",
+    looks_like=(
+        "an llm-inference-bench benchmark_results.json (with metadata and results, bare or "
+        "inside one wrapping key)"
+    ),
     detect=detect,
     version=version,
     parse=parse,

@@ -62,7 +62,7 @@ def _status(raw: Mapping[str, Any], where: str, report: Report) -> tuple[CellSta
     agg = raw.get("aggregate_tps")
     failure = raw.get("failure_reason")
     if failure:
-        return "failed", f"failed: {failure}"
+        return "failed", str(failure)  # the file's own words
     if raw.get("loop_detected"):
         return "loop_detected", SENTINELS[-3][1]
     if agg is None:

@@ -87,8 +87,7 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
         return None, [
             doc.problem(
                 "",
-                f"not a run file reportgen knows: expected {known_formats()}, "
-                "bare or inside one wrapping key",
+                f"not a run file reportgen knows: expected {known_formats()}",
             )
         ]
     fmt, where = found
@@ -113,7 +112,7 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
         label=doc.label,
         sha256=doc.sha256,
         format=fmt.name,
-        tool=f"{fmt.tool} {version}",
+        tool=f"{fmt.tool} {version}" if version else fmt.tool,
         format_version=version,
         provenance=_provenance(doc.data, inner),
         wrapper=_wrapper(doc.data, where.base),

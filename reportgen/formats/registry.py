@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from reportgen.formats import llm_inference_bench, lmx
+from reportgen.formats import llm_inference_bench, lmx, vllm_bench
 from reportgen.formats.base import Detection, RunFormat
 
-FORMATS: tuple[RunFormat, ...] = (lmx.FORMAT, llm_inference_bench.FORMAT)
+FORMATS: tuple[RunFormat, ...] = (lmx.FORMAT, llm_inference_bench.FORMAT, vllm_bench.FORMAT)
 
 
 def detect(data: dict[str, Any]) -> tuple[RunFormat, Detection] | None:

@@ -29,6 +29,7 @@ SCHEMA_FILES = {
     "lmx-speed-test": "lmx-speed-test.schema.json",
     "llm-inference-bench": "llm-inference-bench.schema.json",
     "lmx-matrix": "lmx-matrix.schema.json",
+    "vllm-bench": "vllm-bench.schema.json",
     "article": "article.schema.json",
     "check-result": "check-result.schema.json",
 }
@@ -116,14 +117,15 @@ def _message(error: ValidationError) -> str:
     if error.validator == "required":
         return str(error.message).replace(" is a required property", " is required")
     described = error.schema.get("description") if isinstance(error.schema, dict) else None
-    if error.validator in ("pattern", "maxLength") and described:
+    if error.validator in ("pattern", "maxLength", "anyOf", "oneOf") and described:
         # A regular expression is no explanation; the schema says what the value should be.
         return f"{error.instance!r} is not {described}"
     return str(error.message)
 
 
 def _leaf_errors(error: ValidationError) -> Iterator[ValidationError]:
-    if error.validator in ("anyOf", "oneOf") and error.context:
+    described = isinstance(error.schema, dict) and error.schema.get("description")
+    if error.validator in ("anyOf", "oneOf") and error.context and not described:
         from jsonschema.exceptions import best_match
 
         best = best_match(error.context)

@@ -184,7 +184,13 @@ def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
     if point.output_tokens is not None and point.duration_s:
         rate = point.output_tokens / point.duration_s
         yield emit.value(
-            "load.output_tok_s", rate, "fields", where, at, summary=point.aggregate_tok_s
+            "load.output_tok_s",
+            rate,
+            "fields",
+            where,
+            at,
+            summary=point.aggregate_tok_s,
+            summary_pointer=point.summary_pointer("aggregate_tok_s"),
         )
     elif point.aggregate_tok_s is not None:
         yield emit.value("load.output_tok_s", point.aggregate_tok_s, "summary", where, at)
@@ -207,7 +213,20 @@ def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
         ("load.latency_s", "latency_s", [r.latency_s for r in ok]),
         ("load.per_request_tok_s", "per_request_tok_s", [1 / r.itl_s for r in decoding]),
     ):
-        yield from distribution(emit, key, values, where, at, own=point.summary(quantity))
+        yield from distribution(
+            emit,
+            key,
+            values,
+            where,
+            at,
+            own=point.summary(quantity),
+            own_pointer=point.summary_pointer(quantity),
+            own_pointers={
+                name.split(".", 1)[1]: place
+                for name, place in point.summary_at
+                if name.startswith(f"{quantity}.")
+            },
+        )
 
 
 def _sweep(run: SweepRun, emit: Emitter) -> Iterator[MetricValue | CellState]:

@@ -20,6 +20,7 @@ class Display:
     unit: str
     scale: float = 1.0  # shown = value * scale (e.g. seconds shown as ms)
     signed: bool = False  # a change: "+" before a rise
+    trim: bool = False  # a setting: no trailing zeros ("2 req/s", "0.5 req/s")
 
     def tolerance(self) -> float:
         """|value - shown| allowed by the precision shown."""
@@ -51,7 +52,7 @@ DISPLAY: dict[str, Display] = {
     "load.latency_s": Display(0, "ms", _MS),
     "load.per_request_tok_s": Display(1, "tok/s"),
     "load.concurrency": Display(0, "requests"),
-    "load.rate": Display(2, "req/s"),
+    "load.rate": Display(2, "req/s", trim=True),
     "load.requests": Display(0, "requests"),
     "load.failed": Display(0, "requests"),
 }
@@ -97,14 +98,70 @@ def format_number(x: float, display: Display) -> str:
         exact = Decimal(repr(x)) * Decimal(repr(display.scale))
         shown = exact.quantize(Decimal(1).scaleb(-display.decimals), rounding=ROUND_HALF_UP)
     text = f"{shown:,.{display.decimals}f}"
+    if display.trim and "." in text:
+        text = text.rstrip("0").rstrip(".")
     if text.startswith("-") and not shown:
         text = text[1:]  # no "-0"
     return f"+{text}" if display.signed and shown > 0 else text
 
 
-def shown_text(value: MetricValue, *, unit: bool = False) -> str:
-    """The text of a metric value as the article shows it (optionally with its unit)."""
-    display = display_for(value)
+# value in unit A x factor = value in unit B
+UNIT_FACTORS = {("s", "ms"): 1000.0, ("ms", "s"): 0.001}
+
+
+def unit_factor(unit: str, to: str) -> float | None:
+    """The factor that turns a value in `unit` into one in `to`; None when they do not convert."""
+    return 1.0 if unit == to else UNIT_FACTORS.get((unit, to))
+
+
+def shown_in(value: MetricValue, unit: str | None = None, decimals: int | None = None) -> Display:
+    """The display of `value` in `unit` at `decimals` (the registry's where None); ValueError
+    when the metric's unit does not convert to `unit`."""
+    base = display_for(value)
+    scale = base.scale
+    if unit is not None and unit != base.unit:
+        factor = unit_factor(value.unit, unit)
+        if factor is None:
+            raise ValueError(f"{value.metric} is in {value.unit}, which cannot be shown in {unit}")
+        scale = factor
+    shown = base.decimals if decimals is None else decimals
+    return Display(shown, unit or base.unit, scale, base.signed, base.trim)
+
+
+def standalone(value: MetricValue) -> Display:
+    """The display of a number shown on its own with its unit (a key result, a headline, prose):
+    the registry's, except that a time of 1,000 ms or more is shown in seconds."""
+    base = display_for(value)
+    if base.unit != "ms" or value.unit != "s" or abs(value.value) < 1.0:
+        return base
+    decimals = 2 if abs(value.value) < 10 else 1 if abs(value.value) < 100 else 0
+    return Display(decimals, "s", 1.0, base.signed)
+
+
+def display_attr(display: Display) -> str:
+    """A display as the `data-display` attribute of a number span: "decimals scale unit"."""
+    return f"{display.decimals} {display.scale!r} {display.unit}"
+
+
+def parse_display_attr(text: str, value: MetricValue) -> Display | None:
+    """The display a `data-display` attribute states, when it is a display of `value` (its unit
+    converts from the metric's, at that scale); None when it is not."""
+    parts = text.split(" ", 2)
+    if len(parts) != 3 or not parts[0].isdigit():
+        return None
+    try:
+        scale = float(parts[1])
+        display = shown_in(value, parts[2], int(parts[0]))
+    except ValueError:
+        return None
+    return display if scale == display.scale else None
+
+
+def shown_text(value: MetricValue, *, unit: bool = False, display: Display | None = None) -> str:
+    """The text of a metric value as the article shows it: in a table (no unit), or on its own
+    with its unit (see `standalone`); `display` overrides both."""
+    if display is None:
+        display = standalone(value) if unit else display_for(value)
     text = format_number(value.value, display)
     if unit:
         text = f"{text}\u00a0{display.unit}"  # no line break between number and unit

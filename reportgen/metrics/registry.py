@@ -411,6 +411,7 @@ class MetricValue:
     pointer: str
     n: int | None = None  # samples behind the value
     summary: float | None = None  # the file's own value for the same quantity, if any
+    summary_pointer: str | None = None  # where `summary` is, when not beside `pointer`
     context: int | None = None
     concurrency: int | None = None
     run: str | None = None  # the article's run id, in an article of several runs

@@ -7,7 +7,7 @@ and n, from the requests themselves or, when the file has none, from the tool's 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from reportgen.metrics.registry import DEFINITIONS, STATS, MetricValue, Source, metric_id
@@ -47,6 +47,7 @@ class Emitter:
         stat: str | None = None,
         n: int | None = None,
         summary: float | None = None,
+        summary_pointer: str | None = None,
     ) -> MetricValue:
         """One value; its id comes from the registry pattern and the cell (never the run)."""
         unit = "requests" if stat == "n" else DEFINITIONS[key].unit
@@ -64,6 +65,7 @@ class Emitter:
             pointer=pointer,
             n=n,
             summary=summary,
+            summary_pointer=summary_pointer,
             context=at.context,
             concurrency=at.concurrency,
             run=self.run,
@@ -83,14 +85,27 @@ def distribution(
     *,
     own: Summary | None = None,
     own_pointer: str | None = None,
+    own_pointers: Mapping[str, str] | None = None,
 ) -> Iterator[MetricValue]:
     """The median (bare id) and statistics of `values`; from `own` (the tool's statistics) when
-    there are no values. The median keeps the tool's own median beside it for cross-checks."""
+    there are no values. The median keeps the tool's own median beside it for cross-checks.
+
+    `own_pointer`: where the tool's median is; `own_pointers`: statistic -> where the tool's
+    value of it is (the median's pointer when absent)."""
     stats = describe(values)
     if stats is not None:
         n = int(stats["n"])
         own_median = own.p50 if own is not None else None
-        yield emit.value(key, stats["p50"], "samples", pointer, at, n=n, summary=own_median)
+        yield emit.value(
+            key,
+            stats["p50"],
+            "samples",
+            pointer,
+            at,
+            n=n,
+            summary=own_median,
+            summary_pointer=own_pointer if own_median is not None else None,
+        )
         for stat in STATS:
             yield emit.value(key, stats[stat], "samples", pointer, at, stat=stat, n=n)
         return
@@ -102,4 +117,5 @@ def distribution(
     for stat in STATS:
         found = own._asdict()[stat]
         if found is not None:
-            yield emit.value(key, float(found), "summary", where, at, stat=stat, n=own.n)
+            at_stat = (own_pointers or {}).get(stat, where)
+            yield emit.value(key, float(found), "summary", at_stat, at, stat=stat, n=own.n)

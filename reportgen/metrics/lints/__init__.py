@@ -17,6 +17,7 @@ from reportgen.metrics.lints.cells import (
     cells,
     contexts,
     few_samples,
+    load_points,
     summaries,
     tool_warnings,
 )
@@ -47,6 +48,7 @@ def lint(metrics: MetricSet, thresholds: tol.Thresholds = tol.THRESHOLDS) -> tup
     t = thresholds
     found = [
         *cells(metrics, t),
+        *load_points(metrics),
         *summaries(metrics),
         *few_samples(metrics, t),
         *contexts(metrics, t),

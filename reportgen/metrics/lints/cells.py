@@ -22,7 +22,7 @@ from reportgen.metrics.lints.findings import (
     matrix_runs,
 )
 from reportgen.metrics.registry import MetricSet, MetricValue
-from reportgen.model import CanonicalRun, DecodeCell, context_label
+from reportgen.model import CanonicalRun, DecodeCell, SweepRun, context_label
 from reportgen.stats import close, median
 
 
@@ -47,6 +47,48 @@ def cells(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
                     )
         for cell in run.cells:
             yield from _cell(metrics, file, cell, t)
+
+
+def load_points(metrics: MetricSet) -> Iterator[Finding]:
+    """Load points that failed, and those that lost requests."""
+    for run in metrics.runs:
+        if not isinstance(run, SweepRun):
+            continue
+        file = run.source.label
+        for point in run.points:
+            if point.status != "ok":
+                yield finding(
+                    "cell-invalid",
+                    file,
+                    point.pointer,
+                    point.label,
+                    f"status {point.status}",
+                    f"The {point.label} load point was not measured "
+                    f"({point.reason or point.status}).",
+                    concurrency=point.concurrency,
+                )
+                continue
+            if not point.requests_failed:
+                continue
+            sent = (point.requests_ok or 0) + point.requests_failed
+            ids = [
+                v.id
+                for v in metrics.values
+                if v.file == file and v.point == point.label and v.stat != "n"
+                if v.key in ("load.ttft_s", "load.itl_s", "load.latency_s")
+            ]
+            yield finding(
+                "load-requests-failed",
+                file,
+                point.pointer,
+                point.label,
+                f"{point.requests_failed} of {sent} requests failed",
+                f"{count(point.requests_failed, 'request')} of the {point.label} load point's "
+                f"{sent} failed; its latencies are those of the {point.requests_ok} that "
+                "completed.",
+                ids,
+                concurrency=point.concurrency,
+            )
 
 
 def _cell(metrics: MetricSet, file: str, cell: DecodeCell, t: tol.Thresholds) -> Iterator[Finding]:
@@ -154,6 +196,18 @@ SUMMARY_CHECKS: dict[str, tuple[str, tol.Tolerance, str, str, bool]] = {
     "canonical.output_tok_s": ("tokSOut", tol.LMX_SUMMARY, "output speed", "samples", False),
     "canonical.ttft_ms": ("ttftMs", tol.LMX_SUMMARY, "TTFT", "samples", False),
     "canonical.prefill_tok_s": ("tokSPrefill", tol.LMX_SUMMARY, "prefill rate", "samples", False),
+    # A load point's own values: the field is the last part of the value's `summary_pointer`.
+    "load.output_tok_s": ("", tol.AGGREGATE, "output throughput", "token count and duration", True),
+    "load.ttft_s": ("", tol.SUMMARY_SECONDS, "median TTFT", "request records", True),
+    "load.itl_s": ("", tol.SUMMARY_SECONDS, "median ITL", "request records", True),
+    "load.latency_s": ("", tol.SUMMARY_SECONDS, "median latency", "request records", True),
+    "load.per_request_tok_s": (
+        "",
+        tol.SUMMARY_RATE,
+        "median per-request speed",
+        "request records",
+        True,
+    ),
 }
 
 
@@ -164,6 +218,8 @@ def _ids(*ids: str | None) -> tuple[str, ...]:
 def _value_cell(v: MetricValue) -> str | None:
     if v.key.startswith("canonical."):
         return f"canonical x {v.concurrency}"
+    if v.point is not None:
+        return v.point
     if v.context is None:
         return None
     if v.concurrency is None:
@@ -181,12 +237,17 @@ def summaries(metrics: MetricSet) -> Iterator[Finding]:
         if close(v.summary, v.value, rel=t.rel, abs_=t.abs_):
             continue
         shown, computed = fmt_pair(v.summary, v.value)
-        base = v.pointer if parent else v.pointer.rsplit("/", 1)[0]
+        if v.summary_pointer is not None:
+            where = v.summary_pointer
+            field = where.rsplit("/", 1)[-1]
+        else:
+            base = v.pointer if parent else v.pointer.rsplit("/", 1)[0]
+            where = f"{base}/{field}"
         change = v.summary / v.value - 1 if v.value else math.inf
         yield finding(
             "summary-disagrees",
             v.file,
-            f"{base}/{field}",
+            where,
             _value_cell(v),
             f"{field} {shown} {v.unit} vs {computed} {v.unit} from the {basis} ({change:+.2%})",
             f"The file's own {what} ({shown} {v.unit}) does not match the {computed} {v.unit} "

@@ -59,6 +59,14 @@ LINTS: dict[str, LintDef] = _defs(
         "Part of the window ran with fewer streams than the label says.",
     ),
     LintDef(
+        "load-requests-failed",
+        "warning",
+        "requests of a load point failed",
+        "Load points with failed requests",
+        "Their latency statistics cover only the requests that completed, so the tail "
+        "understates what the failed requests met.",
+    ),
+    LintDef(
         "cell-skipped",
         "warning",
         "a decode cell was skipped (KV capacity or on request)",
@@ -228,11 +236,19 @@ class Finding:
     context: int | None = None
     concurrency: int | None = None
     acknowledged: str | None = None  # the author's reason, when article.toml acknowledges it
+    run: str | None = None  # the article's run id, in an article of several runs
+
+    @property
+    def where(self) -> str | None:
+        """The cell as a reader finds it: with its run's id in an article of several runs."""
+        if self.cell is None:
+            return self.run
+        return f"{self.run} {self.cell}" if self.run else self.cell
 
     def format(self, *, reason: bool = True) -> str:
         """Render as `file /pointer: severity [id] cell: message (evidence)`, and the author's
         reason when the finding is acknowledged (unless `reason` is False)."""
-        where = f" {self.cell}:" if self.cell else ""
+        where = f" {self.where}:" if self.where else ""
         pointer = self.pointer or "/"
         ack = f" [acknowledged: {self.acknowledged}]" if self.acknowledged and reason else ""
         return (
@@ -248,6 +264,7 @@ class Finding:
             "file": self.file,
             "pointer": self.pointer or "/",
             "cell": self.cell,
+            "run": self.run,
             "context": self.context,
             "concurrency": self.concurrency,
             "metrics": list(self.metrics),
@@ -268,7 +285,7 @@ def fails(findings: Iterable[Finding], *, strict: bool = False) -> bool:
 
 @dataclass(frozen=True)
 class FindingGroup:
-    """The findings of one lint in one file, listed together under the lint's title."""
+    """The findings of one lint, listed together under the lint's title."""
 
     lint: LintDef
     findings: tuple[Finding, ...]
@@ -276,7 +293,7 @@ class FindingGroup:
     @property
     def cells(self) -> tuple[str, ...]:
         """The cells the findings name, in order."""
-        return tuple(dict.fromkeys(f.cell for f in self.findings if f.cell))
+        return tuple(dict.fromkeys(f.where for f in self.findings if f.where))
 
     @property
     def acknowledged(self) -> tuple[str, ...]:
@@ -289,11 +306,11 @@ class FindingGroup:
 
 
 def group(findings: Iterable[Finding]) -> tuple[FindingGroup, ...]:
-    """Findings grouped by lint and file, in the order their first finding comes."""
-    groups: dict[tuple[str, str], list[Finding]] = {}
+    """Findings grouped by lint, in the order their first finding comes."""
+    groups: dict[str, list[Finding]] = {}
     for f in findings:
-        groups.setdefault((f.id, f.file), []).append(f)
-    return tuple(FindingGroup(LINTS[lint], tuple(fs)) for (lint, _), fs in groups.items())
+        groups.setdefault(f.id, []).append(f)
+    return tuple(FindingGroup(LINTS[lint], tuple(fs)) for lint, fs in groups.items())
 
 
 def finding(

@@ -1,0 +1,234 @@
+"""Parse stage for vLLM's `vllm bench serve --save-result` JSON (and the older
+`benchmarks/benchmark_serving.py`, whose keys are a subset).
+
+One file is one load point: the requests of one invocation at one request rate and concurrency
+limit. Schema-valid raw JSON in, a `SweepRun` of that one point plus semantic problems out. The
+only module that reads vLLM's raw keys. Definitions (docs/tool-formats-research.md, section 1):
+
+- per-request arrays are seconds, every `*_ms` statistic milliseconds;
+- vLLM's TPOT, (latency - TTFT) / (output tokens - 1) per request, is reportgen's ITL; vLLM's own
+  "ITL" pools every chunk gap of every request, so it weighs long requests more and is kept as
+  the tool's figure, not as reportgen's;
+- `output_throughput` is all output tokens over the whole `duration`, ramp and tail included.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from reportgen import tolerances as tol
+from reportgen.errors import Problem
+from reportgen.formats.base import Detection, RunFormat
+from reportgen.formats.jsonfile import JsonDocument
+from reportgen.model import (
+    CellStatus,
+    LoadPoint,
+    RequestSample,
+    Scalar,
+    SourceFile,
+    Summary,
+    SweepRun,
+)
+from reportgen.stats import close
+
+Report = Callable[[str, str, str], None]  # (pointer, message, severity)
+_MARKS = ("model_id", "num_prompts", "request_rate", "duration", "output_throughput")
+_ARRAYS = ("input_lens", "output_lens", "ttfts", "latencies", "itls", "errors")
+_STAT = re.compile(r"(mean|median|std|p[0-9]+(?:\.[0-9]+)?)_(ttft|tpot|itl|e2el)_ms")
+# vLLM's metric -> the reportgen quantity its statistics describe
+_QUANTITY = {"ttft": "ttft_s", "tpot": "itl_s", "e2el": "latency_s"}
+_STATS = {"mean": "mean", "median": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
+# keys of the file that are settings rather than results, kept for the article's setup
+_SETTINGS = (
+    "date",
+    "backend",
+    "endpoint_type",
+    "label",
+    "tokenizer_id",
+    "num_prompts",
+    "burstiness",
+    "max_concurrency",
+    "request_rate",
+)
+DEFINITIONS = (
+    (
+        "itl_s",
+        "vLLM's TPOT per request, (latency - TTFT) / (output tokens - 1); vLLM's own ITL "
+        "statistics pool every chunk gap of every request and are not used",
+    ),
+    ("ttft_s", "vLLM: the first streamed chunk that carries a choice, from just before the POST"),
+    (
+        "output_tok_s",
+        "vLLM: all output tokens / the whole run's duration, ramp-up and tail included",
+    ),
+)
+
+
+def detect(data: dict[str, Any]) -> Detection | None:
+    """A vLLM bench result has `model_id`, `num_prompts`, `request_rate`, `duration` and
+    `output_throughput` at its top level."""
+    if all(key in data for key in _MARKS):
+        return Detection("", "vllm-bench")
+    return None
+
+
+def version(run: dict[str, Any]) -> tuple[str, str]:
+    """vLLM does not record its version in the file: the empty string (the tool is named alone)."""
+    return "", ""
+
+
+def _label(rate: float | None, concurrency: int | None) -> str:
+    if rate is None:
+        return f"c{concurrency}" if concurrency is not None else "burst"
+    shown = f"r{rate:g}"
+    return shown if concurrency is None else f"{shown}-c{concurrency}"
+
+
+def _strategy(rate: float | None, concurrency: int | None, burstiness: float) -> str:
+    if rate is None:
+        return "concurrency limit" if concurrency is not None else "all at once"
+    return "poisson" if burstiness == 1 else f"gamma (burstiness {burstiness:g})"
+
+
+def _summaries(
+    raw: dict[str, Any],
+) -> tuple[tuple[tuple[str, Summary], ...], list[tuple[str, str]]]:
+    """The file's own statistics in seconds, by reportgen quantity, and where each is."""
+    found: dict[str, dict[str, float]] = {}
+    at: list[tuple[str, str]] = []
+    for key, value in raw.items():
+        match = _STAT.fullmatch(key)
+        if match is None or match.group(2) not in _QUANTITY:
+            continue
+        stat = _STATS.get(match.group(1))
+        if stat is None:
+            continue
+        quantity = _QUANTITY[match.group(2)]
+        found.setdefault(quantity, {})[stat] = float(value) / 1000
+        at.append((quantity if stat == "p50" else f"{quantity}.{stat}", f"/{key}"))
+    n = raw.get("completed")
+    summaries = tuple(sorted((q, Summary(**stats, n=n)) for q, stats in found.items()))
+    return summaries, sorted(at)
+
+
+def _samples(raw: dict[str, Any], report: Report) -> tuple[RequestSample, ...]:
+    """Per-request records, when the file was saved with `--save-detailed`."""
+    arrays = {name: raw[name] for name in _ARRAYS if name in raw}
+    if not {"ttfts", "latencies", "output_lens"} <= arrays.keys():
+        return ()
+    lengths = {name: len(values) for name, values in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        listed = ", ".join(f"{name} {n}" for name, n in sorted(lengths.items()))
+        report("/ttfts", f"the per-request arrays differ in length ({listed})", "error")
+        return ()
+    errors = arrays.get("errors") or [""] * lengths["ttfts"]
+    inputs = arrays.get("input_lens") or [0] * lengths["ttfts"]
+    samples = []
+    for i, (ttft, latency, out) in enumerate(
+        zip(arrays["ttfts"], arrays["latencies"], arrays["output_lens"], strict=True)
+    ):
+        completed = not errors[i] and out > 0
+        if completed and latency < ttft:
+            report(
+                f"/latencies/{i}", f"latency {latency:g} s is below its TTFT {ttft:g} s", "error"
+            )
+            completed = False
+        itl = (latency - ttft) / (out - 1) if completed and out > 1 else 0.0
+        samples.append(
+            RequestSample(
+                pointer=f"/ttfts/{i}",
+                ttft_s=float(ttft),
+                latency_s=float(latency),
+                itl_s=itl,
+                input_tokens=int(inputs[i]),
+                output_tokens=int(out),
+                completed=completed,
+            )
+        )
+    return tuple(samples)
+
+
+def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
+    """Build the one-point `SweepRun` of a schema-valid vLLM bench result."""
+    raw: dict[str, Any] = doc.data
+    problems: list[Problem] = []
+
+    def report(pointer: str, message: str, severity: str) -> None:
+        problems.append(doc.problem(base + pointer, message, severity))
+
+    rate_raw = raw["request_rate"]
+    rate = None if rate_raw == "inf" or math.isinf(float(rate_raw)) else float(rate_raw)
+    concurrency = raw.get("max_concurrency")
+    completed, prompts = int(raw["completed"]), int(raw["num_prompts"])
+    failed = int(raw.get("failed", prompts - completed))
+    if "failed" in raw and completed + failed != prompts:
+        report(
+            "/failed",
+            f"completed {completed} + failed {failed} is not num_prompts {prompts}",
+            "warning",
+        )
+    duration = float(raw["duration"])
+    output = int(raw["total_output_tokens"])
+    shown = float(raw["output_throughput"])
+    if duration > 0 and not close(shown, output / duration, rel=tol.AGGREGATE.rel, abs_=0.01):
+        report(
+            "/output_throughput",
+            f"output_throughput {shown:g} tok/s disagrees with total_output_tokens / duration "
+            f"= {output} / {duration:g} s = {output / duration:.6g} tok/s",
+            "warning",
+        )
+    samples = _samples(raw, report)
+    errors = [e for e in raw.get("errors") or () if e]
+    status: CellStatus = "ok" if completed > 0 else "failed"
+    reason = None
+    if status == "failed":
+        reason = errors[0].strip().splitlines()[-1] if errors else "no request completed"
+    summaries, summary_at = _summaries(raw)
+    lens = raw.get("input_lens") or ()
+    point = LoadPoint(
+        pointer=base,
+        label=_label(rate, concurrency),
+        concurrency=concurrency,
+        rate=rate,
+        strategy=_strategy(rate, concurrency, float(raw.get("burstiness", 1.0))),
+        status=status,
+        reason=reason,
+        duration_s=duration if duration > 0 else None,
+        output_tokens=output,
+        aggregate_tok_s=shown,
+        requests_ok=completed,
+        requests_failed=failed,
+        samples=samples,
+        summaries=summaries,
+        prompt_tokens=lens[0] if lens and len(set(lens)) == 1 else None,
+        summary_at=(("aggregate_tok_s", "/output_throughput"), *summary_at),
+    )
+    settings: list[tuple[str, Scalar]] = [(k, raw[k]) for k in _SETTINGS if k in raw]
+    metadata: list[tuple[str, Scalar]] = [  # `--metadata KEY=VALUE`: strings vLLM did not write
+        (k, v)
+        for k, v in raw.items()
+        if isinstance(v, str) and k not in _SETTINGS and k not in ("model_id",)
+    ]
+    run = SweepRun(
+        source=source,
+        engine=None,  # the file names the client's backend, not the server
+        model=str(raw["model_id"]),
+        points=(point,),
+        definitions=DEFINITIONS,
+        settings=tuple(sorted(settings + metadata)),
+    )
+    return run, problems
+
+
+FORMAT = RunFormat(
+    name="vllm-bench",
+    tool="vllm bench serve",
+    known_versions=((0, 0), (0, 0)),  # unversioned: the file does not say
+    looks_like="a vLLM `bench serve --save-result` file (with model_id and request_rate)",
+    detect=detect,
+    version=version,
+    parse=parse,
+)
