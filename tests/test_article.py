@@ -52,9 +52,21 @@ def test_wrong_type_points_at_the_value(tmp_path: Path) -> None:
 def test_unknown_key_and_bad_date(tmp_path: Path) -> None:
     problems = _problems(tmp_path, ('date = "2026-10-01"', 'date = "1 Oct"\ncolour = "red"'))
     assert problems == [
-        "article.toml:1:1 /: Additional properties are not allowed ('colour' was unexpected)",
         "article.toml:3:8 /date: '1 Oct' is not a date written YYYY-MM-DD",
+        "article.toml:4:10 /colour: unknown key 'colour'",
     ]
+
+
+def test_unknown_keys_and_values_get_did_you_mean(tmp_path: Path) -> None:
+    problems = _problems(tmp_path / "key", ('subtitle = "', 'subtitel = "'))
+    assert problems == [
+        "article.toml:2:12 /subtitel: unknown key 'subtitel'; did you mean 'subtitle'?"
+    ]
+    problems = _problems(tmp_path / "value", ('rows = "context"', 'rows = "contexts"'))
+    assert problems[0].endswith(
+        "'contexts' is not one of ['context', 'concurrency', 'rate', 'point', 'prompt_tokens', "
+        "'max_tokens', 'run']; did you mean 'context'?"
+    )
 
 
 def test_a_run_file_name_may_not_leave_the_folder(tmp_path: Path) -> None:

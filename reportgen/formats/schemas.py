@@ -9,7 +9,9 @@ messages users see.
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -149,5 +151,36 @@ def check(name: str, data: Any, folder: Path | None = None) -> list[SchemaProble
     found = []
     for error in validator.iter_errors(data):
         for leaf in _leaf_errors(error):
-            found.append(SchemaProblem(pointer_of(list(leaf.absolute_path)), _message(leaf)))
+            path = list(leaf.absolute_path)
+            if leaf.validator == "additionalProperties" and isinstance(leaf.instance, dict):
+                known = sorted((leaf.schema.get("properties") or {}).keys())
+                for key in _unexpected(leaf):
+                    found.append(
+                        SchemaProblem(
+                            pointer_of([*path, key]),
+                            f"unknown key {key!r}{_did_you_mean(key, known)}",
+                        )
+                    )
+                continue
+            message = _message(leaf)
+            if leaf.validator == "enum" and isinstance(leaf.instance, str):
+                message += _did_you_mean(leaf.instance, [str(v) for v in leaf.validator_value])
+            found.append(SchemaProblem(pointer_of(path), message))
     return sorted(set(found), key=lambda p: (p.pointer, p.message))
+
+
+def _unexpected(error: ValidationError) -> list[str]:
+    """The keys an additionalProperties error is about."""
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    known = set(schema.get("properties") or {})
+    patterns = [re.compile(p) for p in schema.get("patternProperties") or {}]
+    return sorted(
+        str(k)
+        for k in error.instance
+        if k not in known and not any(p.search(str(k)) for p in patterns)
+    )
+
+
+def _did_you_mean(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
