@@ -255,7 +255,7 @@ class Hardware:
 
     gpu_name: str
     gpu_count: int
-    gpu_vram_gb: float
+    gpu_vram_gb: float | None = None
     gpu_power_cap_w: float | None = None
     gpu_rated_power_w: float | None = None
     gpu_note: str | None = None
@@ -268,7 +268,7 @@ class Hardware:
 class Setup:
     """What the article's manifest says about hardware, model and engine (not data)."""
 
-    hardware: Hardware
+    hardware: Hardware | None  # None: article.toml does not state it
     hf_id: str
     checkpoint: str | None
     quantization: str | None

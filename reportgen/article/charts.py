@@ -108,6 +108,30 @@ _UNITS = frozenset(
 )
 
 
+# What an axis is called when the declaration does not say: short enough for the chart's edge.
+_AXIS_NAMES = {
+    "aggregate_tok_s": "output, all requests",
+    "output_tok_s": "output, all requests",
+    "per_request_tok_s": "per request",
+    "ttft_s": "TTFT",
+    "itl_s": "ITL",
+    "latency_s": "latency",
+    "request_s": "requests",
+    "tok_s": "prefill",
+}
+
+
+def _default_label(key: str, stat: str | None, unit: str) -> str:
+    """`output, all requests (tok/s)`, `TTFT p99 (ms)`: a registry key as an axis label."""
+    base, _, last = key.rpartition(".")
+    name = _AXIS_NAMES.get(last, DEFINITIONS[key].title if key in DEFINITIONS else last)
+    if last in ("per_gpu", "per_w", "j_per_tok"):
+        name = _AXIS_NAMES.get(base.rpartition(".")[2], "output")
+    median = stat is None and DEFINITIONS[key].stats if key in DEFINITIONS else False
+    shown = f"{name} {stat}" if stat else f"{name}, median" if median else name
+    return f"{shown} ({unit})"
+
+
 def _label(decl: ChartDecl, which: str, declared: str | None, default: str, unit: str) -> str:
     """The declared axis label, when the unit it names (in parentheses at its end) is the unit
     the axis plots; a build error when it names another."""
@@ -196,7 +220,7 @@ def _line(decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: No
     }
 
     y_label = _label(
-        decl, "y_label", decl.y_label, f"{DEFINITIONS[key].title} ({display.unit})", display.unit
+        decl, "y_label", decl.y_label, _default_label(key, stat, display.unit), display.unit
     )
 
     def draw(fig: Figure) -> None:
@@ -253,14 +277,14 @@ def _interactivity(
         decl,
         "x_label",
         decl.x_label,
-        f"{DEFINITIONS[x_key].title} ({x_display.unit})",
+        _default_label(x_key, x_stat, x_display.unit),
         x_display.unit,
     )
     y_label = _label(
         decl,
         "y_label",
         decl.y_label,
-        f"{DEFINITIONS[y_key].title} ({y_display.unit})",
+        _default_label(y_key, y_stat, y_display.unit),
         y_display.unit,
     )
 

@@ -56,7 +56,7 @@ def _contradictions(decl: RunDecl, run: Run) -> Iterator[tuple[str, str, str, st
         if said is not None and not _same(said, value, aliases):
             yield what, said, value, pointer
     tools = dict(decl.tools)
-    tool, _, version = run.source.tool.partition(" ")
+    tool, version = run.source.tool.split(" ", 1)[0], run.source.format_version
     if tool in tools and version and tools[tool] != version:
         yield f"{tool} version", tools[tool], version, ""
 

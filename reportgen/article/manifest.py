@@ -298,12 +298,14 @@ class _Reader:
         )
 
     def setup(self, raw: dict[str, Any]) -> Setup:
-        hw, model, engine = raw["hardware"], raw["model"], raw["engine"]
+        hw, model, engine = raw.get("hardware"), raw["model"], raw["engine"]
         return Setup(
-            hardware=Hardware(
+            hardware=None
+            if hw is None
+            else Hardware(
                 gpu_name=hw["gpu_name"],
                 gpu_count=hw["gpu_count"],
-                gpu_vram_gb=hw["gpu_vram_gb"],
+                gpu_vram_gb=hw.get("gpu_vram_gb"),
                 gpu_power_cap_w=hw.get("gpu_power_cap_w"),
                 gpu_rated_power_w=hw.get("gpu_rated_power_w"),
                 gpu_note=hw.get("gpu_note"),

@@ -28,7 +28,7 @@ from reportgen.article.numbers import number_html
 from reportgen.errors import InputError, Problem
 from reportgen.metrics import MetricSet
 from reportgen.metrics.registry import CellState
-from reportgen.model import Run, Setup, context_label
+from reportgen.model import Hardware, Run, Setup, context_label
 
 # {{ name }} or {{ name | filter }}; the only filter is `number` (the number without its unit).
 REFERENCE = re.compile(r"\{\{\s*([^{}\s|]*)\s*(?:\|\s*([A-Za-z]*)\s*)?\}\}")
@@ -140,11 +140,15 @@ class Resolver:
         setup = dict(self.setups).get(run) if field_name else None
         if setup is None:
             setup, field_name = self.setup, name
+        if field_name in {f.name for f in fields(Hardware)} and setup.hardware is None:
+            raise Unresolved(
+                f"{{{{ {name} }}}}: the article states no hardware ([runs.setup.hardware])"
+            )
         for holder in (setup.hardware, setup):
-            if field_name in {f.name for f in fields(holder)}:
+            if holder is not None and field_name in {f.name for f in fields(holder)}:
                 value = getattr(holder, field_name)
                 if value is None:
-                    return None
+                    raise Unresolved(f"{{{{ {name} }}}}: article.toml does not state {field_name}")
                 if isinstance(value, int | float) and not isinstance(value, bool):
                     return escape(f"{value:,g}" if isinstance(value, float) else f"{value:,}")
                 return escape(str(value))
@@ -153,9 +157,7 @@ class Resolver:
     def known(self) -> list[str]:
         """Every name that resolves, for "did you mean" suggestions."""
         names = [v.id for v in self.metrics.values]
-        field_names = [
-            f.name for holder in (self.setup.hardware, self.setup) for f in fields(holder)
-        ]
+        field_names = [f.name for holder in (Hardware, Setup) for f in fields(holder)]
         names += [f"setup.{f}" for f in field_names]
         names += [f"setup.{run}.{f}" for run, _ in self.setups if run for f in field_names]
         names += [f"version.{tool}" for tool, _ in self.tools] + ["article.date"]

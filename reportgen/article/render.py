@@ -29,7 +29,7 @@ from reportgen.article.tableview import Notes, TableView, table_views
 from reportgen.errors import InputError, Problem
 from reportgen.metrics import DEFINITIONS, MetricDef, MetricSet
 from reportgen.metrics.lints import Finding, FindingGroup, group
-from reportgen.model import SourceFile
+from reportgen.model import Hardware, SourceFile
 from reportgen.resources import template_dir
 
 TEMPLATE = "article.html.j2"
@@ -180,17 +180,26 @@ def ram_text(gb: float) -> str:
     return f"{gb:,g} GB"
 
 
-def _setup_rows(run: RunDecl, resolver: Resolver) -> tuple[tuple[str, Markup], ...]:
-    s, hw = run.setup, run.setup.hardware
-    gpus = f"{hw.gpu_count}x {hw.gpu_name}, {hw.gpu_vram_gb:g} GB each"
+def _gpus(hw: Hardware | None) -> str:
+    if hw is None:
+        return "not stated by the article"
+    gpus = f"{hw.gpu_count}x {hw.gpu_name}"
+    if hw.gpu_vram_gb:
+        gpus += f", {hw.gpu_vram_gb:g} GB each"
     if hw.gpu_power_cap_w:
         gpus += f", {hw.gpu_power_cap_w:,g} W cap per GPU"
     if hw.gpu_note:
         gpus += f"; {hw.gpu_note}"
-    rows = [("GPUs", escape(gpus))]
-    host = ", ".join(x for x in (hw.cpu, ram_text(hw.ram_gb) if hw.ram_gb else None) if x)
-    if host:
-        rows.append(("CPUs, RAM", escape(host)))
+    return gpus
+
+
+def _setup_rows(run: RunDecl, resolver: Resolver) -> tuple[tuple[str, Markup], ...]:
+    s, hw = run.setup, run.setup.hardware
+    rows = [("GPUs", escape(_gpus(hw)))]
+    if hw is not None:
+        host = ", ".join(x for x in (hw.cpu, ram_text(hw.ram_gb) if hw.ram_gb else None) if x)
+        if host:
+            rows.append(("CPUs, RAM", escape(host)))
     rows.append(("Model", escape(", ".join(x for x in (s.hf_id, s.checkpoint) if x))))
     engine = s.engine_name + (f" {s.engine_version}" if s.engine_version else "")
     engine += f" (build {s.engine_build})" if s.engine_build else ""

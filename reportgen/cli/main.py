@@ -57,7 +57,23 @@ def _metrics_json(metrics: MetricSet) -> dict[str, object]:
     return {"metrics": [v.as_json() for v in metrics.values]}
 
 
+def _print_keys() -> int:
+    from reportgen.metrics.registry import DEFINITIONS
+
+    for d in DEFINITIONS.values():
+        stats = " (+ .p90 .p95 .p99 .mean .min .max .n)" if d.stats else ""
+        better = f", {d.better} is better" if d.better else ""
+        print(f"{d.key}{stats}  [{d.unit or '-'}{better}]  id {d.id_pattern}")
+        print(f"    {d.title}: {d.formula}")
+    return EXIT_OK
+
+
 def cmd_metrics(args: argparse.Namespace) -> int:
+    if args.keys:
+        return _print_keys()
+    if not args.paths:
+        print("reportgen metrics: give run files or an article folder (or --keys)", file=sys.stderr)
+        return EXIT_INPUT
     result = load_arguments(args.paths)
     if not result.ok:
         _print_problems(result.problems, False, sys.stderr)
@@ -84,6 +100,30 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"{finding.file}:{line}:{col}: warning: {finding.message}", file=sys.stderr)
     for name in ("index.html", "article.pdf", "metrics.json"):
         print(target / name)
+    return EXIT_OK
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from reportgen.article.scaffold import scaffold
+
+    hardware = None
+    if args.gpu is not None:
+        hardware = (args.gpu, args.gpus)
+    done = scaffold(args.article, args.files, title=args.title, date=args.date, hardware=hardware)
+    print(
+        f"wrote {done.folder}/article.toml and intro.md, with {len(done.files)} run file(s) "
+        f"in {done.runs} run(s); it builds as it is",
+        file=sys.stderr,
+    )
+    if done.findings:
+        print(
+            f"review these {len(done.findings)} finding(s) of the data, and acknowledge each "
+            "you accept in article.toml ([[acknowledge]] with a reason):",
+            file=sys.stderr,
+        )
+        for line in done.findings:
+            print(f"  {line}", file=sys.stderr)
+    print(f"next: reportgen build {done.folder} && reportgen check {done.folder}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -145,11 +185,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="compute every metric of run files",
         description="Compute every metric through the registry: id, value, unit, source, file.",
         epilog="examples:\n  reportgen metrics runs/paiton-kimi-k3.1-pro\n"
-        "  reportgen metrics runs/paiton-kimi-k3.1-pro --json",
+        "  reportgen metrics runs/paiton-kimi-k3.1-pro --json\n  reportgen metrics --keys",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("paths", nargs="+", type=Path, metavar="ARTICLE_DIR|FILE")
+    p.add_argument("paths", nargs="*", type=Path, metavar="ARTICLE_DIR|FILE")
     p.add_argument("--json", action="store_true", help="print metrics as JSON")
+    p.add_argument(
+        "--keys",
+        action="store_true",
+        help="list every metric key of the registry, with its unit, direction and definition "
+        "(the names tables and charts declare)",
+    )
     p.set_defaults(func=cmd_metrics)
 
     p = sub.add_parser(
@@ -177,6 +223,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="output folder (default: %(default)s)",
     )
     p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser(
+        "init",
+        help="start an article from run files",
+        description="Write ARTICLE_DIR/article.toml and a prose stub from the run files: the "
+        "files are validated and copied in, grouped into runs (by tool, engine and model), and "
+        "tables, charts and key results are declared for the shape of their data, side by side "
+        "when there are two runs. What the files do not record (the GPU, often the engine) is "
+        "left for you to state, never guessed. Never overwrites an article.toml.",
+        epilog="examples:\n"
+        "  reportgen init runs/my-article --from benchmark_results.json\n"
+        "  reportgen init runs/a-vs-b --from a/*.json b/*.json --gpu 'NVIDIA H100 80GB HBM3' "
+        "--gpus 8",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("article", type=Path, metavar="ARTICLE_DIR")
+    p.add_argument(
+        "--from",
+        dest="files",
+        type=Path,
+        nargs="+",
+        required=True,
+        metavar="RUN_FILE",
+        help="the run files (any format reportgen reads)",
+    )
+    p.add_argument("--title", help="the article's title (default: from the model and engines)")
+    p.add_argument("--date", help="the article's date, YYYY-MM-DD (default: today)")
+    p.add_argument("--gpu", metavar="NAME", help="the GPU the runs were measured on")
+    p.add_argument("--gpus", type=int, default=1, metavar="N", help="how many of them (default: 1)")
+    p.set_defaults(func=cmd_init)
 
     p = sub.add_parser(
         "check",

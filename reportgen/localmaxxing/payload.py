@@ -17,7 +17,7 @@ from typing import Any
 from reportgen import __version__
 from reportgen.errors import InputError, Problem
 from reportgen.metrics import MetricSet, MetricValue, metric_id
-from reportgen.model import CanonicalRun, Scalar, Setup
+from reportgen.model import CanonicalRun, Hardware, Scalar, Setup
 
 # lmx reports its summary fields with 2 decimals (roundMetric); the payload does the same.
 DECIMALS = 2
@@ -109,14 +109,14 @@ def _metric(metrics: MetricSet, run: CanonicalRun, key: str) -> MetricValue | No
     return None
 
 
-def _hardware(setup: Setup) -> dict[str, Any]:
-    hw = setup.hardware
+def _hardware(hw: Hardware) -> dict[str, Any]:
     out: dict[str, Any] = {
         "hwClass": "DISCRETE_GPU",
         "gpuName": hw.gpu_name,
         "gpuCount": hw.gpu_count,
-        "vramGb": _plain(hw.gpu_vram_gb),  # per GPU, as lmx's hardware files state it
     }
+    if hw.gpu_vram_gb:
+        out["vramGb"] = _plain(hw.gpu_vram_gb)  # per GPU, as lmx's hardware files state it
     if hw.cpu:
         out["cpu"] = hw.cpu
     if hw.ram_gb:
@@ -128,8 +128,7 @@ def _hardware(setup: Setup) -> dict[str, Any]:
     return out
 
 
-def _notes(run: CanonicalRun, setup: Setup, sources: list[tuple[str, str]]) -> str:
-    hw = setup.hardware
+def _notes(run: CanonicalRun, setup: Setup, hw: Hardware, sources: list[tuple[str, str]]) -> str:
     how = [f"Measured with {run.source.tool}"]
     if run.prompt_id:
         how.append(f"canonical prompt {run.prompt_id}")
@@ -182,6 +181,19 @@ def build(run: CanonicalRun, metrics: MetricSet, setup: Setup) -> Payload:
         )
     flags = dict(run.engine_flags)
     evidence = dict(run.evidence)
+    hw = setup.hardware
+    if hw is None:
+        problems.append(
+            Problem(
+                "article.toml",
+                1,
+                1,
+                "/runs/setup/hardware",
+                "the article's setup states no hardware ([runs.setup.hardware] with gpu_name and "
+                "gpu_count): a leaderboard entry needs the GPU it was measured on",
+            )
+        )
+        raise InputError(problems)
 
     def agreed(pointer: str, what: str, ours: Scalar, theirs: str | None) -> Scalar:
         if ours is None or ours == "":
@@ -201,7 +213,7 @@ def build(run: CanonicalRun, metrics: MetricSet, setup: Setup) -> Payload:
         "quantization": agreed(
             "/quantization", "quantization", run.quantization, setup.quantization
         ),
-        "hardware": _hardware(setup),
+        "hardware": _hardware(hw),
     }
     sources: list[tuple[str, str]] = []
     for field, key in METRIC_FIELDS:
@@ -231,7 +243,7 @@ def build(run: CanonicalRun, metrics: MetricSet, setup: Setup) -> Payload:
     for key in FORWARDED_FLAGS:
         engine_flags.setdefault(key, flags.get(key))
     body["engineFlags"] = {k: v for k, v in engine_flags.items() if v is not None}
-    body["notes"] = _notes(run, setup, sources)
+    body["notes"] = _notes(run, setup, hw, sources)
     if problems:
         raise InputError(problems)
     return Payload(

@@ -257,6 +257,8 @@ def _efficiency(
         if v.key not in THROUGHPUTS or v.stat is not None or setup is None or v.value <= 0:
             continue
         hw = setup.hardware
+        if hw is None:
+            continue
         gpus = f"{hw.gpu_count} GPU" + ("s" if hw.gpu_count != 1 else "")
         base = replace(v, source="derived", n=None, summary=None)
         yield replace(

@@ -353,8 +353,8 @@ def _efficiency_defs() -> dict[str, MetricDef]:
                 f"{d.id_pattern}_per_w",
                 f"{d.title}, per watt",
                 "tok/s/W",
-                f"{d.key} / (GPUs x watts per GPU: the measured power when the run files carry it, "
-                "else the setup's power cap)",
+                f"{d.key} / (GPUs x watts per GPU: the setup's power cap, else the GPU's rated "
+                "power; no format reportgen reads records the power drawn)",
                 "higher",
             ),
             (
