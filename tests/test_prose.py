@@ -88,6 +88,17 @@ def test_unknown_references_are_located(resolver: Resolver) -> None:
     ]
 
 
+def test_setup_references_take_scalar_fields_only(resolver: Resolver) -> None:
+    # `hardware` is a group of fields, not a field: it is unknown, never its Python repr.
+    with pytest.raises(InputError) as info:
+        render_inline(Text("{{ setup.hardware }}", "a.toml", 3, 9), resolver)
+    assert "unknown reference {{ setup.hardware }}" in info.value.problems[0].format()
+    html = str(
+        render_inline(Text("{{ setup.gpu_count }} and {{ setup.engine_name }}", "a", 1), resolver)
+    )
+    assert html == "1 and e"
+
+
 def test_manifest_reference_column(resolver: Resolver) -> None:
     with pytest.raises(InputError) as info:
         render_inline(Text("at {{ decode.1K.c1.ttft_s }}", "article.toml", 7, 12), resolver)

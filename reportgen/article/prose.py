@@ -34,6 +34,9 @@ from reportgen.model import Hardware, Run, Setup, context_label
 REFERENCE = re.compile(r"\{\{\s*([^{}\s|]*)\s*(?:\|\s*([A-Za-z]*)\s*)?\}\}")
 FILTERS = ("number",)
 _SAFE_LINK = re.compile(r"^(https?://|mailto:|#)", re.IGNORECASE)
+# The fields `{{ setup.FIELD }}` takes: the hardware's, then the setup's own scalars.
+HARDWARE_FIELDS = tuple(f.name for f in fields(Hardware))
+SETUP_FIELDS = HARDWARE_FIELDS + tuple(f.name for f in fields(Setup) if f.name != "hardware")
 
 
 def _markdown() -> MarkdownIt:
@@ -140,26 +143,25 @@ class Resolver:
         setup = dict(self.setups).get(run) if field_name else None
         if setup is None:
             setup, field_name = self.setup, name
-        if field_name in {f.name for f in fields(Hardware)} and setup.hardware is None:
+        if field_name not in SETUP_FIELDS:
+            return None
+        if field_name in HARDWARE_FIELDS and setup.hardware is None:
             raise Unresolved(
                 f"{{{{ {name} }}}}: the article states no hardware ([runs.setup.hardware])"
             )
-        for holder in (setup.hardware, setup):
-            if holder is not None and field_name in {f.name for f in fields(holder)}:
-                value = getattr(holder, field_name)
-                if value is None:
-                    raise Unresolved(f"{{{{ {name} }}}}: article.toml does not state {field_name}")
-                if isinstance(value, int | float) and not isinstance(value, bool):
-                    return escape(f"{value:,g}" if isinstance(value, float) else f"{value:,}")
-                return escape(str(value))
-        return None
+        holder = setup.hardware if field_name in HARDWARE_FIELDS else setup
+        value = getattr(holder, field_name)
+        if value is None:
+            raise Unresolved(f"{{{{ {name} }}}}: article.toml does not state {field_name}")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return escape(f"{value:,g}" if isinstance(value, float) else f"{value:,}")
+        return escape(str(value))
 
     def known(self) -> list[str]:
         """Every name that resolves, for "did you mean" suggestions."""
         names = [v.id for v in self.metrics.values]
-        field_names = [f.name for holder in (Hardware, Setup) for f in fields(holder)]
-        names += [f"setup.{f}" for f in field_names]
-        names += [f"setup.{run}.{f}" for run, _ in self.setups if run for f in field_names]
+        names += [f"setup.{f}" for f in SETUP_FIELDS]
+        names += [f"setup.{run}.{f}" for run, _ in self.setups if run for f in SETUP_FIELDS]
         names += [f"version.{tool}" for tool, _ in self.tools] + ["article.date"]
         names += [f"{c}.{w}" for c in self._cells() for w in ("status", "reason")]
         return names
