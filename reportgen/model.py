@@ -125,6 +125,12 @@ class CellSummary:
     itl_p50_s: float | None
 
 
+# Aggregate sources whose numerator is the client's streamed token count over the window.
+TOKEN_COUNT_SOURCES = frozenset(
+    {"openai_continuous_usage", "openai_stream_chunks_fallback", "openai_completed_usage"}
+)
+
+
 @dataclass(frozen=True)
 class DecodeCell:
     """One context x concurrency cell of sustained decode."""
@@ -142,6 +148,8 @@ class DecodeCell:
     num_errors: int
     summary: CellSummary
     samples: tuple[RequestSample, ...]
+    # (counter name, tokens it counted in the window) when the aggregate is a server counter's
+    server_counter: tuple[str, float] | None = None
 
 
 @dataclass(frozen=True)

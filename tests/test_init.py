@@ -35,7 +35,7 @@ def test_a_matrix_file_becomes_an_article_that_builds(
     assert manifest["runs"][0]["setup"]["hardware"] == {"gpu_name": "NVIDIA L4", "gpu_count": 2}
     assert manifest["runs"][0]["setup"]["model"]["hf_id"] == "example/Mid-32B"
     tables = [t["id"] for s in manifest["sections"] for t in s.get("table", [])]
-    assert tables == ["aggregate", "per-request", "ttft"]
+    assert tables == ["prefill", "aggregate", "per-request", "ttft"]
     built = render_article(folder, {})
     assert "decode.2K.c24.aggregate_tok_s_per_gpu" in built.metrics.by_id()
     # the out-of-memory cell is an error until the author acknowledges it; init says so

@@ -325,25 +325,77 @@ def test_values_are_sorted_by_id_and_compute_is_pure() -> None:
     assert first.runs == (run,)
 
 
-def test_a_metric_defined_by_two_files_is_an_error() -> None:
-    a = load_matrix(bench_run(bench_cell(context=8192)), "runs/x/a.json")
-    b = load_matrix(
-        bench_run(bench_cell(context=8192, aggregate_tps=90.0, tokens=900)), "runs/x/b.json"
+def test_a_cell_measured_in_several_files_is_their_median_with_its_spread() -> None:
+    # Three repetitions (r1..r3) of one cell, in three files of one run.
+    reps = [(1000, "a.json"), (900, "b.json"), (1200, "c.json")]
+    runs = [
+        load_matrix(bench_run(bench_cell(context=8192, aggregate_tps=t / 10, tokens=t)), f)
+        for t, f in reps
+    ]
+    metrics = compute(runs)
+    agg = value(metrics, "decode.8K.c1.aggregate_tok_s")
+    assert (agg.value, agg.source) == (100.0, "repetitions")
+    assert agg.repeats == (("a.json", 100.0), ("b.json", 90.0), ("c.json", 120.0))
+    assert value(metrics, "decode.8K.c1.aggregate_tok_s.rep_min").value == 90.0
+    assert value(metrics, "decode.8K.c1.aggregate_tok_s.rep_max").value == 120.0
+    reps_value = value(metrics, "decode.8K.c1.aggregate_tok_s.reps")
+    assert (reps_value.value, reps_value.unit) == (3.0, "repetitions")
+    # each statistic is the median of the repetitions' own; the spread is of the median only
+    assert value(metrics, "decode.8K.c1.itl_s.p99").source == "repetitions"
+    assert metrics.get("decode.8K.c1.itl_s.p99.rep_min") is None
+    assert value(metrics, "decode.8K.c1.aggregate_tok_s").as_json()["repetitions"] == [
+        {"file": f, "value": t / 10} for t, f in reps
+    ]
+
+
+def test_an_even_number_of_repetitions_takes_the_middle_two() -> None:
+    runs = [
+        load_matrix(bench_run(bench_cell(aggregate_tps=t / 10, tokens=t)), f"{t}.json")
+        for t in (1000, 1100)
+    ]
+    assert value(compute(runs), "decode.0.c1.aggregate_tok_s").value == pytest.approx(105.0)
+
+
+def test_a_run_setting_the_files_state_differently_is_no_one_value() -> None:
+    a = load_matrix(bench_run(bench_cell(context=0), duration_per_test=60.0), "a.json")
+    b = load_matrix(bench_run(bench_cell(context=8192), duration_per_test=90.0), "b.json")
+    metrics = compute([a, b])
+    assert metrics.get("matrix.duration_s") is None
+    assert dict(metrics.varying) == {"matrix.duration_s": "the run's files state 60, 90 (2 files)"}
+
+
+def test_a_server_counter_aggregate_is_counted_from_the_counter() -> None:
+    cell = bench_cell(
+        concurrency=4,
+        aggregate_tps=250.0,
+        tokens=40,  # the clients' streamed usage saw far fewer tokens than the server made
+        seconds=8.0,
+        source="isolated_vllm_generation_tokens",
+        server_counter_name="vllm:generation_tokens_total",
+        server_counter_start_value=1000.0,
+        server_counter_end_value=3000.0,
     )
-    with pytest.raises(InputError) as caught:
-        compute([a, b])
-    clashes = [p.format() for p in caught.value.problems]
-    for m in ("aggregate_tok_s", "per_request_tok_s", "ttft_s", "itl_s.p99", "latency_s"):
-        line = f"runs/x/b.json:1:1 /: metric decode.8K.c1.{m} is also defined by runs/x/a.json"
-        assert line in clashes
-    assert all(c.startswith("runs/x/b.json:1:1 /: metric decode.8K.c1.") for c in clashes)
+    run = load_matrix(bench_run(cell, version="0.4.31"))
+    agg = value(metrics_of(run), "decode.0.c4.aggregate_tok_s")
+    assert (agg.value, agg.source, agg.summary) == (250.0, "fields", 250.0)
+    assert agg.basis == "the server's vllm:generation_tokens_total counter"
+    assert agg.as_json()["basis"] == agg.basis
+    assert agg.pointer == "/results/0/server_counter_end_value"
 
 
-def test_two_canonical_runs_at_one_concurrency_clash() -> None:
-    a = load_canonical(lmx_run(), "a.json")
-    b = load_canonical(lmx_run(), "b.json")
-    with pytest.raises(InputError, match="canonical.c1.output_tok_s is also defined by a.json"):
-        compute([a, b])
+def test_a_server_counter_that_disagrees_with_the_aggregate_is_a_warning() -> None:
+    cell = bench_cell(
+        aggregate_tps=300.0,
+        source="isolated_vllm_generation_tokens",
+        server_counter_start_value=0.0,
+        server_counter_end_value=2000.0,
+    )
+    _, problems = load_ok_with_warnings(bench_run(cell, version="0.4.31"))
+    assert [p.format() for p in problems] == [
+        "run.json:11:24 /results/0/aggregate_tps: warning: aggregate_tps 300 disagrees with the "
+        "isolated_vllm_generation_tokens counter's (server_counter_end_value - "
+        "server_counter_start_value) / measurement_seconds = 2000 / 10 = 200"
+    ]
 
 
 def test_runs_of_different_cells_combine() -> None:

@@ -134,7 +134,7 @@ def test_unknown_extra_keys_are_kept_and_ignored() -> None:
 # --- versions ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", ["0.6.0", "0.6.2", "0.7.7", "0.7.8", "0.7.99-dev"])
+@pytest.mark.parametrize("version", ["0.4.31", "0.6.0", "0.6.2", "0.7.7", "0.7.8", "0.7.99-dev"])
 def test_known_bench_versions_load(version: str) -> None:
     assert load_matrix(bench_run(version=version)).source.format_version == version
 
@@ -145,14 +145,14 @@ def test_known_bench_versions_load(version: str) -> None:
         ("0.9.1", "newer"),
         ("0.8.0", "newer"),
         ("1.0.0", "newer"),
-        ("0.5.9", "older"),
-        ("0.4.29", "older"),
+        ("0.3.9", "older"),
+        ("0.2.0", "older"),
     ],
 )
 def test_unknown_bench_versions_are_refused_by_name(version: str, problem: str) -> None:
     assert errors_of(bench_run(version=version)) == [
         f"/metadata/version: llm-inference-bench {version} is {problem} than the formats "
-        "reportgen knows (0.6.x to 0.7.x); refusing it"
+        "reportgen knows (0.4.x to 0.7.x); refusing it"
     ]
 
 

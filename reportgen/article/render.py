@@ -41,6 +41,11 @@ PERCENTILES = (
     "(n - 1) x p over a cell's positive values, as numpy.percentile does by default; mean, min and "
     "max are over the same values, and n counts them."
 )
+REPETITIONS = (
+    " A cell that several run files measured again (repetitions) shows the median of its "
+    "repetitions' values, for each statistic; its lowest and highest repetition and their number "
+    "are values of their own (.rep_min, .rep_max, .reps)."
+)
 
 
 @dataclass(frozen=True)
@@ -310,7 +315,7 @@ def build_context(
             )
         ),
         definitions=_used_definitions(metrics),
-        percentiles=PERCENTILES,
+        percentiles=PERCENTILES + (REPETITIONS if any(v.repeats for v in metrics.values) else ""),
         css=Markup(css),
         generator=f"reportgen {__version__}",
     )

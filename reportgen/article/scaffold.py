@@ -1,9 +1,10 @@
 """`reportgen init`: a new article folder from run files, that builds at once.
 
 The run files are validated and copied in; they are grouped into the article's runs (one per
-tool, engine and model; a file that repeats a cell another file of the run has starts a run of
-its own); the setup is written from what the files record, and what they do not record (the GPU,
-often the engine) is left for the author to fill in, never guessed. Tables, charts and key
+tool, engine and model; files that measure the same cell again are its repetitions, which the
+metrics combine into a median with its spread); the setup is written from what the files
+record, and what they do not record (the GPU, often the engine) is left for the author to fill
+in, never guessed. Tables, charts and key
 results are declared for the shape the data has: a decode matrix, a sweep of load points, or
 canonical runs; side by side, with delta and ratio, when there are two runs.
 
@@ -42,7 +43,6 @@ class _Run:
     engine: str | None
     model: str | None
     files: list[str] = field(default_factory=list)
-    cells: set[object] = field(default_factory=set)
     versions: dict[str, str] = field(default_factory=dict)
 
 
@@ -60,16 +60,6 @@ def _kind(run: Run) -> str:
     if isinstance(run, MatrixRun):
         return "matrix"
     return "sweep" if isinstance(run, SweepRun) else "canonical"
-
-
-def _cells(run: Run) -> set[object]:
-    if isinstance(run, MatrixRun):
-        return {(c.context_tokens, c.concurrency) for c in run.cells} | {
-            ("prefill", p.context_tokens) for p in run.prefill
-        }
-    if isinstance(run, SweepRun):
-        return {p.label for p in run.points}
-    return {("canonical", run.concurrency)}
 
 
 def _engine(run: Run) -> str | None:
@@ -98,25 +88,20 @@ def _names(paths: Sequence[Path]) -> list[str]:
 
 
 def _group(runs: Sequence[tuple[str, Run]]) -> list[_Run]:
-    """The article's runs: files of one tool, engine and model together, unless they repeat a
-    cell (a second repetition, another engine build) - then in a run of their own."""
+    """The article's runs: files of one tool, engine and model together. A file that measures a
+    cell another file of the run has is a repetition of it (r1, r2, ...), not a run of its own:
+    the metrics combine repetitions into their median and spread."""
     groups: list[_Run] = []
     for name, run in runs:
         key = (_kind(run), run.source.tool.split(" ")[0], _engine(run), _model(run))
-        cells = _cells(run)
         home = next(
-            (
-                g
-                for g in groups
-                if (g.kind, g.tool, g.engine, g.model) == key and not (g.cells & cells)
-            ),
+            (g for g in groups if (g.kind, g.tool, g.engine, g.model) == key),
             None,
         )
         if home is None:
             home = _Run(f"run{len(groups) + 1}", *key)
             groups.append(home)
         home.files.append(name)
-        home.cells |= cells
         if run.source.format_version:
             home.versions[run.source.tool.split(" ")[0]] = run.source.format_version
     _name_runs(groups)
@@ -226,6 +211,31 @@ _MATRIX_TABLES = (
     ),
     ("ttft", "decode.ttft_s", "Time to first token", "(s, median)"),
 )
+# Cells measured in several files (repetitions): the tables above show their median.
+_SPREAD_TABLES = (
+    (
+        "aggregate-lowest",
+        "decode.aggregate_tok_s.rep_min",
+        "Decode throughput, lowest repetition",
+        "(output tok/s)",
+    ),
+    (
+        "aggregate-highest",
+        "decode.aggregate_tok_s.rep_max",
+        "Decode throughput, highest repetition",
+        "(output tok/s)",
+    ),
+    ("repetitions", "decode.aggregate_tok_s.reps", "Repetitions of each cell", "(files)"),
+)
+_REPEATED = (
+    "Several files measured these cells again: each cell is the median of its repetitions, "
+    "with the lowest and highest repetition in the tables below."
+)
+_PREFILL_COLUMNS = (
+    ("prefill.prompt_tokens", "prompt tokens"),
+    ("prefill.ttft_s", "TTFT"),
+    ("prefill.tok_s", "prefill tok/s"),
+)
 _SECTION_TITLES = {"matrix": "Decode matrix", "sweep": "Load points", "canonical": "Single runs"}
 _THROUGHPUT = {"matrix": "decode.aggregate_tok_s", "sweep": "load.output_tok_s"}
 _SPEED = {"matrix": "decode.per_request_tok_s", "sweep": "load.per_request_tok_s"}
@@ -241,9 +251,23 @@ def _own_tables(metrics: MetricSet, run: _Run, many: bool) -> list[str]:
     where = [f"where = {{ run = {_q(run.id)} }}"] if many else []
     lines: list[str] = []
     if run.kind == "matrix":
-        for tid, metric, title, unit in _MATRIX_TABLES:
+        have = {v.metric for v in metrics.values if not many or v.run == run.id}
+        if "prefill.tok_s" in have:
+            lines += ["[[sections.table]]", f'id = "prefill{rid}"']
+            lines += [f"title = {_q('Prefill (one cold request)' + suffix)}", 'rows = "context"']
+            lines += [*where, "columns = ["]
+            lines += [f'  {{ metric = "{m}", header = {_q(h)} }},' for m, h in _PREFILL_COLUMNS]
+            lines += ["]", ""]
+        tables = [*_MATRIX_TABLES]
+        if "decode.aggregate_tok_s.reps" in have:
+            tables += _SPREAD_TABLES
+        for tid, metric, title, unit in tables:
+            if metric not in have:
+                continue
             lines += ["[[sections.table]]", f'id = "{tid}{rid}"', f"title = {_q(title + suffix)}"]
             lines += [f"unit = {_q(unit)}", f'metric = "{metric}"', 'rows = "context"']
+            if tid == "aggregate" and "decode.aggregate_tok_s.reps" in have:
+                lines += [f"note = {_q(_REPEATED)}"]
             lines += ['columns = "concurrency"', 'corner = "context \\\\ concurrent"', *where, ""]
         return lines
     have = {v.metric for v in metrics.values if not many or v.run == run.id}
@@ -342,7 +366,10 @@ def _manifest(
         lines += ["[[runs]]"]
         if len(runs) > 1:
             lines += [f'id = "{run.id}"', f"label = {_q(run.engine or run.id)}"]
-        lines += ["files = [" + ", ".join(_q(f) for f in run.files) + "]", ""]
+        if len(run.files) <= 3:
+            lines += ["files = [" + ", ".join(_q(f) for f in run.files) + "]", ""]
+        else:
+            lines += ["files = [", *(f"  {_q(f)}," for f in run.files), "]", ""]
         lines += _setup(run, hardware)
     lines += _key_results(metrics)
     lines += _declarations(metrics, runs)

@@ -15,6 +15,7 @@ from reportgen.formats.jsonfile import (
     unfit_numbers,
 )
 from reportgen.model import (
+    TOKEN_COUNT_SOURCES,
     CellStatus,
     CellSummary,
     DecodeCell,
@@ -234,6 +235,20 @@ def _cross_check_summary(
         raw.get("client_output_tokens"),
         raw.get("measurement_seconds"),
     )
+    counted = _server_counter(raw)
+    if counted is not None:
+        name, tokens_counted = counted
+        if agg and agg > 0 and seconds:
+            computed = tokens_counted / seconds
+            if not close(agg, computed, rel=tol.AGGREGATE.rel, abs_=tol.AGGREGATE.abs_):
+                report(
+                    f"{where}/aggregate_tps",
+                    f"aggregate_tps {agg:g} disagrees with the {name} counter's "
+                    f"(server_counter_end_value - server_counter_start_value) / "
+                    f"measurement_seconds = {tokens_counted:g} / {seconds:g} = {computed:.6g}",
+                    "warning",
+                )
+        return
     if agg and agg > 0 and tokens and seconds:
         computed = tokens / seconds
         if not close(agg, computed, rel=tol.AGGREGATE.rel, abs_=tol.AGGREGATE.abs_):
@@ -243,6 +258,17 @@ def _cross_check_summary(
                 f"= {tokens} / {seconds:g} = {computed:.6g}",
                 "warning",
             )
+
+
+def _server_counter(raw: Mapping[str, Any]) -> tuple[str, float] | None:
+    """(counter name, tokens it counted in the window) when the cell's aggregate comes from a
+    server counter (llm-inference-bench 0.4.x `server_counter_*`); None otherwise."""
+    if raw.get("aggregate_source") in TOKEN_COUNT_SOURCES:
+        return None
+    start, end = raw.get("server_counter_start_value"), raw.get("server_counter_end_value")
+    if not isinstance(start, int | float) or not isinstance(end, int | float) or end < start:
+        return None
+    return str(raw.get("server_counter_name") or raw["aggregate_source"]), float(end - start)
 
 
 def decode_cell(
@@ -273,4 +299,5 @@ def decode_cell(
             itl_p50_s=opt_float(raw, "inter_token_latency_p50"),
         ),
         samples=samples,
+        server_counter=_server_counter(raw) if status == "ok" else None,
     )

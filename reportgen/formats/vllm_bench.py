@@ -22,7 +22,7 @@ from typing import Any
 from reportgen import tolerances as tol
 from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
-from reportgen.formats.jsonfile import JsonDocument
+from reportgen.formats.jsonfile import TOO_LARGE, JsonDocument, escape_pointer_token, unfit_numbers
 from reportgen.model import (
     CellStatus,
     LoadPoint,
@@ -151,6 +151,24 @@ def _samples(raw: dict[str, Any], report: Report) -> tuple[RequestSample, ...]:
     return tuple(samples)
 
 
+def _fit(raw: dict[str, Any], report: Report) -> dict[str, Any]:
+    """`raw` with each number no float can hold (1e999) reported as an error and read as 0, so
+    the rest of the file is still checked; the loader drops a run with errors."""
+    out = dict(raw)
+    for key in unfit_numbers(raw):
+        report(f"/{escape_pointer_token(key)}", TOO_LARGE, "error")
+        out[key] = 0
+    for name in _ARRAYS:
+        values = raw.get(name)
+        if isinstance(values, list):
+            bad = {int(k) for k in unfit_numbers({str(i): v for i, v in enumerate(values)})}
+            for i in sorted(bad):
+                report(f"/{name}/{i}", TOO_LARGE, "error")
+            if bad:
+                out[name] = [0 if i in bad else v for i, v in enumerate(values)]
+    return out
+
+
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
     """Build the one-point `SweepRun` of a schema-valid vLLM bench result."""
     raw: dict[str, Any] = doc.data
@@ -159,6 +177,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
     def report(pointer: str, message: str, severity: str) -> None:
         problems.append(doc.problem(base + pointer, message, severity))
 
+    raw = _fit(raw, report)
     rate_raw = raw["request_rate"]
     rate = None if rate_raw == "inf" or math.isinf(float(rate_raw)) else float(rate_raw)
     concurrency = raw.get("max_concurrency")

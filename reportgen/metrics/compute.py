@@ -12,8 +12,10 @@ from dataclasses import replace
 
 from reportgen.errors import InputError, Problem
 from reportgen.metrics.registry import THROUGHPUTS, CellState, MetricSet, MetricValue
+from reportgen.metrics.repeats import combine
 from reportgen.metrics.values import Cell, Emitter, distribution
 from reportgen.model import (
+    TOKEN_COUNT_SOURCES,
     CanonicalRun,
     DecodeCell,
     LoadPoint,
@@ -23,11 +25,6 @@ from reportgen.model import (
     SweepRun,
 )
 from reportgen.stats import median
-
-# Aggregate sources whose numerator is client_output_tokens over measurement_seconds.
-TOKEN_COUNT_SOURCES = frozenset(
-    {"openai_continuous_usage", "openai_stream_chunks_fallback", "openai_completed_usage"}
-)
 
 # Metrics that are a run's settings, not measurements: files that agree on them may share them.
 RUN_SETTINGS = frozenset({"matrix.duration_s", "matrix.max_tokens"})
@@ -110,6 +107,18 @@ def _decode(cell: DecodeCell, emit: Emitter) -> Iterator[MetricValue]:
             f"{cell.pointer}/client_output_tokens",
             at,
             summary=cell.aggregate_tok_s,
+        )
+    elif cell.server_counter is not None and seconds:
+        name, counted = cell.server_counter
+        yield emit.value(
+            "decode.aggregate_tok_s",
+            counted / seconds,
+            "fields",
+            f"{cell.pointer}/server_counter_end_value",
+            at,
+            summary=cell.aggregate_tok_s,
+            summary_pointer=f"{cell.pointer}/aggregate_tps",
+            basis=f"the server's {name} counter",
         )
     elif cell.aggregate_tok_s is not None:
         where = f"{cell.pointer}/aggregate_tps"
@@ -323,8 +332,11 @@ def compute(
         for item in items:
             (values if isinstance(item, MetricValue) else cells).append(item)  # type: ignore[arg-type]
     values += list(_efficiency(values, setups or {}))
+    values = combine(values, RUN_SETTINGS)
     if len({v.run for v in values} | {c.run for c in cells}) > 1:
         values = [replace(v, id=f"{v.run}.{v.id}") for v in values]
+    varying = _varying_settings(values)
+    values = [v for v in values if v.id not in varying]
     seen: dict[str, MetricValue] = {}
     clashes = []
     for v in values:
@@ -340,4 +352,20 @@ def compute(
         clashes.append(Problem(v.file, 1, 1, "", message))
     if clashes:
         raise InputError(clashes)
-    return MetricSet(tuple(sorted(seen.values(), key=lambda v: v.id)), tuple(cells), runs)
+    values_out = tuple(sorted(seen.values(), key=lambda v: v.id))
+    return MetricSet(values_out, tuple(cells), runs, tuple(sorted(varying.items())))
+
+
+def _varying_settings(values: list[MetricValue]) -> dict[str, str]:
+    """Run settings that the files of one run state differently (a 60 s window in one file, 90 s
+    in another): id -> the values and their files, in words."""
+    by_id: dict[str, list[MetricValue]] = {}
+    for v in values:
+        if v.key in RUN_SETTINGS:
+            by_id.setdefault(v.id, []).append(v)
+    varying = {}
+    for metric_id, group in by_id.items():
+        if len({v.value for v in group}) > 1:
+            shown = sorted({f"{v.value:g}" for v in group}, key=float)
+            varying[metric_id] = f"the run's files state {', '.join(shown)} ({len(group)} files)"
+    return varying

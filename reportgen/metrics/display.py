@@ -64,12 +64,16 @@ _EFFICIENCY = {
 }
 # The sample count of a distribution.
 COUNT = Display(0, "requests")
+# How many files measured a cell again.
+REPETITIONS = Display(0, "repetitions")
 
 
 def display_of(key: str, stat: str | None = None) -> Display:
     """The display rule of a metric (a registry key, and a statistic if any)."""
     if stat == "n":
         return COUNT
+    if stat == "reps":
+        return REPETITIONS
     base, _, kind = key.rpartition(".")
     if kind in _EFFICIENCY and base in DISPLAY:
         return _EFFICIENCY[kind]

@@ -17,10 +17,12 @@ from typing import Literal
 
 from reportgen.model import CellStatus, ProvenanceStatus, Run, Scalar, context_label
 
-Source = Literal["samples", "fields", "summary", "derived"]
+Source = Literal["samples", "fields", "summary", "derived", "repetitions"]
 Better = Literal["higher", "lower"]
 # Distribution statistics a metric with `stats` has besides its median (the bare id).
 STATS = ("p90", "p95", "p99", "mean", "min", "max", "n")
+# The spread of a cell measured in several files of one run: lowest, highest, how many.
+REPEAT_STATS = ("rep_min", "rep_max", "reps")
 STAT_WORDS = {
     "p50": "median",
     "p90": "p90",
@@ -420,6 +422,8 @@ class MetricValue:
     rate: float | None = None  # the load point's request rate
     basis: str | None = None  # what a derived value rests on ("power cap 800 W x 6 GPUs")
     extra: tuple[tuple[str, Scalar], ...] = field(default=())  # other axes (prompt_tokens, ...)
+    # (file, value) of each repetition, when the value is their median (or their spread)
+    repeats: tuple[tuple[str, float], ...] = ()
 
     @property
     def definition(self) -> MetricDef:
@@ -460,6 +464,8 @@ class MetricValue:
             doc["run"] = self.run
         if self.basis is not None:
             doc["basis"] = self.basis
+        if self.repeats:
+            doc["repetitions"] = [{"file": f, "value": v} for f, v in self.repeats]
         return doc
 
 
@@ -492,6 +498,8 @@ class MetricSet:
     values: tuple[MetricValue, ...]
     cells: tuple[CellState, ...]
     runs: tuple[Run, ...]
+    # run settings whose files disagree, so no one value stands for the run: id -> the values
+    varying: tuple[tuple[str, str], ...] = ()
     _index: dict[str, MetricValue] = field(default_factory=dict, compare=False, repr=False)
 
     def by_id(self) -> dict[str, MetricValue]:
@@ -548,7 +556,7 @@ def metric_id(
 def split_metric(metric: str) -> tuple[str, str | None]:
     """A declared metric name as (registry key, statistic): "decode.ttft_s.p99" -> (.., "p99")."""
     head, _, tail = metric.rpartition(".")
-    if head in DEFINITIONS and tail in (*STATS, "p50"):
+    if head in DEFINITIONS and tail in (*STATS, *REPEAT_STATS, "p50"):
         return head, (None if tail == "p50" else tail)
     return metric, None
 
@@ -557,7 +565,7 @@ def _id_regex(pattern: str) -> re.Pattern[str]:
     body = re.escape(pattern)
     for name, part in (("context", r"[^.]+"), ("concurrency", r"\d+"), ("point", r".+?")):
         body = body.replace(re.escape("{" + name + "}"), part)
-    stats = "|".join(STATS)
+    stats = "|".join((*STATS, *REPEAT_STATS))
     return re.compile(rf"(?:[a-z][a-z0-9_-]*\.)?{body}(?:\.({stats}))?")
 
 

@@ -48,6 +48,7 @@ class Emitter:
         n: int | None = None,
         summary: float | None = None,
         summary_pointer: str | None = None,
+        basis: str | None = None,
     ) -> MetricValue:
         """One value; its id comes from the registry pattern and the cell (never the run)."""
         unit = "requests" if stat == "n" else DEFINITIONS[key].unit
@@ -73,6 +74,7 @@ class Emitter:
             point=at.point,
             rate=at.rate,
             extra=at.extra,
+            basis=basis,
         )
 
 

@@ -154,12 +154,21 @@ def _cell(metrics: MetricSet, file: str, cell: DecodeCell, t: tol.Thresholds) ->
         )
     if cell.aggregate_source != STREAMED_USAGE:
         words = SOURCE_WORDS.get(cell.aggregate_source, f"'{cell.aggregate_source}'")
+        evidence = f"aggregate_source {cell.aggregate_source}, expected {STREAMED_USAGE}"
+        if cell.server_counter is not None:
+            name, counted = cell.server_counter
+            words = f"the server's {name} counter ({counted:,.0f} tokens in the window)"
+            streamed = cell.window_output_tokens
+            if streamed is not None:
+                evidence += f"; the clients' streamed usage counted {streamed:,} tokens"
+                if counted > 0:
+                    evidence += f" ({streamed / counted:.2f}x the counter)"
         yield finding(
             "aggregate-source",
             file,
             f"{cell.pointer}/aggregate_source",
             label,
-            f"aggregate_source {cell.aggregate_source}, expected {STREAMED_USAGE}",
+            evidence,
             f"The {label} throughput was counted from {words} instead of the server's streamed "
             "usage, so it may not compare with the other cells.",
             _ids(metrics.id_of("decode.aggregate_tok_s", run=metrics.run_of(file), **where)),

@@ -1,0 +1,72 @@
+"""Repetitions: files of one run that measure the same cell again (r1, r2, ...). Each value of
+such a cell is the median over its repetitions, and its spread is three values of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+
+from reportgen.metrics.registry import REPEAT_STATS, MetricValue
+from reportgen.model import ProvenanceStatus
+
+# Provenance of a combination: the least trusted of its files'.
+_TRUST: tuple[ProvenanceStatus, ...] = ("measured", "synthetic", "reconstructed")
+
+
+def _median(xs: list[float]) -> float:
+    s = sorted(xs)
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
+
+
+def _combined(group: list[MetricValue]) -> Iterator[MetricValue]:
+    first = group[0]
+    values = [v.value for v in group]
+    counts = [v.n for v in group]
+    yield replace(
+        first,
+        value=_median(values),
+        source="repetitions",
+        n=None if None in counts else sum(c or 0 for c in counts),
+        summary=None,
+        summary_pointer=None,
+        provenance=max((v.provenance for v in group), key=_TRUST.index),
+        repeats=tuple((v.file, v.value) for v in group),
+    )
+    if first.stat is not None:
+        return  # the spread of a cell's median only, not of each of its statistics
+    for stat, value, unit in (
+        ("rep_min", min(values), first.unit),
+        ("rep_max", max(values), first.unit),
+        ("reps", float(len(group)), "repetitions"),
+    ):
+        yield replace(
+            first,
+            id=f"{first.id}.{stat}",
+            value=value,
+            unit=unit,
+            source="repetitions",
+            stat=stat,
+            n=None,
+            summary=None,
+            summary_pointer=None,
+            repeats=tuple((v.file, v.value) for v in group),
+        )
+
+
+def combine(values: Iterable[MetricValue], settings: frozenset[str]) -> list[MetricValue]:
+    """`values` with each value that several files of one run give (the same id, one per file)
+    replaced by its median over those files and the spread (`.rep_min`, `.rep_max`, `.reps`).
+    Run settings (`settings`) and ids given twice by one file are left for the caller."""
+    groups: dict[tuple[str | None, str], list[MetricValue]] = {}
+    for v in values:
+        groups.setdefault((v.run, v.id), []).append(v)
+    out: list[MetricValue] = []
+    for group in groups.values():
+        files = {v.file for v in group}
+        if len(group) == 1 or len(files) != len(group) or group[0].key in settings:
+            out += group
+        else:
+            out += _combined(group)
+    assert not any(v.stat in REPEAT_STATS for g in groups.values() if len(g) == 1 for v in g)
+    return out
