@@ -142,12 +142,28 @@ def test_metrics_refuses_invalid_input_with_the_same_lines(
     assert err.splitlines() == (INVALID / "negative-value.expected").read_text().splitlines()
 
 
-def test_metrics_reports_a_clash_between_files_as_bad_input(
+def test_metrics_reports_a_clash_within_a_file_as_bad_input(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    for name in ("a.json", "b.json"):
-        (tmp_path / name).write_bytes(to_bytes(bench_run(bench_cell(context=8192))))
+    # 8000 and 8192 tokens are both "8K": one file defines decode.8K.c1.* twice.
+    run = bench_run(bench_cell(context=8000), bench_cell(context=8192))
+    (tmp_path / "a.json").write_bytes(to_bytes(run))
     code, out, err = run_cli(capsys, "metrics", str(tmp_path))
     assert (code, out) == (2, "")
-    assert f"metric decode.8K.c1.aggregate_tok_s is also defined by {tmp_path / 'a.json'}" in err
+    assert "metric decode.8K.c1.aggregate_tok_s is defined twice in this file" in err
     assert "Traceback" not in err
+
+
+def test_metrics_of_two_files_of_one_cell_are_its_repetitions(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    for name, tokens in (("a.json", 1000), ("b.json", 1200)):
+        cell = bench_cell(context=8192, tokens=tokens, aggregate_tps=tokens / 10)
+        (tmp_path / name).write_bytes(to_bytes(bench_run(cell)))
+    code, out, err = run_cli(capsys, "metrics", str(tmp_path))
+    assert (code, err) == (0, "")
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()}
+    assert (rows["decode.8K.c1.aggregate_tok_s"], rows["decode.8K.c1.aggregate_tok_s.reps"]) == (
+        "110.0000",
+        "2.0000",
+    )
