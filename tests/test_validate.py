@@ -92,8 +92,10 @@ def test_unknown_format_is_one_located_error() -> None:
     assert errors_of({"throughput": 41.0}) == [
         "/: not a run file reportgen knows: expected an lmx speed-test run (with tokSOut), an "
         "llm-inference-bench benchmark_results.json (with metadata and results, bare or inside "
-        "one wrapping key) or a vLLM `bench serve --save-result` file (with model_id and "
-        "request_rate)"
+        "one wrapping key), a vLLM `bench serve --save-result` file (with model_id and "
+        "request_rate), an AIPerf profile_export_aiperf.json (with aiperf_version), a "
+        "GenAI-Perf profile_export_genai_perf.json (with input_config.perf_analyzer) or a "
+        "GuideLLM benchmarks.json (with metadata.guidellm_version and benchmarks)"
     ]
 
 

@@ -29,7 +29,7 @@ from reportgen.article.tableview import Notes, TableView, table_views
 from reportgen.errors import InputError, Problem
 from reportgen.metrics import DEFINITIONS, MetricDef, MetricSet
 from reportgen.metrics.lints import Finding, FindingGroup, group
-from reportgen.model import Hardware, SourceFile
+from reportgen.model import Hardware, SourceFile, SweepRun
 from reportgen.resources import template_dir
 
 TEMPLATE = "article.html.j2"
@@ -129,6 +129,8 @@ class ArticleContext:
     inputs: tuple[InputFile, ...]
     tools: tuple[str, ...]
     definitions: tuple[MetricDef, ...]
+    # (tool, metric key, how the tool defines it) where it differs from reportgen's definition
+    tool_definitions: tuple[tuple[str, str, str], ...]
     percentiles: str
     css: Markup
     generator: str
@@ -246,6 +248,16 @@ def _headlines(
     return tuple(out)
 
 
+def _tool_definitions(metrics: MetricSet) -> tuple[tuple[str, str, str], ...]:
+    found = {
+        (run.source.tool, f"load.{quantity}", text)
+        for run in metrics.runs
+        if isinstance(run, SweepRun)
+        for quantity, text in run.definitions
+    }
+    return tuple(sorted(found))
+
+
 def _used_definitions(metrics: MetricSet) -> tuple[MetricDef, ...]:
     keys = {v.key for v in metrics.values}
     return tuple(d for k, d in DEFINITIONS.items() if k in keys)
@@ -315,6 +327,7 @@ def build_context(
             )
         ),
         definitions=_used_definitions(metrics),
+        tool_definitions=_tool_definitions(metrics),
         percentiles=PERCENTILES + (REPETITIONS if any(v.repeats for v in metrics.values) else ""),
         css=Markup(css),
         generator=f"reportgen {__version__}",

@@ -8,10 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from reportgen.formats import llm_inference_bench, lmx, vllm_bench
+from reportgen.formats import aiperf, genai_perf, guidellm, llm_inference_bench, lmx, vllm_bench
 from reportgen.formats.base import Detection, RunFormat
 
-FORMATS: tuple[RunFormat, ...] = (lmx.FORMAT, llm_inference_bench.FORMAT, vllm_bench.FORMAT)
+FORMATS: tuple[RunFormat, ...] = (
+    lmx.FORMAT,
+    llm_inference_bench.FORMAT,
+    vllm_bench.FORMAT,
+    aiperf.FORMAT,
+    genai_perf.FORMAT,
+    guidellm.FORMAT,
+)
 
 
 def detect(data: dict[str, Any]) -> tuple[RunFormat, Detection] | None:

@@ -32,6 +32,9 @@ SCHEMA_FILES = {
     "llm-inference-bench": "llm-inference-bench.schema.json",
     "lmx-matrix": "lmx-matrix.schema.json",
     "vllm-bench": "vllm-bench.schema.json",
+    "guidellm": "guidellm.schema.json",
+    "aiperf": "aiperf.schema.json",
+    "genai-perf": "genai-perf.schema.json",
     "article": "article.schema.json",
     "check-result": "check-result.schema.json",
 }
