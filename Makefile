@@ -39,7 +39,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: report test lint bench bench-build check clean report-packages test-packages
+.PHONY: report test lint bench bench-build check realtools clean report-packages test-packages
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -71,8 +71,18 @@ bench: $(STAMP)
 bench-build: $(STAMP)
 	$(BIN)/python benchmarks/build_bench.py
 
+# Every bundled article under runs/: built, and checked against its run files (and, where
+# article.toml names one, its published version).
 check: report-packages $(STAMP)
-	$(BIN)/reportgen check $(ARTICLE)
+	for article in runs/*/; do $(BIN)/reportgen check "$$article" || exit 1; done
+
+# The real benchmark tools (pinned, each in its own venv under ~/.cache/reportgen-realtools)
+# against a real llama.cpp server, into build/realtools/; then import, init, build and check
+# each tool's output, and compare it with the independent reference client.
+# About 15 minutes cold on 2 cores, 4 with the venvs kept. tests/realtools/README.md has more.
+realtools: $(STAMP)
+	python3 tests/realtools/produce.py --out build/realtools
+	$(BIN)/python tests/realtools/e2e.py build/realtools
 
 clean:
 	rm -rf build $(VENV)

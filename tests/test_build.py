@@ -23,6 +23,7 @@ GOLDEN = ROOT / "tests" / "golden"
 ARTICLES = {
     "paiton-kimi-k3.1-pro": PAITON,
     "small": SMALL,
+    "tiny-llamacpp-two-tools": ROOT / "runs" / "tiny-llamacpp-two-tools",
     **{
         name: ROOT / "tests" / "articles" / name
         for name in ("matrix-4x4", "rate-sweep", "two-engines")

@@ -32,7 +32,7 @@ from reportgen.article.prose import Resolver, render_inline, tool_versions
 from reportgen.article.tableview import Notes
 from reportgen.errors import InputError, Problem
 from reportgen.metrics import DEFINITIONS, CellState, MetricSet, MetricValue
-from reportgen.metrics.display import display_of
+from reportgen.metrics.display import UNITS, display_of
 from reportgen.metrics.registry import split_metric
 from reportgen.model import Scalar
 
@@ -103,9 +103,7 @@ def _problem(decl: ChartDecl, message: str) -> InputError:
 
 
 _LABEL_UNIT = re.compile(r"\(([^(),]+)[^()]*\)\s*$")
-_UNITS = frozenset(
-    {"s", "ms", "tok/s", "tokens", "requests", "req/s", "tok/s/GPU", "tok/s/W", "J/tok"}
-)
+_UNITS = UNITS  # the units an axis label may name
 
 
 # What an axis is called when the declaration does not say: short enough for the chart's edge.

@@ -92,6 +92,7 @@ class Compare:
     base: str
     other: str
     show: tuple[str, ...] = ("delta", "ratio")
+    judge: bool = True  # say "better" or "worse" by the metric's direction
 
 
 Where = tuple[tuple[str, tuple[Scalar, ...]], ...]  # axis -> the values to keep
@@ -369,7 +370,10 @@ class _Reader:
             corner=raw.get("corner"),
             counts=bool(raw.get("counts", False)),
             compare=Compare(
-                compare["base"], compare["other"], tuple(compare.get("show", ("delta", "ratio")))
+                compare["base"],
+                compare["other"],
+                tuple(compare.get("show", ("delta", "ratio"))),
+                bool(compare.get("judge", True)),
             )
             if compare
             else None,

@@ -30,7 +30,7 @@ from reportgen.metrics import MetricSet, MetricValue, compute
 from reportgen.metrics.lints import Finding
 from reportgen.model import CanonicalRun, MatrixRun, Run, SweepRun, context_label
 
-_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.json")
+_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.jsonl?")
 _HF_ID = re.compile(r"[^/\s]+/[^/\s]+")
 NO_ENGINE = "the engine (its run files do not name it)"
 
@@ -75,7 +75,7 @@ def _names(paths: Sequence[Path]) -> list[str]:
     out: list[str] = []
     for path in paths:
         name = re.sub(r"[^A-Za-z0-9._-]", "-", path.name).lstrip("._-") or "run.json"
-        if not name.endswith(".json"):
+        if not name.endswith((".json", ".jsonl")):
             name += ".json"
         if name in out:
             name = f"{re.sub(r'[^A-Za-z0-9_-]', '-', path.parent.name).strip('-')}-{name}"
@@ -113,10 +113,11 @@ def _slug(text: str) -> str:
 
 
 def _name_runs(groups: list[_Run]) -> None:
-    """Run ids from what tells the runs apart: the engine, else the model, else a number."""
+    """Run ids from what tells the runs apart: the engine, else the model, else the tool that
+    measured them, else a number."""
     if len(groups) == 1:
         return
-    for attr in ("engine", "model", "kind"):
+    for attr in ("engine", "model", "tool", "kind"):
         ids = [_slug(str(getattr(g, attr) or "")) for g in groups]
         if len(set(ids)) == len(ids) and all(i[0].isalpha() for i in ids):
             for g, i in zip(groups, ids, strict=True):
@@ -467,7 +468,8 @@ def _move_in(work: Path, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for item in sorted(work.iterdir()):
         target = folder / item.name
-        if target.exists() and item.suffix == ".json" and target.read_bytes() == item.read_bytes():
+        run_file = item.suffix in (".json", ".jsonl")
+        if target.exists() and run_file and target.read_bytes() == item.read_bytes():
             continue  # the run file was already in the folder
         if target.exists():
             raise InputError(

@@ -20,7 +20,7 @@ from reportgen.article.manifest import ArticleSource, Column, TableDecl
 from reportgen.article.numbers import number_html
 from reportgen.errors import InputError, Problem
 from reportgen.metrics import MetricSet, MetricValue
-from reportgen.metrics.display import Display, display_of, format_number, shown_in
+from reportgen.metrics.display import Display, display_of, format_number, shown_in, units_named
 from reportgen.metrics.lints import LINTS, Finding
 from reportgen.metrics.registry import DEFINITIONS, CellState, split_metric
 from reportgen.model import Scalar
@@ -294,6 +294,28 @@ def _points(b: _Builder) -> TableView:
     return TableView(decl, corner, headers, tuple(out_rows), b.footnotes.items())
 
 
+def _check_units(decl: TableDecl) -> None:
+    """A unit the caption or a header names must be the unit its numbers are shown in: a caption
+    saying (s) over numbers in ms is a build error, not a table a reader misreads."""
+    if decl.metric is not None and decl.unit_words:
+        shown = display_of(*_check_metric(decl, decl.metric)).unit
+        named = units_named(decl.unit_words)
+        if named and shown not in named:
+            raise _problem(
+                decl,
+                f"unit {decl.unit_words!r} names {', '.join(sorted(named))}, but the cells show {shown}",
+            )
+    for column in decl.columns if isinstance(decl.columns, tuple) else ():
+        shown = column.unit or display_of(*_check_metric(decl, column.metric)).unit
+        named = units_named(column.header)
+        if named and shown not in named:
+            raise _problem(
+                decl,
+                f"column {column.header!r} names {', '.join(sorted(named))}, but its numbers are "
+                f"in {shown}",
+            )
+
+
 def _with_unit(column: Column) -> str:
     """A column's header with the unit its numbers are in, unless the header already says it."""
     key, stat = split_metric(column.metric)
@@ -349,10 +371,10 @@ def _compare(b: _Builder) -> TableView:
                     )
                 )
                 continue
-            verdict = _verdict(key, change)
-            cells.append(
-                CellView(Markup("{} {}").format(number_html(change), verdict), metric=change.id)
-            )
+            shown = number_html(change)
+            if decl.compare.judge:
+                shown = Markup("{} {}").format(shown, _verdict(key, change))
+            cells.append(CellView(shown, metric=change.id))
         out_rows.append((axis_label(decl.rows, r, b.article), tuple(cells)))
     labels = [b.article.run(run).label for run in runs]  # type: ignore[union-attr]
     words = {"delta": f"change ({labels[1]} - {labels[0]})", "ratio": f"{labels[1]} / {labels[0]}"}
@@ -388,6 +410,7 @@ def table_views(
     for decl in article.tables():
         b = _Builder(decl, metrics, article, flags, notes)
         try:
+            _check_units(decl)
             if decl.compare is not None:
                 views.append(_compare(b))
             elif isinstance(decl.columns, tuple):

@@ -6,6 +6,7 @@ by: a value shown with k decimals matches x when |x - shown| <= 0.5 * 10^-k.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
@@ -107,6 +108,28 @@ def format_number(x: float, display: Display) -> str:
     if text.startswith("-") and not shown:
         text = text[1:]  # no "-0"
     return f"+{text}" if display.signed and shown > 0 else text
+
+
+# The units a caption, header or axis label may name.
+UNITS = frozenset(
+    {"s", "ms", "tok/s", "tokens", "requests", "req/s", "tok/s/GPU", "tok/s/W", "J/tok"}
+)
+
+
+# Units written out in words, as captions say them.
+_SPELLED = (
+    (r"tok/s per GPU", "tok/s/GPU"),
+    (r"tok/s per (W|watt)\b", "tok/s/W"),
+    (r"J per tok(en)?\b", "J/tok"),
+)
+
+
+def units_named(text: str) -> set[str]:
+    """The units a caption names inside its parentheses: "(s, median)" -> {"s"}."""
+    inside = " ".join(re.findall(r"\(([^()]*)\)", text))
+    for spelled, unit in _SPELLED:
+        inside = re.sub(spelled, unit, inside, flags=re.IGNORECASE)
+    return {word for word in re.split(r"[\s,;]+", inside) if word in UNITS}
 
 
 # value in unit A x factor = value in unit B

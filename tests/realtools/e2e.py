@@ -1,0 +1,96 @@
+"""End to end on fresh real-tool output: each tool's files are imported, made into an article with
+`reportgen init`, built and checked, and the imported medians are compared with the independent
+reference client that ran just before and after the tool.
+
+    .venv/bin/python tests/realtools/e2e.py OUT      # OUT as written by produce.py --out OUT
+
+`make realtools` runs produce.py and then this. Exit 1 when any step fails, with the reason; the
+table of ratios is printed either way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from reportgen.article.build import build
+from reportgen.article.scaffold import scaffold
+from reportgen.check.compare import check_article
+from reportgen.errors import InputError
+from reportgen.formats.load import load
+from reportgen.metrics import compute
+
+# The run file each tool writes, per load folder.
+RUN_FILES = {
+    "guidellm": "benchmarks.json",
+    "aiperf": "profile_export_aiperf.json",
+    "genai-perf": "profile_export_genai_perf.json",
+}
+LOW, HIGH = 0.75, 1.35  # as tests/test_reference_agreement.py states it
+QUANTITIES = (
+    ("load.ttft_s", 1000.0, "ttft_ms"),
+    ("load.itl_s", 1000.0, "itl_ms"),
+    ("load.output_tok_s", 1.0, "output_tok_s"),
+)
+
+
+def ratios(
+    out: Path, tool: str, comparison: dict[str, dict[str, dict[str, dict[str, float]]]]
+) -> list[str]:
+    """One line per load: reportgen's value / the reference's; failures raise ValueError."""
+    lines, bad = [], []
+    for load_dir in sorted(p for p in (out / tool).iterdir() if p.is_dir()):
+        metrics = compute(load([load_dir / RUN_FILES[tool]]).runs)
+        values = {v.key: v.value for v in metrics.values if v.stat is None}
+        reference = comparison[tool][load_dir.name]["reference_mean"]
+        cells = []
+        for metric, factor, key in QUANTITIES:
+            ratio = values[metric] * factor / reference[key]
+            cells.append(f"{key} {ratio:.3f}x")
+            if not LOW <= ratio <= HIGH:
+                bad.append(f"{tool} {load_dir.name} {metric} {ratio:.3f}x the reference")
+        lines.append(f"  {tool:11} {load_dir.name:3} " + "  ".join(cells))
+    if bad:
+        raise ValueError("; ".join(bad))
+    return lines
+
+
+def article(out: Path, tool: str, work: Path) -> str:
+    """init, build and check an article from the tool's files; the check's summary line."""
+    files = sorted((out / tool).glob(f"*/{RUN_FILES[tool]}"))
+    folder = work / f"{tool}-article"
+    scaffold(folder, files, title=f"{tool} against a tiny llama.cpp model")
+    built = work / "build"
+    build(folder, built)
+    result = check_article(folder, build_dir=built)
+    if result.failed:
+        raise ValueError(f"check failed on the {tool} article")
+    return f"  {tool:11} init + build + check: {len(files)} file(s), PASS"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path, help="the folder produce.py wrote")
+    args = parser.parse_args(argv)
+    comparison = json.loads((args.out / "comparison.json").read_text(encoding="utf-8"))
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="realtools-e2e-") as tmp:
+        for tool in RUN_FILES:
+            if not (args.out / tool).is_dir():
+                failures.append(f"{tool}: no output in {args.out}")
+                continue
+            try:
+                print("\n".join(ratios(args.out, tool, comparison)))
+                print(article(args.out, tool, Path(tmp)))
+            except (InputError, ValueError, KeyError, OSError) as exc:
+                failures.append(f"{tool}: {exc}")
+    for failure in failures:
+        print(f"realtools e2e: FAILED: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
