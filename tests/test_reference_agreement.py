@@ -2,9 +2,11 @@
 client measuring the same llama.cpp server at the same load, just before and just after the tool
 (tests/data/realtools/comparison.json, written by tests/realtools/produce.py).
 
-The tolerance is wide on purpose: the runs share a noisy 2-core machine with the server, and at
-concurrency 4 the tools' own medians spread by up to 1.3x from the reference. A definition error
-(ms read as s, ITL with the first token, a window twice too long) is off by far more.
+The tolerance, 0.6x to 1.5x, is wide on purpose: the runs share a noisy 2-core machine with the
+server, and at concurrency 4 the tools' own medians have spread from 0.75x to 1.3x of the
+reference. A definition error is off by more: ms read as s by 1000x, a window twice too long by
+2x, and ITL with the first token folded in (TPOT) by about 1.6x at concurrency 4 here, where TTFT
+is some 40 tokens' worth of ITL.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ FILES = {
     "aiperf": "profile_export_aiperf.json",
     "genai-perf": "profile_export_genai_perf.json",
 }
-LOW, HIGH = 0.75, 1.35  # reportgen's value / the reference's, for each quantity
+LOW, HIGH = 0.6, 1.5  # reportgen's value / the reference's, for each quantity
 # reportgen's metric, its factor to the comparison's unit, the comparison's key
 QUANTITIES = (
     ("load.ttft_s", 1000.0, "ttft_ms"),
