@@ -80,9 +80,12 @@ check: report-packages $(STAMP)
 # against a real llama.cpp server, into build/realtools/; then import, init, build and check
 # each tool's output, and compare it with the independent reference client.
 # About 15 minutes cold on 2 cores, 4 with the venvs kept. tests/realtools/README.md has more.
+# GenAI-Perf is left out of CI (its perf_analyzer has failed with an HTTP 400 here); its output is
+# committed, and `REALTOOLS=guidellm,aiperf,genai-perf make realtools` runs it.
+REALTOOLS ?= guidellm,aiperf
 realtools: $(STAMP)
-	python3 tests/realtools/produce.py --out build/realtools
-	$(BIN)/python tests/realtools/e2e.py build/realtools
+	python3 tests/realtools/produce.py --tools $(REALTOOLS) --out build/realtools
+	$(BIN)/python tests/realtools/e2e.py build/realtools --tools $(REALTOOLS)
 
 clean:
 	rm -rf build $(VENV)

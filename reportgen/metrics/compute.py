@@ -11,8 +11,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 
 from reportgen.errors import InputError, Problem
-from reportgen.metrics.registry import THROUGHPUTS, CellState, MetricSet, MetricValue
-from reportgen.metrics.repeats import combine
+from reportgen.metrics.efficiency import efficiency
+from reportgen.metrics.registry import CellState, MetricSet, MetricValue
+from reportgen.metrics.repeats import combine, varying_settings
 from reportgen.metrics.values import Cell, Emitter, distribution
 from reportgen.model import (
     TOKEN_COUNT_SOURCES,
@@ -256,56 +257,6 @@ def _sweep(run: SweepRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
             yield from _point(point, emit)
 
 
-def _efficiency(
-    values: Iterable[MetricValue], setups: Mapping[str | None, Setup]
-) -> Iterator[MetricValue]:
-    """Per-GPU throughput, tok/s per watt and joules per token, where the run's setup says how
-    many GPUs (and, for power, their cap or rated power)."""
-    for v in values:
-        setup = setups.get(v.run)
-        if v.key not in THROUGHPUTS or v.stat is not None or setup is None or v.value <= 0:
-            continue
-        hw = setup.hardware
-        if hw is None:
-            continue
-        gpus = f"{hw.gpu_count} GPU" + ("s" if hw.gpu_count != 1 else "")
-        base = replace(v, source="derived", n=None, summary=None)
-        yield replace(
-            base,
-            id=f"{v.id}_per_gpu",
-            key=f"{v.key}.per_gpu",
-            unit="tok/s/GPU",
-            value=v.value / hw.gpu_count,
-            basis=gpus,
-        )
-        watts, what = (
-            (hw.gpu_power_cap_w, "power cap")
-            if hw.gpu_power_cap_w
-            else (hw.gpu_rated_power_w, "rated power")
-        )
-        if not watts:
-            continue
-        total = watts * hw.gpu_count
-        basis = f"{what} {watts:,g} W x {gpus}"
-        yield replace(
-            base,
-            id=f"{v.id}_per_w",
-            key=f"{v.key}.per_w",
-            unit="tok/s/W",
-            value=v.value / total,
-            basis=basis,
-        )
-        stem = v.id.removesuffix("tok_s")
-        yield replace(
-            base,
-            id=f"{stem}j_per_tok",
-            key=f"{v.key}.j_per_tok",
-            unit="J/tok",
-            value=total / v.value,
-            basis=basis,
-        )
-
-
 def compute(
     runs: Iterable[Run],
     *,
@@ -331,11 +282,11 @@ def compute(
             items = _sweep(run, emit)
         for item in items:
             (values if isinstance(item, MetricValue) else cells).append(item)  # type: ignore[arg-type]
-    values += list(_efficiency(values, setups or {}))
+    values += list(efficiency(values, setups or {}))
     values = combine(values, RUN_SETTINGS)
     if len({v.run for v in values} | {c.run for c in cells}) > 1:
         values = [replace(v, id=f"{v.run}.{v.id}") for v in values]
-    varying = _varying_settings(values)
+    varying = varying_settings(values, RUN_SETTINGS)
     values = [v for v in values if v.id not in varying]
     seen: dict[str, MetricValue] = {}
     clashes = []
@@ -354,18 +305,3 @@ def compute(
         raise InputError(clashes)
     values_out = tuple(sorted(seen.values(), key=lambda v: v.id))
     return MetricSet(values_out, tuple(cells), runs, tuple(sorted(varying.items())))
-
-
-def _varying_settings(values: list[MetricValue]) -> dict[str, str]:
-    """Run settings that the files of one run state differently (a 60 s window in one file, 90 s
-    in another): id -> the values and their files, in words."""
-    by_id: dict[str, list[MetricValue]] = {}
-    for v in values:
-        if v.key in RUN_SETTINGS:
-            by_id.setdefault(v.id, []).append(v)
-    varying = {}
-    for metric_id, group in by_id.items():
-        if len({v.value for v in group}) > 1:
-            shown = sorted({f"{v.value:g}" for v in group}, key=float)
-            varying[metric_id] = f"the run's files state {', '.join(shown)} ({len(group)} files)"
-    return varying

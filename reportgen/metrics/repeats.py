@@ -1,5 +1,6 @@
-"""Repetitions: files of one run that measure the same cell again (r1, r2, ...). Each value of
-such a cell is the median over its repetitions, and its spread is three values of its own."""
+"""Several files of one run: files that measure the same cell again (r1, r2, ...), whose values
+become the median over those repetitions with the spread as three values of its own, and run
+settings the files state differently, which then stand for no one value."""
 
 from __future__ import annotations
 
@@ -70,3 +71,18 @@ def combine(values: Iterable[MetricValue], settings: frozenset[str]) -> list[Met
             out += _combined(group)
     assert not any(v.stat in REPEAT_STATS for g in groups.values() if len(g) == 1 for v in g)
     return out
+
+
+def varying_settings(values: list[MetricValue], settings: frozenset[str]) -> dict[str, str]:
+    """Run settings that the files of one run state differently (a 60 s window in one file, 90 s
+    in another): id -> the values and their files, in words."""
+    by_id: dict[str, list[MetricValue]] = {}
+    for v in values:
+        if v.key in settings:
+            by_id.setdefault(v.id, []).append(v)
+    varying = {}
+    for metric_id, group in by_id.items():
+        if len({v.value for v in group}) > 1:
+            shown = sorted({f"{v.value:g}" for v in group}, key=float)
+            varying[metric_id] = f"the run's files state {', '.join(shown)} ({len(group)} files)"
+    return varying

@@ -74,11 +74,24 @@ def article(out: Path, tool: str, work: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="the folder produce.py wrote")
+    parser.add_argument(
+        "--tools",
+        default=",".join(RUN_FILES),
+        help=f"comma list of the tools to check (default: {','.join(RUN_FILES)})",
+    )
     args = parser.parse_args(argv)
-    comparison = json.loads((args.out / "comparison.json").read_text(encoding="utf-8"))
+    tools = [t for t in args.tools.split(",") if t]
+    unknown = sorted(set(tools) - set(RUN_FILES))
+    if unknown:
+        parser.error(f"no importer check for {', '.join(unknown)}; known: {', '.join(RUN_FILES)}")
+    try:
+        comparison = json.loads((args.out / "comparison.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"realtools e2e: FAILED: no comparison of {args.out} to read: {exc}", file=sys.stderr)
+        return 1
     failures = []
     with tempfile.TemporaryDirectory(prefix="realtools-e2e-") as tmp:
-        for tool in RUN_FILES:
+        for tool in tools:
             if not (args.out / tool).is_dir():
                 failures.append(f"{tool}: no output in {args.out}")
                 continue

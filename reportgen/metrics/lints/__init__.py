@@ -13,14 +13,7 @@ caveat, or when it looks implausible and needs a human look. Each lint id has on
 from __future__ import annotations
 
 from reportgen import tolerances as tol
-from reportgen.metrics.lints.cells import (
-    cells,
-    contexts,
-    few_samples,
-    load_points,
-    summaries,
-    tool_warnings,
-)
+from reportgen.metrics.lints.cells import cells, contexts, load_points, tool_warnings
 from reportgen.metrics.lints.cross import (
     aggregate_bound,
     group_bound,
@@ -29,6 +22,7 @@ from reportgen.metrics.lints.cross import (
     ttft_vs_prefill,
 )
 from reportgen.metrics.lints.findings import LINTS, Finding, FindingGroup, LintDef, fails, group
+from reportgen.metrics.lints.samples import few_samples, summaries
 from reportgen.metrics.registry import MetricSet
 
 __all__ = ["LINTS", "Finding", "FindingGroup", "LintDef", "fails", "group", "lint"]
