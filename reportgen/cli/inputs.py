@@ -1,7 +1,7 @@
 """What a FILE|DIR argument names: the run files to read.
 
 An article folder (one with `article.toml`) holds the run files its manifest names; any other
-folder, its `*.json` files except those reportgen writes; a file is itself.
+folder, its `*.json` and `*.jsonl` files except those reportgen writes; a file is itself.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ def run_paths(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
         elif path.is_dir():
             listed = folder_run_files(path)
             if not listed:
-                problems.append(Problem(str(path), 1, 1, "", "no run files (*.json) found"))
+                message = "no run files (*.json, *.jsonl) found"
+                problems.append(Problem(str(path), 1, 1, "", message))
             out.extend(listed)
         else:
             out.append(path)

@@ -1,0 +1,134 @@
+"""The subcommands: each calls one library function, prints its result and returns an exit code
+(0 ok, 1 check or lint failure, 2 bad input or usage)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from reportgen.cli.inputs import load_arguments
+from reportgen.errors import Problem
+from reportgen.metrics import MetricSet, compute
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
+
+
+def print_problems(problems: Sequence[Problem], as_json: bool, out: TextIO) -> None:
+    if as_json:
+        json.dump({"problems": [p.as_json() for p in problems]}, out, indent=2)
+        out.write("\n")
+    else:
+        for p in problems:
+            out.write(p.format() + "\n")
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    result = load_arguments(args.paths)
+    print_problems(result.problems, args.json, sys.stdout)
+    if not args.json:
+        files = len({p.label for p in (r.source for r in result.runs)})
+        errors = sum(p.severity == "error" for p in result.problems)
+        warnings = len(result.problems) - errors
+        verdict = "ok" if result.ok else "invalid"
+        print(
+            f"{verdict}: {files} valid run file(s), {errors} error(s), {warnings} warning(s)",
+            file=sys.stderr,
+        )
+    return EXIT_OK if result.ok else EXIT_INPUT
+
+
+def _metrics_json(metrics: MetricSet) -> dict[str, object]:
+    return {"metrics": [v.as_json() for v in metrics.values]}
+
+
+def _print_keys() -> int:
+    from reportgen.metrics.registry import DEFINITIONS
+
+    for d in DEFINITIONS.values():
+        stats = " (+ .p90 .p95 .p99 .mean .min .max .n)" if d.stats else ""
+        better = f", {d.better} is better" if d.better else ""
+        print(f"{d.key}{stats}  [{d.unit or '-'}{better}]  id {d.id_pattern}")
+        print(f"    {d.title}: {d.formula}")
+    return EXIT_OK
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    if args.keys:
+        return _print_keys()
+    if not args.paths:
+        print("reportgen metrics: give run files or an article folder (or --keys)", file=sys.stderr)
+        return EXIT_INPUT
+    result = load_arguments(args.paths)
+    if not result.ok:
+        print_problems(result.problems, False, sys.stderr)
+        return EXIT_INPUT
+    metrics = compute(result.runs)
+    if args.json:
+        json.dump(_metrics_json(metrics), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return EXIT_OK
+    width = max(len(v.id) for v in metrics.values) if metrics.values else 0
+    for v in metrics.values:
+        print(
+            f"{v.id:<{width}}  {v.value:>14.4f} {v.unit:<6}  {v.source:<7}  {v.provenance}  "
+            f"{v.file}"
+        )
+    return EXIT_OK
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from reportgen.article.build import build_article
+
+    target, built = build_article(args.article, args.out)
+    for finding, (line, col) in built.stale:
+        print(f"{finding.file}:{line}:{col}: warning: {finding.message}", file=sys.stderr)
+    for name in ("index.html", "article.pdf", "metrics.json"):
+        print(target / name)
+    return EXIT_OK
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from reportgen.article.scaffold import scaffold
+
+    hardware = None
+    if args.gpu is not None:
+        hardware = (args.gpu, args.gpus)
+    done = scaffold(args.article, args.files, title=args.title, date=args.date, hardware=hardware)
+    print(
+        f"wrote {done.folder}/article.toml and intro.md, with {len(done.files)} run file(s) "
+        f"in {done.runs} run(s); it builds as it is",
+        file=sys.stderr,
+    )
+    if done.findings:
+        print(
+            f"review these {len(done.findings)} finding(s) of the data, and acknowledge each "
+            "you accept in article.toml ([[acknowledge]] with a reason):",
+            file=sys.stderr,
+        )
+        for line in done.findings:
+            print(f"  {line}", file=sys.stderr)
+    print(f"next: reportgen build {done.folder} && reportgen check {done.folder}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from reportgen.check import report
+    from reportgen.check.compare import check_article
+
+    result = check_article(
+        args.article, args.published, build_dir=args.build_dir, strict=args.strict
+    )
+    render = {"text": report.to_text, "json": report.to_json, "github": report.to_github}
+    sys.stdout.write(render[args.format](result))
+    return EXIT_FAIL if result.failed else EXIT_OK
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from reportgen.check import diff
+
+    moved = diff.diff(diff.load_side(args.old), diff.load_side(args.new))
+    sys.stdout.write(diff.to_json(moved) if args.json else diff.to_text(moved, all_rows=args.all))
+    return EXIT_OK

@@ -1,0 +1,197 @@
+"""The argument parser: every subcommand, its options, and `--help` with examples."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from reportgen import __version__
+from reportgen.cli import submit as cli_submit
+from reportgen.cli.commands import (
+    EXIT_INPUT,
+    cmd_build,
+    cmd_check,
+    cmd_diff,
+    cmd_init,
+    cmd_metrics,
+    cmd_validate,
+)
+from reportgen.files import CAPS
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _environment_help() -> str:
+    rows = [("SOURCE_DATE_EPOCH", "the build's date, Unix seconds (default: the article's date)")]
+    rows += [
+        (cap.env, f"size cap of {cap.what}, in MiB (default {cap.default_mb})")
+        for cap in CAPS.values()
+    ]
+    rows += [("LOCALMAXXING_API_KEY", "the key `reportgen submit` sends (or LMX_API_KEY)")]
+    width = max(len(name) for name, _ in rows)
+    return "environment:\n" + "\n".join(f"  {name:<{width}}  {what}" for name, what in rows)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="reportgen",
+        description="Turn raw LLM-inference benchmark run files into checked articles.",
+        epilog=_environment_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"reportgen {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser(
+        "validate",
+        help="check run files against their schemas and for internal consistency",
+        description="Report every problem in every run file as path:line:col /pointer: message.",
+        epilog="examples:\n  reportgen validate runs/paiton-kimi-k3.1-pro\n"
+        "  reportgen validate matrix.json --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="+", type=Path, metavar="FILE|DIR")
+    p.add_argument("--json", action="store_true", help="print problems as JSON")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser(
+        "metrics",
+        help="compute every metric of run files",
+        description="Compute every metric through the registry: id, value, unit, source, file.",
+        epilog="examples:\n  reportgen metrics runs/paiton-kimi-k3.1-pro\n"
+        "  reportgen metrics runs/paiton-kimi-k3.1-pro --json\n  reportgen metrics --keys",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="*", type=Path, metavar="ARTICLE_DIR|FILE")
+    p.add_argument("--json", action="store_true", help="print metrics as JSON")
+    p.add_argument(
+        "--keys",
+        action="store_true",
+        help="list every metric key of the registry, with its unit, direction and definition "
+        "(the names tables and charts declare)",
+    )
+    p.set_defaults(func=cmd_metrics)
+
+    p = sub.add_parser(
+        "build",
+        help="render an article to HTML, PDF and metrics.json",
+        description="Build OUT/<article>/index.html, article.pdf and metrics.json from the "
+        "article's manifest, prose and run files. Reproducible; honours SOURCE_DATE_EPOCH.",
+        epilog="examples:\n  reportgen build\n"
+        "  reportgen build runs/paiton-kimi-k3.1-pro --out build",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "article",
+        nargs="?",
+        type=Path,
+        default=Path("runs/paiton-kimi-k3.1-pro"),
+        metavar="ARTICLE_DIR",
+        help="default: %(default)s",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("build"),
+        metavar="DIR",
+        help="output folder (default: %(default)s)",
+    )
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser(
+        "init",
+        help="start an article from run files",
+        description="Write ARTICLE_DIR/article.toml and a prose stub from the run files: the "
+        "files are validated and copied in, grouped into runs (by tool, engine and model), and "
+        "tables, charts and key results are declared for the shape of their data, side by side "
+        "when there are two runs. What the files do not record (the GPU, often the engine) is "
+        "left for you to state, never guessed. Never overwrites an article.toml.",
+        epilog="examples:\n"
+        "  reportgen init runs/my-article --from benchmark_results.json\n"
+        "  reportgen init runs/a-vs-b --from a/*.json b/*.json --gpu 'NVIDIA H100 80GB HBM3' "
+        "--gpus 8",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("article", type=Path, metavar="ARTICLE_DIR")
+    p.add_argument(
+        "--from",
+        dest="files",
+        type=Path,
+        nargs="+",
+        required=True,
+        metavar="RUN_FILE",
+        help="the run files (any format reportgen reads)",
+    )
+    p.add_argument("--title", help="the article's title (default: from the model and engines)")
+    p.add_argument("--date", help="the article's date, YYYY-MM-DD (default: today)")
+    p.add_argument("--gpu", metavar="NAME", help="the GPU the runs were measured on")
+    p.add_argument("--gpus", type=int, default=1, metavar="N", help="how many of them (default: 1)")
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser(
+        "check",
+        help="prove an article's numbers match its run files; lint the data",
+        description="Recompute every metric from the article's run files and compare it with "
+        "the numbers that the built article (exactly, via data attributes), the published "
+        "versions its article.toml names ([published] files) and each --published file (HTML, "
+        "Markdown, text or PDF, at the precision shown) report. A number the article shows in a "
+        "table or headline that a published version does not show is an error, unless "
+        "article.toml declares it omitted ([[published.omit]]). Exit 0 all match, 1 mismatches "
+        "or missing numbers (or, with --strict, warnings not acknowledged in article.toml), 2 "
+        "unusable input.",
+        epilog="examples:\n  reportgen check runs/paiton-kimi-k3.1-pro\n"
+        "  reportgen check runs/paiton-kimi-k3.1-pro --published blog-post.html "
+        "--published article.pdf\n"
+        "  reportgen check runs/paiton-kimi-k3.1-pro --format github --strict",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("article", type=Path, metavar="ARTICLE_DIR")
+    p.add_argument(
+        "--published",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="another published or hand-edited version of the article: HTML, Markdown, text or "
+        "PDF (repeatable)",
+    )
+    p.add_argument("--format", choices=("text", "json", "github"), default="text")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on warnings too: numbers tied to no metric, numbers shown twice, and data "
+        "warnings that article.toml does not acknowledge",
+    )
+    p.add_argument(
+        "--build-dir",
+        type=Path,
+        default=Path("build"),
+        metavar="DIR",
+        help="where `reportgen build` wrote the article (default: %(default)s); "
+        "built in memory when absent",
+    )
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser(
+        "diff",
+        help="which numbers moved between two sets of runs",
+        description="Compare two metrics.json files or two article folders: which metrics "
+        "moved, by how much, in which direction, and which would change as displayed.",
+        epilog="examples:\n"
+        "  reportgen diff old/metrics.json build/paiton-kimi-k3.1-pro/metrics.json\n"
+        "  reportgen diff runs/paiton-kimi-k3.1-pro /tmp/recollected --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("old", type=Path, metavar="OLD")
+    p.add_argument("new", type=Path, metavar="NEW")
+    p.add_argument("--json", action="store_true", help="print the diff as JSON")
+    p.add_argument("--all", action="store_true", help="list unchanged metrics too")
+    p.set_defaults(func=cmd_diff)
+
+    cli_submit.add_parser(sub)
+    return parser
