@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reportgen.article.build import render_article
-from reportgen.check.diff import diff, load_side
+from reportgen.check.diff import Side, diff, load_side
 from reportgen.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,7 +65,7 @@ def test_added_and_removed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["diff", str(path), str(SMALL)]) == 0
     out = capsys.readouterr().out
     assert f"{gone}" in out and " added " in out
-    assert out.splitlines()[-1].endswith("1 added, 0 removed; 1 would change as displayed")
+    assert "1 added, 0 removed; 1 would change as displayed" in out.splitlines()[-1]
     assert main(["diff", str(path), str(SMALL), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["metrics"]
     assert [r["change"] for r in rows if r["id"] == gone] == ["added"]
@@ -94,3 +94,62 @@ def test_diff_json_is_strict_json_when_a_difference_overflows(
     assert "Infinity" not in out and "NaN" not in out
     (row,) = json.loads(out, parse_constant=lambda word: pytest.fail(f"bare {word}"))["metrics"]
     assert row["change"] == "up" and row["delta"] is None and row["relative"] is None
+
+
+def test_a_throughput_that_fell_is_worse_and_fails_a_pull_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fell = _recollected(tmp_path, 0.9)
+    moved = {m.id: m for m in diff(load_side(SMALL), load_side(fell))}
+    assert moved["decode.0.c4.aggregate_tok_s"].verdict == "worse"
+    assert main(["diff", str(SMALL), str(fell), "--fail-on", "worse:5%"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL decode.0.c4.aggregate_tok_s " in out and out.rstrip().endswith("break --fail-on")
+    # a threshold above the change passes, and so does the same change the other way
+    assert main(["diff", str(SMALL), str(fell), "--fail-on", "worse:20%"]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(fell), str(SMALL), "--fail-on", "worse"]) == 0
+    out = capsys.readouterr().out
+    assert "better" in out and "(2 better, 0 worse)" in out
+
+
+def test_a_latency_that_rose_is_worse(tmp_path: Path) -> None:
+    def side(name: str, value: float) -> dict[str, Side]:
+        metric = {"id": "load.r2.ttft_s", "value": value, "unit": "s", "definition": "load.ttft_s"}
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"metrics": [metric]}))
+        return load_side(path)
+
+    (m,) = diff(side("old", 0.5), side("new", 0.75))
+    assert (m.change, m.verdict) == ("up", "worse")
+
+
+def test_a_change_the_article_would_not_show_is_listed_apart_and_never_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tiny = _recollected(tmp_path, 0.9999)
+    assert main(["diff", str(SMALL), str(tiny), "--fail-on", "worse"]) == 0
+    out = capsys.readouterr().out
+    if any(m.change != "same" for m in diff(load_side(SMALL), load_side(tiny))):
+        assert "changed at full precision only, not as displayed" in out
+
+
+def test_a_build_folder_is_a_side(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from reportgen.article.build import build
+
+    built = build(SMALL, tmp_path / "out")
+    assert all(m.change == "same" for m in diff(load_side(built), load_side(SMALL)))
+
+
+def test_removed_metrics_can_fail(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads(render_article(SMALL, {}).metrics_json)
+    doc["metrics"].pop(0)
+    path = tmp_path / "metrics.json"
+    path.write_text(json.dumps(doc))
+    assert main(["diff", str(SMALL), str(path), "--fail-on", "removed"]) == 1
+
+
+@pytest.mark.parametrize("rule", ["worse:5", "worse:-1%", "faster", "", "worse:x%"])
+def test_a_bad_fail_on_rule_is_a_usage_error(rule: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", str(SMALL), str(SMALL), "--fail-on", rule]) == 2
+    assert "--fail-on" in capsys.readouterr().err

@@ -1,7 +1,9 @@
-"""Diff stage: two sets of metric values in (metrics.json files or article folders), changes out.
+"""Diff stage: two sets of metric values in (metrics.json files, build folders or article
+folders), changes out.
 
-Says which reported numbers moved when runs were re-collected, by how much and in which
-direction, and which would change as the article displays them.
+Says which reported numbers moved when runs were re-collected, by how much, whether that is
+better or worse by each metric's direction, and which would change as the article displays them;
+`failures` applies a pull request's `--fail-on` rules.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from reportgen.errors import InputError
 from reportgen.files import read_input
 from reportgen.formats.jsonfile import parse_json
 from reportgen.metrics.display import display_of, format_number
+from reportgen.metrics.registry import DEFINITIONS
 
 Change = Literal["added", "removed", "up", "down", "same"]
 
@@ -52,9 +55,20 @@ class Moved:
             return None
         return self.delta / abs(self.old)
 
+    key: str = ""  # registry key, for the metric's direction
+
     @property
     def display_changes(self) -> bool:
         return self.old_shown != self.new_shown
+
+    @property
+    def verdict(self) -> Literal["better", "worse", ""]:
+        """Better or worse by the metric's direction (throughput up, latency down); "" when it
+        has none, did not move, or is on one side only."""
+        definition = DEFINITIONS.get(self.key)
+        if definition is None or definition.better is None or self.change not in ("up", "down"):
+            return ""
+        return "better" if (self.change == "up") == (definition.better == "higher") else "worse"
 
 
 def _shown(side: Side | None) -> str | None:
@@ -78,6 +92,8 @@ def load_side(path: Path) -> dict[str, Side]:
         if (path / MANIFEST).is_file():
             _, metrics = article_metrics(path)
             return {v.id: Side(v.value, v.unit, v.key, v.stat) for v in metrics.values}
+        if (path / "metrics.json").is_file():  # a build folder
+            return load_side(path / "metrics.json")
         result = load(folder_run_files(path))
         if not result.ok:
             raise InputError(result.problems)
@@ -127,33 +143,95 @@ def diff(old: dict[str, Side], new: dict[str, Side]) -> tuple[Moved, ...]:
                 either.unit,
                 _shown(a),
                 _shown(b),
+                either.key,
             )
         )
     return tuple(out)
 
 
-def to_text(moved: tuple[Moved, ...], *, all_rows: bool = False) -> str:
-    """A table of what moved; `all_rows` lists unchanged metrics too."""
-    rows = [m for m in moved if all_rows or m.change != "same"]
-    lines = []
-    for m in rows:
-        rel = f"{m.relative:+.1%}" if m.relative is not None else ""
-        flag = (
-            "  display changes"
-            if m.display_changes and m.change not in ("added", "removed")
-            else ""
-        )
-        lines.append(
-            f"{m.id:<44} {m.change:<7} {m.old_shown or '-':>10} -> {m.new_shown or '-':<10} "
-            f"{m.unit:<6} {rel:>7}{flag}"
-        )
+@dataclass(frozen=True)
+class FailOn:
+    """A `--fail-on` rule: metrics that got worse by more than `worse` (relative), or removed."""
+
+    worse: float | None = None
+    removed: bool = False
+
+
+def parse_fail_on(text: str) -> FailOn:
+    """`worse`, `worse:5%`, `removed`, or several joined by commas; ValueError says what is
+    wrong."""
+    worse: float | None = None
+    removed = False
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        name, _, amount = part.partition(":")
+        if name == "removed" and not amount:
+            removed = True
+        elif name == "worse":
+            if not amount:
+                worse = 0.0
+                continue
+            number = amount.removesuffix("%")
+            try:
+                value = float(number)
+            except ValueError:
+                raise ValueError(
+                    f"{part!r}: the threshold must be a percentage, e.g. worse:5%"
+                ) from None
+            if not amount.endswith("%") or not math.isfinite(value) or value < 0:
+                raise ValueError(f"{part!r}: the threshold must be a percentage, e.g. worse:5%")
+            worse = value / 100
+        else:
+            raise ValueError(f"{part!r}: expected worse, worse:PCT% or removed")
+    if worse is None and not removed:
+        raise ValueError("give at least one rule: worse, worse:PCT% or removed")
+    return FailOn(worse, removed)
+
+
+def failures(moved: tuple[Moved, ...], rule: FailOn) -> tuple[Moved, ...]:
+    """The metrics that break `rule`. A change that does not change the displayed value never
+    breaks a `worse` rule: the article would not show it."""
+    out = []
+    for m in moved:
+        if rule.removed and m.change == "removed":
+            out.append(m)
+        elif rule.worse is not None and m.verdict == "worse" and m.display_changes:
+            size = abs(m.relative) if m.relative is not None else math.inf
+            if size > rule.worse:
+                out.append(m)
+    return tuple(out)
+
+
+def _row(m: Moved) -> str:
+    rel = f"{m.relative:+.1%}" if m.relative is not None else ""
+    return (
+        f"{m.id:<44} {m.change:<7} {m.old_shown or '-':>10} -> {m.new_shown or '-':<10} "
+        f"{m.unit:<6} {rel:>7}  {m.verdict}".rstrip()
+    )
+
+
+def to_text(
+    moved: tuple[Moved, ...], *, all_rows: bool = False, failed: tuple[Moved, ...] = ()
+) -> str:
+    """What moved as the article shows it, then the changes at full precision only (which the
+    article would not show); `all_rows` lists unchanged metrics too; `failed` are marked."""
+    shown = [m for m in moved if m.display_changes or (all_rows and m.change == "same")]
+    hidden = [m for m in moved if m.change in ("up", "down") and not m.display_changes]
+    bad = {m.id for m in failed}
+    lines = [("FAIL " if m.id in bad else "") + _row(m) for m in shown]
+    if hidden:
+        lines.append(f"changed at full precision only, not as displayed ({len(hidden)}):")
+        lines += [f"  {_row(m)}" for m in hidden]
     changed = sum(m.display_changes for m in moved)
     lines.append(
         f"{len(moved)} metrics: {sum(m.change == 'up' for m in moved)} up, "
         f"{sum(m.change == 'down' for m in moved)} down, {sum(m.change == 'same' for m in moved)} "
         f"unchanged, {sum(m.change == 'added' for m in moved)} added, "
-        f"{sum(m.change == 'removed' for m in moved)} removed; {changed} would change as displayed"
+        f"{sum(m.change == 'removed' for m in moved)} removed; {changed} would change as displayed "
+        f"({sum(m.verdict == 'better' and m.display_changes for m in moved)} better, "
+        f"{sum(m.verdict == 'worse' and m.display_changes for m in moved)} worse)"
     )
+    if failed:
+        lines.append(f"FAIL: {len(failed)} metric(s) break --fail-on")
     return "\n".join(lines) + "\n"
 
 
@@ -179,6 +257,7 @@ def to_json(moved: tuple[Moved, ...]) -> str:
                         "old_shown": m.old_shown,
                         "new_shown": m.new_shown,
                         "display_changes": m.display_changes,
+                        "verdict": m.verdict or None,
                     }
                     for m in moved
                 ]

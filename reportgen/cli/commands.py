@@ -129,6 +129,17 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     from reportgen.check import diff
 
+    rule = None
+    if args.fail_on is not None:
+        try:
+            rule = diff.parse_fail_on(args.fail_on)
+        except ValueError as exc:
+            print(f"reportgen diff: error: --fail-on {exc}", file=sys.stderr)
+            return EXIT_INPUT
     moved = diff.diff(diff.load_side(args.old), diff.load_side(args.new))
-    sys.stdout.write(diff.to_json(moved) if args.json else diff.to_text(moved, all_rows=args.all))
-    return EXIT_OK
+    failed = diff.failures(moved, rule) if rule is not None else ()
+    if args.json:
+        sys.stdout.write(diff.to_json(moved))
+    else:
+        sys.stdout.write(diff.to_text(moved, all_rows=args.all, failed=failed))
+    return EXIT_FAIL if failed else EXIT_OK

@@ -180,17 +180,27 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "diff",
         help="which numbers moved between two sets of runs",
-        description="Compare two metrics.json files or two article folders: which metrics "
-        "moved, by how much, in which direction, and which would change as displayed.",
+        description="Compare two sets of metrics (metrics.json files, build folders or article "
+        "folders): which metrics moved, by how much, whether that is better or worse by each "
+        "metric's direction, and which would change as displayed. Changes at full precision that "
+        "the article would not show are listed apart. Exit 1 when --fail-on is broken.",
         epilog="examples:\n"
         "  reportgen diff old/metrics.json build/paiton-kimi-k3.1-pro/metrics.json\n"
-        "  reportgen diff runs/paiton-kimi-k3.1-pro /tmp/recollected --json",
+        "  reportgen diff runs/paiton-kimi-k3.1-pro /tmp/recollected --json\n"
+        "  reportgen diff main-build/paiton-kimi-k3.1-pro build/paiton-kimi-k3.1-pro "
+        "--fail-on worse:5%,removed",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("old", type=Path, metavar="OLD")
     p.add_argument("new", type=Path, metavar="NEW")
     p.add_argument("--json", action="store_true", help="print the diff as JSON")
     p.add_argument("--all", action="store_true", help="list unchanged metrics too")
+    p.add_argument(
+        "--fail-on",
+        metavar="RULES",
+        help="exit 1 when a metric got worse as displayed (worse), worse by more than a "
+        "percentage (worse:5%%), or was removed (removed); rules joined by commas",
+    )
     p.set_defaults(func=cmd_diff)
 
     cli_submit.add_parser(sub)
