@@ -47,6 +47,8 @@ def _judge(r: Reported, value: MetricValue) -> str | None:
     else:
         factor = display_for(value).scale
     expected = value.value * factor
+    if r.value < 0 <= expected and value.key not in ("compare.delta",):
+        return f"shows {r.text.strip()}, a sign where none can be: {value.id} is never negative"
     tolerance = 0.5 * 10.0**-r.decimals
     if abs(expected - r.value) <= tolerance * (1 + 1e-9):
         return None
@@ -83,6 +85,26 @@ def check_published(
             "column": r.column,
         }
         value = by_id.get(r.metric_id) if r.metric_id else None
+        if r.malformed is not None:
+            # an error at its cell, and the metric counts as seen: it is wrong, not missing
+            items.append(
+                Item(
+                    "mismatch",
+                    source,
+                    r.line,
+                    r.col,
+                    f"malformed number {r.text!r}: {r.malformed}"
+                    + (f" ({value.value:.6g}, {r.metric_id})" if value is not None else ""),
+                    r.metric_id,
+                    r.text,
+                    None if value is None else value.value,
+                    None if value is None else value.file,
+                    **where,
+                )
+            )
+            if r.metric_id:
+                first_at.setdefault(r.metric_id, r)
+            continue
         if value is None:
             why = (
                 "matches no metric of the run files"

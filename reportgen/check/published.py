@@ -8,6 +8,7 @@ its line, column and the precision it was shown with.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,9 +16,37 @@ from dataclasses import dataclass
 from reportgen.check.shape import Shape, TableShape, normalize
 
 NUMBER = re.compile(
-    r"^\s*(-?\d{1,3}(?:,\d{3})+|-?\d+)(\.\d+)?\s*(tok/s|ms|s|tokens|requests|req/s)?\s*"
-    r"[*†‡§¶#]*\s*$"
+    r"^\s*([-+\u2212]?\d{1,3}(?:,\d{3})+|[-+\u2212]?\d+)(\.\d+)?\s*"
+    r"(tok/s|ms|s|tokens|requests|req/s)?\s*[*†‡§¶#]*\s*$"
 )
+# Text that means to be a number (digits, separators, a sign, a unit) but is not a well-formed
+# one: a checker that skipped it would pass a table with a broken cell.
+_NUMBERISH = re.compile(
+    r"^\s*[-+\u2212]?\s*\d[\d,.]*\s*(tok/s|ms|s|tokens|requests|req/s)?\s*[*†‡§¶#]*\s*$"
+)
+
+
+def malformed(text: str) -> str | None:
+    """Why `text`, which looks like a number, is not a well-formed one; None when it is one or
+    does not look like one."""
+    if NUMBER.match(text) or not _NUMBERISH.match(text):
+        return None
+    digits = re.sub(r"[^\d,.]+$", "", text.strip().lstrip("-+\u2212").strip())
+    if re.match(r"[-+\u2212]\s", text.strip()):
+        return "a sign set apart from its digits"
+    if digits.endswith((".", ",")):
+        return "a separator with no digit after it"
+    if digits.count(".") > 1:
+        return "it has more than one decimal point"
+    whole = digits.split(".")[0]
+    groups = whole.split(",")
+    if "," in whole and (len(groups[0]) > 3 or any(len(g) != 3 for g in groups[1:])):
+        return "its thousands separators do not group three digits"
+    if "," in digits.partition(".")[2]:
+        return "a thousands separator after the decimal point"
+    return "it is not a number as the article writes numbers"
+
+
 HEADLINE = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(tok/s|ms|s)\s*(.*)$")
 
 Lines = list[tuple[int, str]]  # (line number in the source, text)
@@ -37,6 +66,7 @@ class Reported:
     table: str | None = None  # the table's id (or the caption of an unknown table)
     row: str | None = None
     column: str | None = None
+    malformed: str | None = None  # why the shown text is not a well-formed number
 
 
 @dataclass(frozen=True)
@@ -57,7 +87,7 @@ def parse_number(text: str) -> tuple[float, int, str | None] | None:
     if not found:
         return None
     whole, frac, unit = found.groups()
-    value = float(whole.replace(",", "") + (frac or ""))
+    value = float(whole.replace(",", "").replace("\u2212", "-") + (frac or ""))
     return value, len(frac) - 1 if frac else 0, unit
 
 
@@ -129,10 +159,25 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
         row_label = cells[0][1]
         for (col, cell), head in zip(cells[1:], table.header[1:], strict=False):
             parsed = parse_number(cell)
+            metric = table.shape.cell(row_label, head) if table.shape else None
             if parsed is None:
+                why = malformed(cell)
+                if why is not None:
+                    yield Reported(
+                        line,
+                        col,
+                        cell,
+                        math.nan,
+                        0,
+                        None,
+                        metric,
+                        table.shape.id if table.shape else table.caption,
+                        row_label,
+                        head,
+                        malformed=why,
+                    )
                 continue
             value, decimals, unit = parsed
-            metric = table.shape.cell(row_label, head) if table.shape else None
             yield Reported(
                 line,
                 col,
