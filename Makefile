@@ -82,7 +82,7 @@ check: report-packages $(STAMP)
 # About 15 minutes cold on 2 cores, 4 with the venvs kept. tests/realtools/README.md has more.
 # GenAI-Perf is left out of CI (its perf_analyzer has failed with an HTTP 400 here); its output is
 # committed, and `REALTOOLS=guidellm,aiperf,genai-perf make realtools` runs it.
-REALTOOLS ?= guidellm,aiperf
+REALTOOLS ?= guidellm,aiperf,inference-perf
 realtools: $(STAMP)
 	python3 tests/realtools/produce.py --tools $(REALTOOLS) --out build/realtools
 	$(BIN)/python tests/realtools/e2e.py build/realtools --tools $(REALTOOLS)

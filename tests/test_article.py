@@ -72,8 +72,8 @@ def test_unknown_keys_and_values_get_did_you_mean(tmp_path: Path) -> None:
 def test_a_run_file_name_may_not_leave_the_folder(tmp_path: Path) -> None:
     edit = ('"bench.json"]', '"../../etc/passwd.json"]')
     assert _problems(tmp_path, edit) == [
-        "article.toml:8:9 /runs/0/files/1: '../../etc/passwd.json' is not a .json file name in "
-        "the article folder"
+        "article.toml:8:9 /runs/0/files/1: '../../etc/passwd.json' is not a .json or .jsonl "
+        "file name in the article folder"
     ]
 
 

@@ -1,6 +1,6 @@
 """`reportgen validate` (and `metrics` on bad input): exact output lines and exit codes.
 
-Each `examples/invalid/NAME.json` has `NAME.expected` beside it: the exact stdout of
+Each `examples/invalid/NAME.json` (or `.jsonl`) has `NAME.expected` beside it: the exact stdout of
 `reportgen validate NAME.json` run from that folder. Edit an .expected file by hand, and only after
 reading the message and checking that its line:col points at the offending value.
 """
@@ -15,8 +15,9 @@ from helpers_runs import INVALID, VALID, bench_cell, bench_run, to_bytes
 
 from reportgen.cli.main import main
 
-INVALID_CASES = sorted(p.stem for p in INVALID.glob("*.json"))
-VALID_CASES = sorted(p.name for p in VALID.glob("*.json"))
+INVALID_FILES = {p.stem: p.name for pattern in ("*.json", "*.jsonl") for p in INVALID.glob(pattern)}
+INVALID_CASES = sorted(INVALID_FILES)
+VALID_CASES = sorted(p.name for pattern in ("*.json", "*.jsonl") for p in VALID.glob(pattern))
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -37,7 +38,7 @@ def test_invalid_example(
     monkeypatch.chdir(INVALID)
     expected = (INVALID / f"{name}.expected").read_text(encoding="utf-8").splitlines()
     assert expected, "an invalid example must expect at least one line"
-    code, out, err = run_cli(capsys, "validate", f"{name}.json")
+    code, out, err = run_cli(capsys, "validate", INVALID_FILES[name])
     assert out.splitlines() == expected
     has_error = any(": warning: " not in line for line in expected)
     assert code == (2 if has_error else 0)
@@ -113,7 +114,7 @@ def test_a_missing_file_is_bad_input(capsys: pytest.CaptureFixture[str], tmp_pat
 
 def test_an_empty_folder_is_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, _ = run_cli(capsys, "validate", str(tmp_path))
-    assert (code, out) == (2, f"{tmp_path}:1:1 /: no run files (*.json) found\n")
+    assert (code, out) == (2, f"{tmp_path}:1:1 /: no run files (*.json, *.jsonl) found\n")
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

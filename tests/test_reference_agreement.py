@@ -25,6 +25,7 @@ FILES = {
     "guidellm": "benchmarks.json",
     "aiperf": "profile_export_aiperf.json",
     "genai-perf": "profile_export_genai_perf.json",
+    "inference-perf": "stage_0_lifecycle_metrics.json",
 }
 LOW, HIGH = 0.6, 1.5  # reportgen's value / the reference's, for each quantity
 # reportgen's metric, its factor to the comparison's unit, the comparison's key
@@ -50,7 +51,7 @@ def test_imported_numbers_agree_with_the_reference_client(tool: str, load_: str)
         assert LOW <= ratio <= HIGH, f"{tool} {load_} {metric}: {ratio:.3f}x the reference"
 
 
-@pytest.mark.parametrize(("tool", "load_"), [c for c in CASES if c[0] != "guidellm"])
+@pytest.mark.parametrize(("tool", "load_"), [c for c in CASES if c[0] in ("aiperf", "genai-perf")])
 def test_summary_only_imports_give_the_tools_own_medians(tool: str, load_: str) -> None:
     # AIPerf and GenAI-Perf files hold the tool's statistics only: reportgen passes the latencies
     # through, and its output tok/s (tokens over the window) matches the tool's to rounding.
@@ -58,6 +59,14 @@ def test_summary_only_imports_give_the_tools_own_medians(tool: str, load_: str) 
     own = COMPARISON[tool][load_]["tool"]
     for metric, factor, key in QUANTITIES:
         assert values[metric] * factor == pytest.approx(own[key], rel=1e-6)
+
+
+@pytest.mark.parametrize("load_", ["c1", "c4"])
+def test_inference_perf_itl_is_its_tpot_not_its_pooled_zero(load_: str) -> None:
+    # the tool's own median ITL pools token gaps that are half zeros; reportgen reads its TPOT
+    assert COMPARISON["inference-perf"][load_]["tool"]["itl_ms"] == 0.0
+    itl = imported("inference-perf", load_)["load.itl_s"] * 1000
+    assert itl / COMPARISON["inference-perf"][load_]["reference_mean"]["itl_ms"] > LOW
 
 
 def test_guidellm_is_read_from_its_records_with_reportgen_percentiles() -> None:

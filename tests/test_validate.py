@@ -93,9 +93,12 @@ def test_unknown_format_is_one_located_error() -> None:
         "/: not a run file reportgen knows: expected an lmx speed-test run (with tokSOut), an "
         "llm-inference-bench benchmark_results.json (with metadata and results, bare or inside "
         "one wrapping key), a vLLM `bench serve --save-result` file (with model_id and "
-        "request_rate), an AIPerf profile_export_aiperf.json (with aiperf_version), a "
-        "GenAI-Perf profile_export_genai_perf.json (with input_config.perf_analyzer) or a "
-        "GuideLLM benchmarks.json (with metadata.guidellm_version and benchmarks)"
+        "request_rate), an SGLang bench_serving .jsonl file (one record a line, with backend, "
+        "dataset_name and random_input_len), an AIPerf profile_export_aiperf.json (with "
+        "aiperf_version), a GenAI-Perf profile_export_genai_perf.json (with "
+        "input_config.perf_analyzer), a GuideLLM benchmarks.json (with "
+        "metadata.guidellm_version and benchmarks) or an inference-perf "
+        "stage_N_lifecycle_metrics.json (with load_summary and successes)"
     ]
 
 
@@ -710,7 +713,7 @@ def test_load_reports_an_unreadable_file_and_an_empty_folder(tmp_path: Path) -> 
     (tmp_path / "empty").mkdir()
     result = load_arguments([tmp_path / "missing.json", tmp_path / "empty"])
     assert [(Path(p.path).name, p.message) for p in result.problems] == [
-        ("empty", "no run files (*.json) found"),
+        ("empty", "no run files (*.json, *.jsonl) found"),
         ("missing.json", "cannot read file: No such file or directory"),
     ]
 
@@ -727,7 +730,7 @@ def test_load_with_only_warnings_is_ok(tmp_path: Path) -> None:
 def test_valid_examples_load_with_no_problem() -> None:
     result = load_arguments([VALID])
     assert result.problems == ()
-    assert len(result.runs) == len(list(VALID.glob("*.json")))
+    assert len(result.runs) == len([*VALID.glob("*.json"), *VALID.glob("*.jsonl")])
     assert {type(r) for r in result.runs} == {CanonicalRun, MatrixRun, SweepRun}
 
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Protocol
 
-from reportgen.article.manifest import ArticleSource, Where
+from reportgen.article.decl import ArticleSource, Where
 from reportgen.model import Scalar, context_label
 
 KINDS = {"decode": "decode", "prefill": "prefill", "load": "load"}

@@ -20,7 +20,7 @@ from pathlib import Path
 from reportgen import __version__
 from reportgen.article.consistency import consistency
 from reportgen.article.data import article_metrics
-from reportgen.article.manifest import ArticleSource, Text
+from reportgen.article.decl import ArticleSource, Text
 from reportgen.article.pdf import render_pdf
 from reportgen.article.publish import check_output, publish
 from reportgen.article.quality import review

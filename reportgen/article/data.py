@@ -4,9 +4,11 @@ nor matplotlib."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from reportgen.article.manifest import ArticleSource, load_article
+from reportgen.article.decl import ArticleSource
+from reportgen.article.manifest import load_article
 from reportgen.errors import InputError
 from reportgen.formats.load import load
 from reportgen.metrics import MetricSet, compute
@@ -18,4 +20,6 @@ def article_metrics(folder: Path) -> tuple[ArticleSource, MetricSet]:
     result = load(article.run_paths(), label_root=folder, inside=folder)
     if not result.ok:
         raise InputError(result.problems)
-    return article, compute(result.runs, run_of=article.run_of(), setups=article.setups())
+    metrics = compute(result.runs, run_of=article.run_of(), setups=article.setups())
+    warnings = tuple(p for p in result.problems if p.severity == "warning")
+    return article, replace(metrics, read_warnings=warnings)

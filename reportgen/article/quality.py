@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from reportgen.article.manifest import MANIFEST, ArticleSource
+from reportgen.article.decl import ArticleSource
+from reportgen.article.manifest import MANIFEST
 from reportgen.metrics.lints import LINTS, Finding
 
 UNUSED = LINTS["acknowledgement-unused"]

@@ -30,7 +30,7 @@ from reportgen.check.shape import Shape, from_views
 from reportgen.check.sources import read_published
 from reportgen.errors import InputError
 from reportgen.files import read_input
-from reportgen.formats.jsonfile import parse_json
+from reportgen.formats.load import parse_run_file
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.display import Display, display_for, format_number, unit_factor
 
@@ -236,6 +236,6 @@ def check_article(
 def _place(path: Path, pointer: str) -> tuple[int, int] | None:
     """Where a JSON pointer is in a run file, for annotations on the right line."""
     try:
-        return parse_json(str(path), path.read_bytes()).locate(pointer)
+        return parse_run_file(str(path), path.read_bytes(), path).locate(pointer)
     except (OSError, InputError):
         return None

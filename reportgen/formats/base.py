@@ -42,3 +42,7 @@ class RunFormat:
     version: Callable[[dict[str, Any]], tuple[str, str]]
     # the run model and semantic problems, for the run at the detection's base pointer
     parse: Callable[[JsonDocument, str, SourceFile], tuple[Run, list[Problem]]]
+    # True: its files are JSON Lines (`.jsonl`, `reportgen.formats.jsonl`), and `detect` and
+    # `parse` see the records by index; False: one JSON document. Each file is offered only to
+    # the formats of its kind.
+    lines: bool = False

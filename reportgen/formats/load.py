@@ -1,8 +1,9 @@
 """Load and validate stage for run files: paths in, normalized runs and located problems out.
 
-Reads each file (the only I/O here), detects its format from content (`registry`), checks it
-against its schema, refuses format versions reportgen does not know, then hands the raw JSON to
-the format's parser for semantic checks and normalization.
+Reads each file (the only I/O here), parses it as JSON (as JSON Lines when it is named `.jsonl`,
+`reportgen.formats.jsonl`), detects its format from content (`registry`), checks it against its
+schema, refuses format versions reportgen does not know, then hands the raw JSON to the format's
+parser for semantic checks and normalization.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from reportgen.errors import InputError, Problem, has_errors
 from reportgen.files import read_input
 from reportgen.formats.base import RunFormat
 from reportgen.formats.jsonfile import JsonDocument, parse_json, split_pointer
+from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
 from reportgen.formats.registry import detect, known_formats
 from reportgen.formats.schemas import check
 from reportgen.model import Provenance, Run, Scalar, SourceFile
@@ -82,7 +84,7 @@ def _wrapper(data: dict[str, Any], base: str) -> tuple[tuple[str, Scalar], ...]:
 
 def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     """Validate one parsed document and normalize it; the run is None when it has errors."""
-    found = detect(doc.data)
+    found = detect(doc.data, lines=isinstance(doc, JsonLinesDocument))
     if found is None:
         return None, [
             doc.problem(
@@ -121,11 +123,22 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     return (None if has_errors(problems) else run), problems
 
 
+RUN_FILE_GLOBS = ("*.json", "*.jsonl")
+
+
 def folder_run_files(folder: Path) -> list[Path]:
-    """The `*.json` files of a folder (sorted), except those reportgen writes itself."""
+    """The `*.json` and `*.jsonl` files of a folder (sorted), except those reportgen writes."""
     return sorted(
-        p for p in folder.glob("*.json") if p.is_file() and not is_written_by_reportgen(p.name)
+        p
+        for pattern in RUN_FILE_GLOBS
+        for p in folder.glob(pattern)
+        if p.is_file() and not is_written_by_reportgen(p.name)
     )
+
+
+def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
+    """One run file's bytes parsed: JSON Lines when `path` is named `.jsonl`, else JSON."""
+    return parse_json_lines(label, raw) if path.suffix == ".jsonl" else parse_json(label, raw)
 
 
 def load(
@@ -142,7 +155,7 @@ def load(
         label = str(path.relative_to(label_root)) if label_root else str(path)
         try:
             raw = read_input(path, "run", label=label, inside=inside)
-            doc = parse_json(label, raw)
+            doc = parse_run_file(label, raw, path)
         except InputError as exc:
             problems.extend(exc.problems)
             continue

@@ -8,23 +8,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from reportgen.formats import aiperf, genai_perf, guidellm, llm_inference_bench, lmx, vllm_bench
+from reportgen.formats import (
+    aiperf,
+    genai_perf,
+    guidellm,
+    inference_perf,
+    llm_inference_bench,
+    lmx,
+    sglang_bench,
+    vllm_bench,
+)
 from reportgen.formats.base import Detection, RunFormat
 
 FORMATS: tuple[RunFormat, ...] = (
     lmx.FORMAT,
     llm_inference_bench.FORMAT,
     vllm_bench.FORMAT,
+    sglang_bench.FORMAT,
     aiperf.FORMAT,
     genai_perf.FORMAT,
     guidellm.FORMAT,
+    inference_perf.FORMAT,
 )
 
 
-def detect(data: dict[str, Any]) -> tuple[RunFormat, Detection] | None:
-    """The first format that recognises the document, with where its run is; None if none."""
+def detect(data: dict[str, Any], *, lines: bool = False) -> tuple[RunFormat, Detection] | None:
+    """The first format that recognises the document, with where its run is; None if none.
+    `lines`: the document is a JSON Lines file's records, offered to JSON Lines formats only."""
     for fmt in FORMATS:
-        found = fmt.detect(data)
+        found = fmt.detect(data) if fmt.lines == lines else None
         if found is not None:
             return fmt, found
     return None

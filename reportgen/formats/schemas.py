@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
 
 from reportgen.formats.fastschema import Predicate, inline_refs, predicate
-from reportgen.formats.jsonfile import pointer_of
+from reportgen.formats.jsonfile import TOO_LARGE, pointer_of
 from reportgen.resources import schema_dir
 
 SCHEMA_FILES = {
@@ -32,9 +33,11 @@ SCHEMA_FILES = {
     "llm-inference-bench": "llm-inference-bench.schema.json",
     "lmx-matrix": "lmx-matrix.schema.json",
     "vllm-bench": "vllm-bench.schema.json",
+    "sglang-bench": "sglang-bench.schema.json",
     "guidellm": "guidellm.schema.json",
     "aiperf": "aiperf.schema.json",
     "genai-perf": "genai-perf.schema.json",
+    "inference-perf": "inference-perf.schema.json",
     "article": "article.schema.json",
     "check-result": "check-result.schema.json",
 }
@@ -119,6 +122,8 @@ def schema(name: str, folder: Path | None = None) -> dict[str, Any]:
 
 
 def _message(error: ValidationError) -> str:
+    if isinstance(error.instance, float) and not math.isfinite(error.instance):
+        return TOO_LARGE  # 1e999 reads as infinity: say what it was, not "inf is greater ..."
     if error.validator == "required":
         return str(error.message).replace(" is a required property", " is required")
     described = error.schema.get("description") if isinstance(error.schema, dict) else None

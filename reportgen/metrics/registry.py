@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from reportgen.errors import Problem
 from reportgen.model import CellStatus, ProvenanceStatus, Run, Scalar, context_label
 
 Source = Literal["samples", "fields", "summary", "derived", "repetitions"]
@@ -500,6 +501,8 @@ class MetricSet:
     runs: tuple[Run, ...]
     # run settings whose files disagree, so no one value stands for the run: id -> the values
     varying: tuple[tuple[str, str], ...] = ()
+    # the warnings reading the run files gave (a summary against its data, a tool's artefact)
+    read_warnings: tuple[Problem, ...] = ()
     _index: dict[str, MetricValue] = field(default_factory=dict, compare=False, repr=False)
 
     def by_id(self) -> dict[str, MetricValue]:

@@ -28,6 +28,7 @@ RUN_FILES = {
     "guidellm": "benchmarks.json",
     "aiperf": "profile_export_aiperf.json",
     "genai-perf": "profile_export_genai_perf.json",
+    "inference-perf": "stage_0_lifecycle_metrics.json",
 }
 LOW, HIGH = 0.6, 1.5  # as tests/test_reference_agreement.py states it
 QUANTITIES = (

@@ -13,7 +13,13 @@ caveat, or when it looks implausible and needs a human look. Each lint id has on
 from __future__ import annotations
 
 from reportgen import tolerances as tol
-from reportgen.metrics.lints.cells import cells, contexts, load_points, tool_warnings
+from reportgen.metrics.lints.cells import (
+    cells,
+    contexts,
+    load_points,
+    read_warnings,
+    tool_warnings,
+)
 from reportgen.metrics.lints.cross import (
     aggregate_bound,
     group_bound,
@@ -52,5 +58,6 @@ def lint(metrics: MetricSet, thresholds: tol.Thresholds = tol.THRESHOLDS) -> tup
         *median_speed_bound(metrics, t),
         *group_bound(metrics, t),
         *tool_warnings(metrics),
+        *read_warnings(metrics),
     ]
     return tuple(sorted(found, key=_order))

@@ -243,3 +243,17 @@ def tool_warnings(metrics: MetricSet) -> Iterator[Finding]:
                     f"{run.source.tool} warned about this run: {text.rstrip('.')}.",
                     concurrency=run.concurrency,
                 )
+
+
+def read_warnings(metrics: MetricSet) -> Iterator[Finding]:
+    """The warnings reading the run files gave, kept with the data's other findings, so an
+    article and `check` show what `reportgen validate` shows."""
+    for p in metrics.read_warnings:
+        yield finding(
+            "read-warning",
+            p.path,
+            p.pointer,
+            None,
+            f"line {p.line}, {p.pointer or 'the whole file'}",
+            p.message[:1].upper() + p.message[1:].rstrip(".") + ".",
+        )

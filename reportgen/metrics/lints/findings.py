@@ -201,6 +201,15 @@ LINTS: dict[str, LintDef] = _defs(
         "Warnings the benchmark tool wrote",
         "The benchmark tool itself flagged these runs.",
     ),
+    LintDef(
+        "read-warning",
+        "warning",
+        "reading a run file found a problem in it: a summary that disagrees with its own data, "
+        "or a known artefact of the tool that wrote it",
+        "Problems found while reading the run files",
+        "The run files contradict themselves here, or show a known artefact of the tool that "
+        "wrote them; the numbers reportgen shows are computed as the metric definitions say.",
+    ),
     # About the article: its declared setup against what the run files record.
     LintDef(
         "setup-contradicts-data",

@@ -1,0 +1,178 @@
+"""Drawing for the charts: matplotlib figures in the article's look (palette, markers, axes,
+legend, fixed margins) and their SVG made an element to inline in the page.
+
+Each chart is drawn with matplotlib's SVG backend (no pyplot, no `matplotlib.use`) inside a style
+context (an `rc_context`) that starts from matplotlib's defaults, so a user's matplotlibrc cannot
+change the output and ours ends with the call. The SVG is then made fit to inline in an HTML page:
+no prolog, doctype, comments, metadata or global `<style>`; CSS `style` attributes turned into
+presentation attributes; every id and `#id` reference prefixed with the chart id; width 100% over
+the kept viewBox; `role="img"` with a `<title>`. The same drawing gives the same bytes in any
+process.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import matplotlib.style
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter, NullLocator
+
+# Okabe-Ito, yellow last (weak on white); markers differ too, for grey print.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+# Lines that lie on top of each other stay apart by dash and by marker (hollow every other one),
+# not by colour alone.
+DASHES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 2)), "-", "--")
+HOLLOW = (False, True, False, True, False, True, False, True)
+# Sized for a phone: shown at its natural width (4.8 in = 461 CSS px) or narrower, the 12 pt
+# text stays at least as large as the page's small print (0.8rem) down to a 420 px screen.
+WIDTH_IN, HEIGHT_IN = 4.8, 3.6
+_RC: dict[str, Any] = {
+    "svg.hashsalt": "reportgen",
+    "svg.fonttype": "none",
+    "font.family": ["DejaVu Sans"],
+    "font.size": 12.0,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "axes.axisbelow": True,
+    "grid.color": "#dddddd",
+    "grid.linewidth": 0.6,
+    "axes.edgecolor": "#555555",
+    "xtick.color": "#333333",
+    "ytick.color": "#333333",
+    "lines.linewidth": 1.8,
+    "lines.markersize": 6.0,
+    "legend.frameon": False,
+}
+_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
+_LOCK = threading.Lock()  # rc_context changes process-wide rcParams while it is open
+
+
+def line_style(i: int) -> dict[str, Any]:
+    """The colour, marker and dash of the `i`th line of a chart."""
+    return {
+        "color": PALETTE[i % len(PALETTE)],
+        "marker": MARKERS[i % len(MARKERS)],
+        "linestyle": DASHES[i % len(DASHES)],
+        "markerfacecolor": "white" if HOLLOW[i % len(HOLLOW)] else None,
+        "markeredgewidth": 1.4,
+    }
+
+
+def log2_axis(ax: Any, ticks: Sequence[float], labels: Sequence[str]) -> None:
+    """A base-2 log x axis with a tick, labelled, at each value."""
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(list(ticks)))
+    ax.xaxis.set_major_formatter(FixedFormatter(list(labels)))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlim(min(ticks) / 1.3, max(ticks) * 1.3)
+    ax.grid(False, axis="x")
+
+
+def y_axis(ax: Any, unit: str, *, log: bool) -> None:
+    """The y axis: log, or linear from zero with headroom; tick labels by the unit."""
+    seconds = unit in ("s", "ms", "J/tok", "tok/s/W")
+    if log:
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    else:  # from zero, with headroom so the top markers are not cut by the frame
+        ax.set_ylim(0, ax.dataLim.y1 * 1.08)
+    fmt: Callable[[float, object], str] = (
+        (lambda v, _: f"{v:g}") if seconds else (lambda v, _: f"{v:,.0f}")
+    )
+    ax.yaxis.set_major_formatter(FuncFormatter(fmt))
+
+
+def draw_legend(ax: Any, title: str, entries: int) -> None:
+    """The legend above the plot, in one row (two for more than four entries), with its title."""
+    ax.legend(
+        title=title,
+        loc="lower left",
+        bbox_to_anchor=(-0.02, 1.01),
+        ncols=entries if entries <= 4 else -(-entries // 2),
+        alignment="left",
+        handlelength=1.9,
+        handletextpad=0.4,
+        columnspacing=0.8,
+        borderaxespad=0.0,
+    )
+
+
+_MARGINS = {"left": 0.16, "right": 0.97, "bottom": 0.15, "top": 0.76}
+# Room left of the axes: the rotated y label and padding, plus the widest y tick label, in
+# fractions of the figure's width (12 pt DejaVu Sans is about 0.1 in a character).
+_LEFT_BASE, _LEFT_PER_CHAR = 0.09, 0.1 / WIDTH_IN
+
+
+def _left_margin(fig: Figure) -> float:
+    """The left margin that fits the widest y tick label the figure will show."""
+    widest = 0
+    for ax in fig.axes:
+        low, high = sorted(ax.get_ylim())
+        ticks = [t for t in ax.get_yticks() if low <= t <= high]
+        labels = ax.yaxis.get_major_formatter().format_ticks(ticks)
+        widest = max([widest, *(len(label) for label in labels)])
+    return min(0.3, _LEFT_BASE + _LEFT_PER_CHAR * widest)
+
+
+def render_svg(chart_id: str, title: str, draw: Callable[[Figure], None]) -> str:
+    """The figure `draw` fills, in the article's style, as an inline `<svg>` element."""
+    buf = io.StringIO()
+    # Start from matplotlib's defaults, not the user's matplotlibrc; restored on exit.
+    with _LOCK, matplotlib.style.context(["default", _RC]):
+        fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN))
+        # Fixed margins, sized for the tick labels, axis labels and the legend above:
+        # matplotlib's constrained layout measured every label and cost half of a chart's time.
+        fig.subplots_adjust(**_MARGINS)
+        draw(fig)
+        legend = any(ax.get_legend() is not None for ax in fig.axes)
+        fig.subplots_adjust(left=_left_margin(fig), top=_MARGINS["top"] if legend else 0.95)
+        fig.savefig(buf, format="svg", metadata=_METADATA)
+    return _inline(buf.getvalue(), chart_id, title)
+
+
+_DROP = re.compile(
+    r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->|<metadata>.*?</metadata>|<style.*?</style>", re.S
+)
+_REF = re.compile(r'(\bid="|url\(#|href="#)')
+_STYLE = re.compile(r'\bstyle="([^"]*)"')
+# The PDF draws with its own copy of DejaVu Sans (see article/pdf.py); browsers fall back.
+_FONTS = {"'DejaVu Sans'": "'reportgen DejaVu Sans', 'DejaVu Sans', sans-serif"}
+_ROOT = re.compile(r"<svg\b[^>]*>")
+
+
+def _inline(svg: str, chart_id: str, title: str) -> str:
+    """matplotlib's SVG document as an element to inline in HTML (see the module docstring)."""
+    svg = _DROP.sub("", svg)
+    svg = re.sub(r"\n\s*\n", "\n", svg)  # lines left empty by the drops
+    svg = _REF.sub(lambda m: f"{m.group(1)}{chart_id}-", svg)
+    svg = _STYLE.sub(_attributes, svg)
+    root = _ROOT.search(svg)
+    assert root is not None, "matplotlib wrote no <svg> element"
+    view_box = re.search(r'viewBox="[^"]*"', root.group(0))
+    assert view_box is not None, "matplotlib wrote no viewBox"
+    label = html.escape(title, quote=True)
+    head = (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+        f'version="1.1" {view_box.group(0)} width="100%" role="img" '
+        f'aria-label="{label}" stroke-linejoin="round" stroke-linecap="butt">'
+        f'<title id="{chart_id}-title">{label}</title>'
+    )
+    return (svg[: root.start()] + head + svg[root.end() :]).strip() + "\n"
+
+
+def _attributes(style: re.Match[str]) -> str:
+    """`style="fill: #fff; stroke: #000"` as presentation attributes `fill="#fff" stroke="#000"`.
+
+    WeasyPrint reads inline SVG's `style` attributes with its HTML CSS parser, which warns about
+    every SVG property; presentation attributes are plain SVG and also let page CSS override.
+    """
+    pairs = (item.split(":", 1) for item in style.group(1).split(";") if item.strip())
+    return " ".join(f'{k.strip()}="{_FONTS.get(v.strip(), v.strip())}"' for k, v in pairs)

@@ -1,0 +1,36 @@
+"""Each module of reportgen owns one thing and says so: none is over about 300 lines unless it
+is a table of data, and each opens with a docstring."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
+MODULES = sorted(PACKAGE.rglob("*.py"))
+LIMIT = 320
+# Tables of data, allowed to be long: the metric registry and the lint table.
+TABLES = {"metrics/registry.py", "metrics/lints/findings.py"}
+
+
+def name(path: Path) -> str:
+    return path.relative_to(PACKAGE).as_posix()
+
+
+def test_the_limit_sees_every_module() -> None:
+    assert len(MODULES) > 60 and all(name(PACKAGE / t) in map(name, MODULES) for t in TABLES)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=name)
+def test_no_module_is_over_the_limit(path: Path) -> None:
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    if name(path) not in TABLES:
+        assert lines <= LIMIT, f"{name(path)} has {lines} lines; split it by what it owns"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=name)
+def test_every_module_says_what_it_owns(path: Path) -> None:
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    assert doc, f"{name(path)} has no docstring"
