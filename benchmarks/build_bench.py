@@ -45,9 +45,9 @@ SUB_BUILD, SUB_WEASYPRINT = "subprocess reportgen build", "subprocess weasyprint
 
 # (stage, module, function): the functions `reportgen.build` calls, timed where it calls them.
 _STAGES = (
-    ("load+validate", "reportgen.article.build", "load_article"),
-    ("load+validate", "reportgen.article.build", "load"),
-    ("metrics", "reportgen.article.build", "compute"),
+    ("load+validate", "reportgen.article.data", "load_article"),
+    ("load+validate", "reportgen.article.data", "load"),
+    ("metrics", "reportgen.article.data", "compute"),
     ("lints", "reportgen.article.build", "lint"),
     ("charts", "reportgen.article.render", "render_charts"),
     ("html render", "reportgen.article.build", "build_context"),

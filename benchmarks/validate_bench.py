@@ -4,8 +4,8 @@ Generates (seeded, into a temporary folder) a schema-valid, semantically consist
 `benchmark_results.json` of 8 contexts x 10 concurrency levels (1 to 512) with ~200,000 request
 samples, and a second one with twice the samples. For each size it times, interleaved and as the
 median of several repetitions, a plain `json.load` of the file and the whole reportgen path
-(`reportgen.runfiles.load` then `reportgen.metrics.compute`), and prints their ratio and how each
-grows when the file doubles. A breakdown by stage shows where the time goes.
+(`reportgen.formats.load.load` then `reportgen.metrics.compute`), and prints their ratio and how
+each grows when the file doubles. A breakdown by stage shows where the time goes.
 
 Run it with `make bench` (or `.venv/bin/python benchmarks/validate_bench.py --help`). It asserts
 that the generated files load without a single problem; it asserts nothing about timing.
@@ -28,9 +28,9 @@ from typing import Any
 
 from reportgen import metrics
 from reportgen.formats import llm_inference_bench as bench
-from reportgen.formats import load as runfiles
 from reportgen.formats import schemas
 from reportgen.formats.jsonfile import parse_json
+from reportgen.formats.load import load as load_runs
 from reportgen.model import Provenance, SourceFile
 from reportgen.stats import percentile
 
@@ -168,7 +168,7 @@ def _json_load(path: Path) -> object:
 
 
 def _reportgen(path: Path) -> metrics.MetricSet:
-    result = runfiles.load([path])
+    result = load_runs([path])
     if result.problems:
         raise AssertionError("\n".join(p.format() for p in result.problems))
     return metrics.compute(result.runs)
@@ -233,7 +233,7 @@ def main() -> None:
         print(
             f"{len(CONTEXTS)} contexts x {len(CONCURRENCIES)} concurrency levels "
             f"({values} metric values); median of {args.reps} interleaved repetitions.\n"
-            "reportgen = runfiles.load([path]) + metrics.compute(runs), every sample validated.\n"
+            "reportgen = load([path]) + metrics.compute(runs), every sample validated.\n"
         )
         cpu: dict[tuple[int, str], list[float]] = {}
         wall: dict[tuple[int, str], list[float]] = {}

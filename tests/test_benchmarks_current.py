@@ -1,0 +1,35 @@
+"""The benchmark scripts (`make bench`) time reportgen's own functions where the build calls
+them. A move inside reportgen must not leave them patching names that no longer exist: import
+each script and check every function it instruments or calls is still there."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_stage_the_build_benchmark_times_exists() -> None:
+    build_bench = script("build_bench")
+    for stage, module, function in build_bench._STAGES:
+        assert callable(getattr(importlib.import_module(module), function, None)), (stage, module)
+
+
+def test_the_validate_benchmark_calls_the_loader_and_the_parser() -> None:
+    validate_bench = script("validate_bench")
+    assert callable(validate_bench.load_runs)
+    assert callable(validate_bench.bench.parse)
+    assert callable(validate_bench.schemas.check)
