@@ -227,6 +227,8 @@ def test_a_layout_version_other_than_1_x_is_refused() -> None:
 def test_detection_claims_only_aiperf_files() -> None:
     for path in sorted(VALID.glob("*.json")):
         data = json.loads(path.read_text())
+        if isinstance(data, list):
+            continue  # a top-level list (llama-bench) is offered only to list formats
         claimed = [f.name for f in FORMATS if f.detect(data) is not None]
         if path.name.startswith("aiperf-"):
             assert claimed == ["aiperf"], path.name

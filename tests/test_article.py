@@ -64,8 +64,8 @@ def test_unknown_keys_and_values_get_did_you_mean(tmp_path: Path) -> None:
     ]
     problems = _problems(tmp_path / "value", ('rows = "context"', 'rows = "contexts"'))
     assert problems[0].endswith(
-        "'contexts' is not one of ['context', 'concurrency', 'rate', 'point', 'prompt_tokens', "
-        "'max_tokens', 'run']; did you mean 'context'?"
+        "'contexts' is not an axis of the data (context, concurrency, rate, point, prompt_tokens, "
+        "max_tokens, run), or meta.KEY: a setting the run files state; did you mean 'context'?"
     )
 
 

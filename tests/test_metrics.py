@@ -289,7 +289,16 @@ def test_sentinel_cells_have_a_state_and_no_metric(extra: dict[str, Any], status
     assert metrics.get("decode.32K.c1.aggregate_tok_s") is not None
     state = [c for c in metrics.cells if c.kind == "decode" and c.concurrency == 8]
     assert state == [
-        CellState("decode", 32768, 8, status, run.cells[1].reason, "runs/x/m.json", "/results/1")
+        CellState(
+            "decode",
+            32768,
+            8,
+            status,
+            run.cells[1].reason,
+            "runs/x/m.json",
+            "/results/1",
+            extra=(("meta.engine", "paiton"),),  # the file's settings, as meta. axes
+        )
     ]
     assert state[0].reason
 

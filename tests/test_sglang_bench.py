@@ -311,9 +311,11 @@ def test_detection_is_exclusive_both_ways() -> None:
         assert found is not None and found[0] is sglang_bench.FORMAT
     for path in sorted(VALID.glob("*.json")):
         data = json.loads(path.read_text())
+        if isinstance(data, list):
+            continue  # a top-level list (llama-bench) is never a JSON Lines record
         assert sglang_bench.detect({"0": data}) is None, path.name
         assert detect({"0": data}, lines=True) is None, path.name
-    assert [f.name for f in FORMATS if f.lines] == ["sglang-bench"]
+    assert "sglang-bench" in [f.name for f in FORMATS if f.lines]
 
 
 @pytest.mark.parametrize("key", sorted(_summary("c1")))

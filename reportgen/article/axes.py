@@ -3,9 +3,10 @@ in what order values come, and whether a value or cell passes a declaration's fi
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from reportgen.article.decl import ArticleSource, Where
@@ -47,6 +48,8 @@ def axis_label(axis: str, value: Scalar, article: ArticleSource | None = None) -
         return run.label if run is not None else str(value)
     if axis in ("prompt_tokens", "max_tokens") and isinstance(value, int):
         return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:g}"  # a setting: 1.0 -> "1"
     return str(value)
 
 
@@ -80,3 +83,34 @@ def matches(item: Placed, where: Where) -> bool:
             continue
         return False
     return True
+
+
+def filter_problem(where: Where, items: Sequence[Placed], article: ArticleSource) -> str | None:
+    """Why a declaration's `where` or `meta.` axes cannot match the data, naming what the data
+    has; None when they can. `items` are the metric values (and cells) of its kind."""
+    named = {k for item in items for k, _ in getattr(item, "extra", ()) if k.startswith("meta.")}
+    for axis, allowed in where:
+        if axis.startswith("meta.") and axis not in named:
+            return unknown_setting(axis, named)
+        have = {axis_label(axis, item.coord(axis), article) for item in items}
+        have |= {str(item.coord(axis)) for item in items}
+        missing = [
+            str(a) for a in allowed if str(a) not in have and axis_label(axis, a) not in have
+        ]
+        if missing:
+            shown = sorted_labels(axis, items, article)
+            return f"no data for {axis} {', '.join(missing)}; the data has {shown}"
+    return None
+
+
+def unknown_setting(axis: str, named: set[str]) -> str:
+    """No run file states the setting `axis` names: say which ones they state."""
+    near = difflib.get_close_matches(axis, sorted(named), n=1)
+    hint = f"; did you mean {near[0]}?" if near else ""
+    listed = ", ".join(sorted(named)) or "none"
+    return f"no run file states {axis}{hint} (they state: {listed})"
+
+
+def sorted_labels(axis: str, items: Sequence[Placed], article: ArticleSource) -> str:
+    values = sort_values(axis, {i.coord(axis) for i in items if i.coord(axis) is not None}, article)
+    return ", ".join(axis_label(axis, v, article) for v in values) or "none"

@@ -31,7 +31,7 @@ from reportgen.article.chartsvg import (
     render_svg,
     y_axis,
 )
-from reportgen.article.chartwords import AXIS_WORDS, default_label, gaps, series_name
+from reportgen.article.chartwords import axis_words, default_label, gaps, series_name
 from reportgen.article.decl import ArticleSource, ChartDecl
 from reportgen.article.prose import render_inline
 from reportgen.article.resolver import Resolver, tool_versions
@@ -169,11 +169,11 @@ def _line(decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: No
             ax.set_xticks(positions, labels)
             ax.set_xmargin(0.08)
             ax.grid(False, axis="x")
-        ax.set_xlabel(decl.x_label or AXIS_WORDS.get(decl.x, decl.x))
+        ax.set_xlabel(decl.x_label or axis_words(decl.x))
         ax.set_ylabel(y_label)
         y_axis(ax, display.unit, log=decl.y_log)
         if series_axis and len(series) > 1:
-            draw_legend(ax, decl.legend or AXIS_WORDS.get(series_axis, series_axis), len(series))
+            draw_legend(ax, decl.legend or axis_words(series_axis), len(series))
 
     missing = gaps(decl, article, series, xs, index, cells, notes)
     return _chart(decl, article, metrics, missing, draw)
@@ -245,9 +245,9 @@ def _interactivity(
         ax.set_xlim(left=0, right=ax.dataLim.x1 * 1.15)
         y_axis(ax, y_display.unit, log=decl.y_log)
         if series_axis and len(series) > 1:
-            draw_legend(ax, decl.legend or AXIS_WORDS.get(series_axis, series_axis), len(series))
+            draw_legend(ax, decl.legend or axis_words(series_axis), len(series))
 
-    words = f" Each point is labelled by its {AXIS_WORDS.get(label_axis, label_axis)}."
+    words = f" Each point is labelled by its {axis_words(label_axis)}."
     return _chart(decl, article, metrics, words, draw)
 
 

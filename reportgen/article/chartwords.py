@@ -48,6 +48,13 @@ AXIS_WORDS = {
 }
 
 
+def axis_words(axis: str) -> str:
+    """How a chart names an axis: `meta.max_concurrency` -> "max concurrency"."""
+    if axis.startswith("meta."):
+        return axis.removeprefix("meta.").replace("_", " ")
+    return AXIS_WORDS.get(axis, axis)
+
+
 def series_name(axis: str | None, value: Scalar, article: ArticleSource) -> str:
     """A series in the legend: context 0 says what it is (no context before the prompt)."""
     if axis == "context" and value == 0:
@@ -105,4 +112,4 @@ def at_words(axis: str, labels: Sequence[str]) -> str:
         return f"{axis} {values}"
     if axis == "rate":
         return values
-    return f"{AXIS_WORDS.get(axis, axis)} {values}"
+    return f"{axis_words(axis)} {values}"

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from reportgen.article.axes import axis_label, kind_of, matches, sort_values
+from reportgen.article.axes import (
+    axis_label,
+    filter_problem,
+    kind_of,
+    matches,
+    sort_values,
+    unknown_setting,
+)
 from reportgen.article.decl import ArticleSource, Column, TableDecl
 from reportgen.article.numbers import number_html
 from reportgen.article.tablecells import (
@@ -151,9 +158,35 @@ def _points(b: CellBuilder) -> TableView:
                 )
                 cells.append(b.absent(state))
         out_rows.append((axis_label(decl.rows, r, b.article), tuple(cells)))
-    corner = decl.corner if decl.corner is not None else decl.rows.replace("_", " ")
+    corner = (
+        decl.corner
+        if decl.corner is not None
+        else (decl.rows.removeprefix("meta.").replace("_", " "))
+    )
     headers = tuple(_with_unit(c) for c in decl.columns)
     return TableView(decl, corner, headers, tuple(out_rows), b.footnotes.items())
+
+
+def _check_filters(decl: TableDecl, metrics: MetricSet, article: ArticleSource) -> None:
+    """A `where` value or a `meta.` axis the data lacks is a build error naming what it has."""
+    wanted = {decl.metric} if decl.metric else set()
+    wanted |= {c.metric for c in decl.columns} if isinstance(decl.columns, tuple) else set()
+    items = [v for v in metrics.values if v.metric in wanted]
+    named = {k for v in items for k, _ in v.extra if k.startswith("meta.")}
+    axes = [decl.rows, *([decl.columns] if isinstance(decl.columns, str) else [])]
+    for axis in axes:
+        if axis.startswith("meta.") and items and axis not in named:
+            raise table_problem(decl, unknown_setting(axis, named))
+    problem = filter_problem(decl.where, items, article) if items else None
+    if problem is not None:
+        raise table_problem(decl, problem)
+
+
+def _corner(decl: TableDecl) -> str:
+    """The top-left cell: as declared, else the rows' axis in words (`meta.` left out)."""
+    if decl.corner is not None:
+        return decl.corner
+    return decl.rows.removeprefix("meta.").replace("_", " ")
 
 
 def _check_units(decl: TableDecl) -> None:
@@ -242,7 +275,11 @@ def _compare(b: CellBuilder) -> TableView:
     labels = [b.article.run(run).label for run in runs]  # type: ignore[union-attr]
     words = {"delta": f"change ({labels[1]} - {labels[0]})", "ratio": f"{labels[1]} / {labels[0]}"}
     headers = (*labels, *(words[k] for k in decl.compare.show))
-    corner = decl.corner if decl.corner is not None else decl.rows.replace("_", " ")
+    corner = (
+        decl.corner
+        if decl.corner is not None
+        else (decl.rows.removeprefix("meta.").replace("_", " "))
+    )
     return TableView(decl, corner, tuple(headers), tuple(out_rows), b.footnotes.items())
 
 
@@ -261,6 +298,7 @@ def table_views(
         b = CellBuilder(decl, metrics, article, flags, notes)
         try:
             _check_units(decl)
+            _check_filters(decl, metrics, article)
             if decl.compare is not None:
                 views.append(_compare(b))
             elif isinstance(decl.columns, tuple):

@@ -46,3 +46,8 @@ class RunFormat:
     # `parse` see the records by index; False: one JSON document. Each file is offered only to
     # the formats of its kind.
     lines: bool = False
+    # True: its files are JSON whose top level is an array, which `detect` and `parse` see as its
+    # items by index ("0", "1", ...), as JSON Lines records: pointers (`/3/avg_ts`) are the file's
+    # own. A file whose top level is an array is offered to these formats only, and refused as
+    # JSON when none claims it.
+    top_list: bool = False

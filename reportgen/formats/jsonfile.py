@@ -87,6 +87,19 @@ class JsonDocument:
         return Problem(self.label, line, col, pointer, message, severity)  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
+class JsonArrayDocument(JsonDocument):
+    """A JSON file whose top level is an array (`parse_json(..., top_list=True)`): `data` maps
+    each item's index ("0", "1", ...) to the item, so `/3/avg_ts` is a pointer into the file and
+    `locate` walks the text as it is."""
+
+
+def not_an_object(label: str, text: str, kind: str) -> Problem:
+    """The problem of a file whose top level is `kind` ("an array"), at its first character."""
+    line, col = line_col(text, _skip_ws(text, 0))
+    return Problem(label, line, col, "", f"top level must be an object, not {kind}")
+
+
 def _skip_ws(text: str, i: int) -> int:
     n = len(text)
     while i < n and text[i] in _WS:
@@ -252,8 +265,9 @@ def _syntax_problem(label: str, text: str, exc: json.JSONDecodeError) -> Problem
     return Problem(label, exc.lineno, exc.colno, "", what)
 
 
-def parse_json(label: str, raw: bytes) -> JsonDocument:
-    """Parse one JSON file's bytes; raise `InputError` with located problems if it is malformed."""
+def parse_json(label: str, raw: bytes, *, top_list: bool = False) -> JsonDocument:
+    """Parse one JSON file's bytes; raise `InputError` with located problems if it is malformed.
+    `top_list`: a top-level array is a `JsonArrayDocument` (else refused, as any non-object)."""
     digest = hashlib.sha256(raw).hexdigest()
     if raw.startswith(_BOM):
         raise InputError(
@@ -278,14 +292,13 @@ def parse_json(label: str, raw: bytes) -> JsonDocument:
         raise InputError(_walk_problems(label, text)) from None
     except RecursionError:
         raise InputError([Problem(label, 1, 1, "", "JSON nested too deeply")]) from None
+    if isinstance(data, list) and top_list:
+        return JsonArrayDocument(label, digest, text, {str(i): v for i, v in enumerate(data)})
     if not isinstance(data, dict):
         kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
             type(data), "a number"
         )
-        line, col = line_col(text, _skip_ws(text, 0))
-        raise InputError(
-            [Problem(label, line, col, "", f"top level must be an object, not {kind}")]
-        )
+        raise InputError([not_an_object(label, text, kind)])
     return JsonDocument(label, digest, text, data)
 
 

@@ -1,9 +1,10 @@
 """Load and validate stage for run files: paths in, normalized runs and located problems out.
 
 Reads each file (the only I/O here), parses it as JSON (as JSON Lines when it is named `.jsonl`,
-`reportgen.formats.jsonl`), detects its format from content (`registry`), checks it against its
-schema, refuses format versions reportgen does not know, then hands the raw JSON to the format's
-parser for semantic checks and normalization.
+`reportgen.formats.jsonl`; a top-level array only for a format that reads one), detects its
+format from content (`registry`), checks it against its schema, refuses format versions
+reportgen does not know, then hands the raw JSON to the format's parser for semantic checks and
+normalization.
 """
 
 from __future__ import annotations
@@ -17,14 +18,21 @@ from typing import Any
 from reportgen.errors import InputError, Problem, has_errors
 from reportgen.files import read_input
 from reportgen.formats.base import RunFormat
-from reportgen.formats.jsonfile import JsonDocument, parse_json, split_pointer
+from reportgen.formats.jsonfile import (
+    JsonArrayDocument,
+    JsonDocument,
+    not_an_object,
+    parse_json,
+    split_pointer,
+)
 from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
-from reportgen.formats.registry import detect, known_formats
+from reportgen.formats.registry import FORMATS, detect, known_formats
 from reportgen.formats.schemas import check
 from reportgen.model import Provenance, Run, Scalar, SourceFile
 from reportgen.written import is_written_by_reportgen
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
+_TOP_LIST = any(f.top_list for f in FORMATS)  # a JSON file may then be a top-level array
 
 
 @dataclass(frozen=True)
@@ -84,7 +92,10 @@ def _wrapper(data: dict[str, Any], base: str) -> tuple[tuple[str, Scalar], ...]:
 
 def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     """Validate one parsed document and normalize it; the run is None when it has errors."""
-    found = detect(doc.data, lines=isinstance(doc, JsonLinesDocument))
+    listed = isinstance(doc, JsonArrayDocument)
+    found = detect(doc.data, lines=isinstance(doc, JsonLinesDocument), top_list=listed)
+    if found is None and listed:  # no format reads this array: refused as any other JSON array
+        return None, [not_an_object(doc.label, doc.text, "an array")]
     if found is None:
         return None, [
             doc.problem(
@@ -138,7 +149,9 @@ def folder_run_files(folder: Path) -> list[Path]:
 
 def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
     """One run file's bytes parsed: JSON Lines when `path` is named `.jsonl`, else JSON."""
-    return parse_json_lines(label, raw) if path.suffix == ".jsonl" else parse_json(label, raw)
+    if path.suffix == ".jsonl":
+        return parse_json_lines(label, raw)
+    return parse_json(label, raw, top_list=_TOP_LIST)
 
 
 def load(

@@ -10,9 +10,11 @@ from typing import Any
 
 from reportgen.formats import (
     aiperf,
+    aiperf_records,
     genai_perf,
     guidellm,
     inference_perf,
+    llama_bench,
     llm_inference_bench,
     lmx,
     sglang_bench,
@@ -23,20 +25,25 @@ from reportgen.formats.base import Detection, RunFormat
 FORMATS: tuple[RunFormat, ...] = (
     lmx.FORMAT,
     llm_inference_bench.FORMAT,
+    llama_bench.FORMAT,
     vllm_bench.FORMAT,
     sglang_bench.FORMAT,
     aiperf.FORMAT,
+    aiperf_records.FORMAT,
     genai_perf.FORMAT,
     guidellm.FORMAT,
     inference_perf.FORMAT,
 )
 
 
-def detect(data: dict[str, Any], *, lines: bool = False) -> tuple[RunFormat, Detection] | None:
+def detect(
+    data: dict[str, Any], *, lines: bool = False, top_list: bool = False
+) -> tuple[RunFormat, Detection] | None:
     """The first format that recognises the document, with where its run is; None if none.
-    `lines`: the document is a JSON Lines file's records, offered to JSON Lines formats only."""
+    `lines`: the document is a JSON Lines file's records, offered to JSON Lines formats only;
+    `top_list`: a top-level array's items, offered to the formats that read one only."""
     for fmt in FORMATS:
-        found = fmt.detect(data) if fmt.lines == lines else None
+        found = fmt.detect(data) if (fmt.lines, fmt.top_list) == (lines, top_list) else None
         if found is not None:
             return fmt, found
     return None

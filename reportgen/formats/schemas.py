@@ -31,11 +31,13 @@ SCHEMA_FILES = {
     "provenance": "provenance.schema.json",
     "lmx-speed-test": "lmx-speed-test.schema.json",
     "llm-inference-bench": "llm-inference-bench.schema.json",
+    "llama-bench": "llama-bench.schema.json",
     "lmx-matrix": "lmx-matrix.schema.json",
     "vllm-bench": "vllm-bench.schema.json",
     "sglang-bench": "sglang-bench.schema.json",
     "guidellm": "guidellm.schema.json",
     "aiperf": "aiperf.schema.json",
+    "aiperf-records": "aiperf-records.schema.json",
     "genai-perf": "genai-perf.schema.json",
     "inference-perf": "inference-perf.schema.json",
     "article": "article.schema.json",
@@ -124,6 +126,15 @@ def schema(name: str, folder: Path | None = None) -> dict[str, Any]:
 def _message(error: ValidationError) -> str:
     if isinstance(error.instance, float) and not math.isfinite(error.instance):
         return TOO_LARGE  # 1e999 reads as infinity: say what it was, not "inf is greater ..."
+    big = error.instance
+    if isinstance(big, int) and not isinstance(big, bool) and abs(big) >= 10**21:
+        # a 400-digit integer is named by its size, not printed whole
+        digits = len(str(abs(big)))
+        if error.validator in ("maximum", "exclusiveMaximum"):
+            return (
+                f"a {digits}-digit number is greater than the maximum of {error.validator_value:g}"
+            )
+        return f"a {digits}-digit number: {str(error.message).split(' ', 1)[1]}"
     if error.validator == "required":
         return str(error.message).replace(" is a required property", " is required")
     described = error.schema.get("description") if isinstance(error.schema, dict) else None
@@ -173,6 +184,15 @@ def check(name: str, data: Any, folder: Path | None = None) -> list[SchemaProble
             message = _message(leaf)
             if leaf.validator == "enum" and isinstance(leaf.instance, str):
                 message += _did_you_mean(leaf.instance, [str(v) for v in leaf.validator_value])
+            elif leaf.validator == "anyOf" and isinstance(leaf.instance, str):
+                # "an axis, or meta.KEY": suggest from the branch that lists the names
+                names = [
+                    str(v)
+                    for branch in leaf.validator_value
+                    if isinstance(branch, dict)
+                    for v in branch.get("enum", ())
+                ]
+                message += _did_you_mean(leaf.instance, names) if names else ""
             found.append(SchemaProblem(pointer_of(path), message))
     return sorted(set(found), key=lambda p: (p.pointer, p.message))
 

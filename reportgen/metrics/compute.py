@@ -14,7 +14,7 @@ from reportgen.errors import InputError, Problem
 from reportgen.metrics.efficiency import efficiency
 from reportgen.metrics.registry import CellState, MetricSet, MetricValue
 from reportgen.metrics.repeats import combine, varying_settings
-from reportgen.metrics.values import Cell, Emitter, distribution
+from reportgen.metrics.values import Cell, Emitter, distribution, run_settings
 from reportgen.model import (
     TOKEN_COUNT_SOURCES,
     CanonicalRun,
@@ -272,7 +272,8 @@ def compute(
     values: list[MetricValue] = []
     cells: list[CellState] = []
     for run in runs:
-        emit = Emitter(run.source, (run_of or {}).get(run.source.label))
+        meta = run_settings(run)
+        emit = Emitter(run.source, (run_of or {}).get(run.source.label), meta)
         items: Iterator[MetricValue | CellState]
         if isinstance(run, CanonicalRun):
             items = iter(_canonical(run, emit))
@@ -281,7 +282,10 @@ def compute(
         else:
             items = _sweep(run, emit)
         for item in items:
-            (values if isinstance(item, MetricValue) else cells).append(item)  # type: ignore[arg-type]
+            if isinstance(item, MetricValue):
+                values.append(item)
+            else:
+                cells.append(replace(item, extra=meta))
     values += list(efficiency(values, setups or {}))
     values = combine(values, RUN_SETTINGS)
     if len({v.run for v in values} | {c.run for c in cells}) > 1:

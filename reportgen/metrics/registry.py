@@ -35,6 +35,8 @@ STAT_WORDS = {
     "n": "samples",
 }
 AXES = ("run", "context", "concurrency", "rate", "point", "prompt_tokens", "max_tokens")
+# An axis over a setting the run file states: `meta.max_concurrency`, `meta.engineName`.
+META = "meta."
 
 
 @dataclass(frozen=True)
@@ -485,9 +487,12 @@ class CellState:
     run: str | None = None
     point: str | None = None
     rate: float | None = None
+    extra: tuple[tuple[str, Scalar], ...] = ()  # the run file's settings, as `meta.KEY` axes
 
     def coord(self, axis: str) -> Scalar:
         """The cell's position on an axis (None where it has none)."""
+        if axis.startswith(META):
+            return dict(self.extra).get(axis)
         found: Scalar = getattr(self, axis, None)
         return found
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from reportgen.metrics.registry import DEFINITIONS, STATS, MetricValue, Source, metric_id
-from reportgen.model import Scalar, SourceFile, Summary
+from reportgen.metrics.registry import DEFINITIONS, META, STATS, MetricValue, Source, metric_id
+from reportgen.model import MatrixRun, Run, Scalar, SourceFile, Summary, SweepRun
 from reportgen.stats import describe
 
 
@@ -35,6 +35,7 @@ class Emitter:
 
     src: SourceFile
     run: str | None = None
+    meta: tuple[tuple[str, Scalar], ...] = ()  # the file's settings, as `meta.KEY` axes
 
     def value(
         self,
@@ -73,7 +74,7 @@ class Emitter:
             stat=stat,
             point=at.point,
             rate=at.rate,
-            extra=at.extra,
+            extra=at.extra + self.meta,
             basis=basis,
         )
 
@@ -121,3 +122,15 @@ def distribution(
         if found is not None:
             at_stat = (own_pointers or {}).get(stat, where)
             yield emit.value(key, float(found), "summary", at_stat, at, stat=stat, n=own.n)
+
+
+def run_settings(run: Run) -> tuple[tuple[str, Scalar], ...]:
+    """The settings a run file states, as `meta.KEY` axes: its engine and model, a wrapper's
+    metadata, and a sweep's settings (None values left out)."""
+    pairs: dict[str, Scalar] = {}
+    if isinstance(run, MatrixRun | SweepRun):
+        pairs.update(engine=run.engine, model=run.model)
+    pairs.update(run.source.wrapper)
+    if isinstance(run, SweepRun):
+        pairs.update(run.settings)
+    return tuple((META + k, v) for k, v in sorted(pairs.items()) if v is not None)

@@ -149,7 +149,8 @@ def _cell(metrics: MetricSet, file: str, cell: DecodeCell, t: tol.Thresholds) ->
             context=cell.context_tokens,
             concurrency=cell.concurrency,
         )
-    if cell.aggregate_source != STREAMED_USAGE:
+    # llama-bench measures offline: its aggregate is its own timing, with no stream to count
+    if cell.aggregate_source not in (STREAMED_USAGE, "llama-bench"):
         words = SOURCE_WORDS.get(cell.aggregate_source, f"'{cell.aggregate_source}'")
         evidence = f"aggregate_source {cell.aggregate_source}, expected {STREAMED_USAGE}"
         if cell.server_counter is not None:
