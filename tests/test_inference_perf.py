@@ -289,13 +289,12 @@ def test_the_summary_file_is_refused_as_recording_no_load(point: str) -> None:
     assert "stage_N_lifecycle_metrics.json" in problem
 
 
-def test_the_per_request_file_is_a_located_error_not_a_traceback() -> None:
+def test_the_per_request_file_is_its_own_formats_not_this_ones() -> None:
     path = _path("c4", "per_request_lifecycle_metrics.json")
     result = load([path])
-    assert result.runs == ()
-    assert [(p.line, p.col, p.pointer, p.message) for p in result.problems] == [
-        (1, 1, "", "top level must be an object, not an array")
-    ]
+    assert result.problems == ()
+    (run,) = result.runs
+    assert run.source.format == "inference-perf-requests"  # tests/test_inference_perf_requests.py
 
 
 def test_a_request_rate_stage_is_labelled_by_its_rate() -> None:
@@ -384,9 +383,12 @@ def test_detection_claims_inference_perf_files_and_only_those() -> None:
         assert (found[0].name == "inference-perf") == path.name.startswith("inference-perf-")
     others = [f for f in FORMATS if f.name != "inference-perf"]
     mine = [_path(p, n) for p in POINTS for n in (STAGE, "summary_lifecycle_metrics.json")]
-    mine += sorted(VALID.glob("inference-perf-*.json")) + sorted(
-        INVALID.glob("inference-perf-*.json")
-    )
+    mine += [
+        p
+        for p in sorted(VALID.glob("inference-perf-*.json"))
+        + sorted(INVALID.glob("inference-perf-*.json"))
+        if not p.name.startswith("inference-perf-requests-")  # a list: the request records' format
+    ]
     for path in mine:
         data = json.loads(path.read_text(encoding="utf-8"))
         assert [f.name for f in others if f.detect(data) is not None] == [], path

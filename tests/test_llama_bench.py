@@ -31,7 +31,7 @@ from reportgen.article.build import build
 from reportgen.article.scaffold import scaffold
 from reportgen.check.compare import check_article
 from reportgen.errors import InputError, Problem
-from reportgen.formats import llama_bench, schemas
+from reportgen.formats import inference_perf_requests, llama_bench, schemas
 from reportgen.formats.jsonfile import JsonArrayDocument, line_col, parse_json
 from reportgen.formats.load import load, load_document
 from reportgen.formats.registry import FORMATS, detect
@@ -162,14 +162,21 @@ def test_detection_is_exclusive_both_ways() -> None:
     assert detect(indexed) is None and detect(indexed, lines=True) is None
     for test in _real():
         assert detect(test) is None  # one test as an object: no object format claims it
+    # the other list format (inference-perf's request records) and llama-bench's exclude each other
+    assert inference_perf_requests.detect(indexed) is None
     for path in sorted(VALID.glob("*.json*")):
         if path.name == "llama-bench.json":
             continue
         text = path.read_text(encoding="utf-8")
-        first = json.loads(text if path.suffix == ".json" else text.splitlines()[0])
+        data = json.loads(text if path.suffix == ".json" else text.splitlines()[0])
+        first = data[0] if isinstance(data, list) else data
         assert llama_bench.detect({"0": first}) is None, path.name
-        assert detect({"0": first}, top_list=True) is None, path.name
-    assert [f.name for f in FORMATS if f.top_list] == ["llama-bench"]
+        found = detect({"0": first}, top_list=True)
+        listed = path.name.startswith("inference-perf-requests-")
+        assert (found is not None and found[0] is inference_perf_requests.FORMAT) == listed, path
+        assert listed or found is None, path.name
+    tops = [f.name for f in FORMATS if f.top_list]
+    assert tops == ["llama-bench", "inference-perf-requests"]
 
 
 def test_a_top_level_array_is_a_document_only_when_asked() -> None:

@@ -99,8 +99,10 @@ def test_unknown_format_is_one_located_error() -> None:
         "aiperf_version), an AIPerf profile_export.jsonl (one request a line, with "
         "metadata.request_start_ns and metrics), a GenAI-Perf profile_export_genai_perf.json (with "
         "input_config.perf_analyzer), a GuideLLM benchmarks.json (with "
-        "metadata.guidellm_version and benchmarks) or an inference-perf "
-        "stage_N_lifecycle_metrics.json (with load_summary and successes)"
+        "metadata.guidellm_version and benchmarks), an inference-perf "
+        "stage_N_lifecycle_metrics.json (with load_summary and successes) or an inference-perf "
+        "per_request_lifecycle_metrics.json (a list of requests with start_time, end_time and "
+        "info.response_metrics)"
     ]
 
 

@@ -6,7 +6,7 @@ module that reads inference-perf's raw keys. Run files: a stage file, whose `loa
 records its `requested_rate` and, for a concurrency stage, its `concurrency`. The
 `summary_lifecycle_metrics.json` has the same layout but pools every stage's requests and records
 no load: it is refused, located, so it is never read as (or combined as a repetition with) a
-stage. The per-request file is a JSON list, which the loader refuses before any format sees it.
+stage. The per-request file, a JSON list, is `reportgen.formats.inference_perf_requests`'s.
 The reports record no inference-perf version: the tool is named alone. Definitions
 (docs/tool-formats-research.md, section 6), in seconds:
 

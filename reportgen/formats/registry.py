@@ -14,6 +14,7 @@ from reportgen.formats import (
     genai_perf,
     guidellm,
     inference_perf,
+    inference_perf_requests,
     llama_bench,
     llm_inference_bench,
     lmx,
@@ -33,6 +34,7 @@ FORMATS: tuple[RunFormat, ...] = (
     genai_perf.FORMAT,
     guidellm.FORMAT,
     inference_perf.FORMAT,
+    inference_perf_requests.FORMAT,
 )
 
 

@@ -40,6 +40,7 @@ SCHEMA_FILES = {
     "aiperf-records": "aiperf-records.schema.json",
     "genai-perf": "genai-perf.schema.json",
     "inference-perf": "inference-perf.schema.json",
+    "inference-perf-requests": "inference-perf-requests.schema.json",
     "article": "article.schema.json",
     "check-result": "check-result.schema.json",
 }
