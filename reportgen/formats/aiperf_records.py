@@ -42,7 +42,8 @@ from reportgen.errors import Problem
 from reportgen.formats.aiperf import SECONDS_PER
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import JsonDocument
-from reportgen.model import CellStatus, LoadPoint, RequestSample, Scalar, SourceFile, SweepRun
+from reportgen.formats.records import most_in_flight, records_point
+from reportgen.model import RequestSample, Scalar, SourceFile, SweepRun
 from reportgen.stats import close
 
 Report = Callable[[str, str, str], None]  # (pointer, message, severity)
@@ -157,17 +158,6 @@ def _sample(at: str, record: Mapping[str, Any], report: Report, tally: Tally) ->
     return RequestSample(at, ttft, latency, decode / (out - 1), inputs or 0, out, True)
 
 
-def _most_in_flight(starts: list[int], ends: list[int]) -> int:
-    """The most requests in flight at once (a request ending as another starts is not both)."""
-    starts, ends = sorted(starts), sorted(ends)
-    most, ended = 0, 0
-    for started, at in enumerate(starts, start=1):
-        while ended < len(ends) and ends[ended] <= at:
-            ended += 1
-        most = max(most, started - ended)
-    return most
-
-
 def _reason(records: list[tuple[str, dict[str, Any]]]) -> str:
     for _, record in records:
         error = record.get("error")
@@ -251,24 +241,8 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
     starts = [r["metadata"]["request_start_ns"] for _, r in kept]
     ends = [r["metadata"]["request_end_ns"] for _, r in kept]
     seconds = (max(ends) - min(starts)) * _NS if kept else 0.0
-    done = [s for s in samples if s.completed]
-    status: CellStatus = "ok" if done else "failed"
-    most = _most_in_flight(starts, ends)
-    point = LoadPoint(
-        pointer=base,
-        label=f"inflight{most}-records",
-        concurrency=None,  # not recorded: see the module notes
-        rate=None,
-        strategy=None,
-        status=status,
-        reason=None if done else _reason(kept),
-        duration_s=seconds if seconds > 0 else None,
-        output_tokens=sum(s.output_tokens for s in done),
-        aggregate_tok_s=None,  # the records state no throughput
-        requests_ok=len(done),
-        requests_failed=len(samples) - len(done),
-        samples=samples,
-    )
+    most = most_in_flight(starts, ends)
+    point = records_point(base, samples, seconds, most, _reason(kept))
     workers = {r["metadata"].get("worker_id") for _, r in kept} - {None}
     settings: dict[str, Scalar] = {"most_in_flight": most, "profiling_records": len(kept)}
     settings |= {k: v for k, v in skipped.items() if v} | {"workers": len(workers)}

@@ -42,7 +42,8 @@ from typing import Any
 from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import JsonDocument
-from reportgen.model import CellStatus, LoadPoint, RequestSample, Scalar, SourceFile, SweepRun
+from reportgen.formats.records import most_in_flight, records_point
+from reportgen.model import RequestSample, Scalar, SourceFile, SweepRun
 
 Report = Callable[[str, str, str], None]  # (pointer, message, severity)
 Tally = dict[str, list[Any]]  # per-record finding -> [how many records, the first one's pointer]
@@ -144,16 +145,6 @@ def _sample(at: str, record: Mapping[str, Any], report: Report, tally: Tally) ->
     return RequestSample(at, ttft, latency, itl, inputs, out, True)
 
 
-def _peak(starts: list[float], ends: list[float]) -> int:
-    """The most requests in flight at once: an end at the same time as a start comes first."""
-    events = sorted([(t, -1) for t in ends] + [(t, 1) for t in starts])
-    level = peak = 0
-    for _, step in events:
-        level += step
-        peak = max(peak, level)
-    return peak
-
-
 def _reason(records: list[tuple[str, dict[str, Any]]]) -> str:
     """Why no request succeeded: the first error's message (its last line), else its type."""
     for _, record in records:
@@ -221,24 +212,8 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
     starts = [r["start_time"] for _, r in records]
     ends = [r["end_time"] for _, r in records]
     seconds = max(ends) - min(starts)  # differences on the monotonic clock only
-    done = [s for s in samples if s.completed]
-    status: CellStatus = "ok" if done else "failed"
-    most = _peak(starts, ends)
-    point = LoadPoint(
-        pointer=base,
-        label=f"inflight{most}-records",
-        concurrency=None,  # not recorded: see the module notes
-        rate=None,
-        strategy=None,
-        status=status,
-        reason=None if done else _reason(records),
-        duration_s=seconds if seconds > 0 else None,
-        output_tokens=sum(s.output_tokens for s in done),
-        aggregate_tok_s=None,  # the records state no throughput
-        requests_ok=len(done),
-        requests_failed=len(samples) - len(done),
-        samples=samples,
-    )
+    most = most_in_flight(starts, ends)
+    point = records_point(base, samples, seconds, most, _reason(records))
     settings: dict[str, Scalar] = {"most_in_flight": most, "records": len(records)}
     run = SweepRun(
         source=source,

@@ -9,6 +9,7 @@ from typing import Any
 from reportgen.formats import jsonfile
 from reportgen.formats.jsonfile import TOO_LARGE, escape_pointer_token
 from reportgen.formats.jsonl import INFINITY_KEY
+from reportgen.formats.records import parallel_arrays
 from reportgen.model import RequestSample
 
 Report = Callable[[str, str, str], None]  # (pointer inside the record, message, severity)
@@ -48,15 +49,10 @@ def fit_record(raw: dict[str, Any], report: Report) -> dict[str, Any]:
 
 def request_samples(raw: dict[str, Any], at: str, report: Report) -> tuple[RequestSample, ...]:
     """Per-request records, when SGLang was run with `--output-details`."""
-    arrays = {name: raw[name] for name in _ARRAYS if name in raw}
-    if not {"ttfts", "itls", "output_lens"} <= arrays.keys():
+    arrays = parallel_arrays(raw, _ARRAYS, ("ttfts", "itls", "output_lens"), report)
+    if arrays is None:
         return ()
-    lengths = {name: len(values) for name, values in arrays.items()}
-    if len(set(lengths.values())) > 1:
-        listed = ", ".join(f"{name} {n}" for name, n in sorted(lengths.items()))
-        report("/ttfts", f"the per-request arrays differ in length ({listed})", "error")
-        return ()
-    count = lengths["ttfts"]
+    count = len(arrays["ttfts"])
     errors = arrays.get("errors") or [""] * count
     inputs = arrays.get("input_lens") or [0] * count
     samples = []

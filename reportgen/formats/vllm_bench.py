@@ -23,6 +23,7 @@ from reportgen import tolerances as tol
 from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import TOO_LARGE, JsonDocument, escape_pointer_token, unfit_numbers
+from reportgen.formats.records import parallel_arrays
 from reportgen.model import (
     CellStatus,
     LoadPoint,
@@ -116,16 +117,11 @@ def _summaries(
 
 def _samples(raw: dict[str, Any], report: Report) -> tuple[RequestSample, ...]:
     """Per-request records, when the file was saved with `--save-detailed`."""
-    arrays = {name: raw[name] for name in _ARRAYS if name in raw}
-    if not {"ttfts", "latencies", "output_lens"} <= arrays.keys():
+    arrays = parallel_arrays(raw, _ARRAYS, ("ttfts", "latencies", "output_lens"), report)
+    if arrays is None:
         return ()
-    lengths = {name: len(values) for name, values in arrays.items()}
-    if len(set(lengths.values())) > 1:
-        listed = ", ".join(f"{name} {n}" for name, n in sorted(lengths.items()))
-        report("/ttfts", f"the per-request arrays differ in length ({listed})", "error")
-        return ()
-    errors = arrays.get("errors") or [""] * lengths["ttfts"]
-    inputs = arrays.get("input_lens") or [0] * lengths["ttfts"]
+    errors = arrays.get("errors") or [""] * len(arrays["ttfts"])
+    inputs = arrays.get("input_lens") or [0] * len(arrays["ttfts"])
     samples = []
     for i, (ttft, latency, out) in enumerate(
         zip(arrays["ttfts"], arrays["latencies"], arrays["output_lens"], strict=True)

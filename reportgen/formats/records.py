@@ -1,0 +1,70 @@
+"""What per-request record files share: the most requests in flight at once, and the load point
+their requests make when the file itself records no load (only its requests)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from reportgen.model import CellStatus, LoadPoint, RequestSample
+
+
+def most_in_flight(starts: Sequence[float], ends: Sequence[float]) -> int:
+    """The most requests in flight at once (one ending as another starts is not both)."""
+    starts, ends = sorted(starts), sorted(ends)
+    most, ended = 0, 0
+    for started, at in enumerate(starts, start=1):
+        while ended < len(ends) and ends[ended] <= at:
+            ended += 1
+        most = max(most, started - ended)
+    return most
+
+
+def records_point(
+    pointer: str,
+    samples: tuple[RequestSample, ...],
+    seconds: float,
+    most: int,
+    reason: str | None,
+) -> LoadPoint:
+    """The load point of a file's requests: labelled by the most in flight (`inflight{N}-records`,
+    never a summary file's label, so the two never combine as repetitions), with no load, rate or
+    throughput of its own (the records state none); `reason` explains a point where none
+    succeeded."""
+    done = [s for s in samples if s.completed]
+    status: CellStatus = "ok" if done else "failed"
+    return LoadPoint(
+        pointer=pointer,
+        label=f"inflight{most}-records",
+        concurrency=None,  # not recorded in a records file
+        rate=None,
+        strategy=None,
+        status=status,
+        reason=None if done else reason,
+        duration_s=seconds if seconds > 0 else None,
+        output_tokens=sum(s.output_tokens for s in done),
+        aggregate_tok_s=None,
+        requests_ok=len(done),
+        requests_failed=len(samples) - len(done),
+        samples=samples,
+    )
+
+
+def parallel_arrays(
+    raw: dict[str, Any],
+    names: Sequence[str],
+    required: Sequence[str],
+    report: Callable[[str, str, str], None],
+) -> dict[str, list[Any]] | None:
+    """A file's per-request arrays, one entry per request in each (vLLM's `--save-detailed`,
+    SGLang's `--output-details`): None when the `required` ones are absent, or when their
+    lengths differ (an error at the first required one)."""
+    arrays = {name: raw[name] for name in names if name in raw}
+    if not set(required) <= arrays.keys():
+        return None
+    lengths = {name: len(values) for name, values in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        listed = ", ".join(f"{name} {n}" for name, n in sorted(lengths.items()))
+        report(f"/{required[0]}", f"the per-request arrays differ in length ({listed})", "error")
+        return None
+    return arrays
