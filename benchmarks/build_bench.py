@@ -49,10 +49,10 @@ _STAGES = (
     ("load+validate", "reportgen.article.data", "load"),
     ("metrics", "reportgen.article.data", "compute"),
     ("lints", "reportgen.article.build", "lint"),
-    ("charts", "reportgen.article.render", "render_charts"),
+    ("charts", "reportgen.article.charts", "render_charts"),
     ("html render", "reportgen.article.build", "build_context"),
     ("html render", "reportgen.article.build", "render_html"),
-    ("pdf", "reportgen.article.build", "render_pdf"),
+    ("pdf", "reportgen.article.pdf", "render_pdf"),
     ("metrics.json", "reportgen.article.build", "metrics_document"),
     ("write files", "reportgen.article.build", "publish"),
 )

@@ -21,7 +21,6 @@ from reportgen import __version__
 from reportgen.article.consistency import consistency
 from reportgen.article.data import article_metrics
 from reportgen.article.decl import ArticleSource, Text
-from reportgen.article.pdf import render_pdf
 from reportgen.article.publish import check_output, publish
 from reportgen.article.quality import review
 from reportgen.article.render import DATA_DIR, TABLES_DIR, build_context, render_html, stylesheet
@@ -91,14 +90,17 @@ def metrics_document(
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def render_article(folder: Path, environ: dict[str, str] | None = None) -> Built:
-    """Load, validate, compute, lint and render one article, in memory."""
+def render_article(
+    folder: Path, environ: dict[str, str] | None = None, *, charts: bool = True
+) -> Built:
+    """Load, validate, compute, lint and render one article, in memory (`charts`: draw them;
+    `check` does not, as charts hold no number it reads)."""
     article, metrics = article_metrics(folder)
     reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
     metrics = with_comparisons(metrics, pairs)
     findings = reviewed.findings
-    context = build_context(article, metrics, findings, stylesheet())
+    context = build_context(article, metrics, findings, stylesheet(), charts=charts)
     html = render_html(context)
     created = build_date(article.date, environ)
     document = metrics_document(article, metrics, findings)
@@ -150,6 +152,9 @@ def _locate_glyphs(problems: tuple[Problem, ...], article: ArticleSource) -> lis
 
 def render_outputs(built: Built) -> dict[str, bytes]:
     """The three output files' bytes."""
+    # WeasyPrint is imported only to make a PDF: `check` renders articles without one.
+    from reportgen.article.pdf import render_pdf
+
     try:
         pdf = render_pdf(
             built.html,

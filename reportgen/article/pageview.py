@@ -4,14 +4,17 @@ views it holds (headlines, setups, sections, input files and the notice for data
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
-from reportgen.article.charts import Chart
 from reportgen.article.tablecells import Notes
 from reportgen.article.tableview import TableView
 from reportgen.metrics import MetricDef
 from reportgen.metrics.lints import Finding, FindingGroup
+
+if TYPE_CHECKING:  # the page holds charts, but importing them would load matplotlib
+    from reportgen.article.charts import Chart
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ import jinja2
 from markupsafe import Markup
 
 from reportgen import __version__
-from reportgen.article.charts import render_charts
 from reportgen.article.decl import ArticleSource, Headline, Section, Text
 from reportgen.article.numbers import number_html
 from reportgen.article.pageview import (
@@ -52,7 +51,6 @@ __all__ = [
     "build_context",
     "environment",
     "ram_text",
-    "render_charts",
     "render_html",
     "stylesheet",
 ]
@@ -162,8 +160,11 @@ def build_context(
     metrics: MetricSet,
     findings: tuple[Finding, ...],
     css: str,
+    *,
+    charts: bool = True,
 ) -> ArticleContext:
-    """The template context for one article."""
+    """The template context for one article; without `charts` (for `check`, which reads only
+    numbers), no chart is drawn and none is on the page."""
     tools = tool_versions(metrics.runs)
     setups = tuple((r.id, r.setup) for r in article.runs) if len(article.runs) > 1 else ()
     resolver = Resolver(metrics, article.setup, tools, article.date, setups)
@@ -174,7 +175,11 @@ def build_context(
 
     notes = Notes()
     tables = {t.id: t for t in table_views(article, metrics, findings, notes)}
-    charts = {c.id: c for c in render_charts(article, metrics, notes)}
+    drawn = {}
+    if charts:  # matplotlib is imported only to draw
+        from reportgen.article.charts import render_charts
+
+        drawn = {c.id: c for c in render_charts(article, metrics, notes)}
 
     def section(s: Section) -> SectionView:
         level = 1 if s.title is None else 2
@@ -186,7 +191,7 @@ def build_context(
             s.prose_at,
             _headlines(s.headlines, metrics, resolver),
             tuple((tables[t.id], inline(t.note)) for t in s.tables),
-            tuple(charts[c.id] for c in s.charts),
+            tuple(drawn[c.id] for c in s.charts if c.id in drawn),
         )
 
     many = len(article.runs) > 1

@@ -201,7 +201,7 @@ def check_article(
     versions its manifest names, and any other `published` files."""
     from reportgen.article.build import render_article
 
-    built = render_article(folder, environ)
+    built = render_article(folder, environ, charts=False)
     article = built.article
     expected = expected_numbers(article, built.metrics, built.tables)
     shape = from_views(article, built.tables)
