@@ -72,7 +72,7 @@ def _instrumented(totals: dict[str, float]) -> Iterator[None]:
     stack: list[float] = []  # time spent in nested stages, per open stage
     saved = []
     for stage, module_name, name in _STAGES:
-        module = sys.modules[module_name]
+        module = importlib.import_module(module_name)
         original = getattr(module, name)
         saved.append((module, name, original))
 
