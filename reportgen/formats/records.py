@@ -1,12 +1,14 @@
-"""What per-request record files share: the most requests in flight at once, and the load point
-their requests make when the file itself records no load (only its requests)."""
+"""What several importers share: the most requests in flight at once, the load point of a
+records file that states no load of its own, per-request arrays, and vLLM-lineage statistics
+written as `{stat}_{metric}_ms` keys."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from reportgen.model import CellStatus, LoadPoint, RequestSample
+from reportgen.model import CellStatus, LoadPoint, RequestSample, Summary
 
 
 def most_in_flight(starts: Sequence[float], ends: Sequence[float]) -> int:
@@ -68,3 +70,28 @@ def parallel_arrays(
         report(f"/{required[0]}", f"the per-request arrays differ in length ({listed})", "error")
         return None
     return arrays
+
+
+def ms_statistics(
+    raw: dict[str, Any],
+    pattern: re.Pattern[str],
+    stats: Mapping[str, str],
+    quantities: Mapping[str, str],
+    at: str = "",
+) -> tuple[tuple[tuple[str, Summary], ...], list[tuple[str, str]]]:
+    """A vLLM- or SGLang-style result's own statistics (`median_ttft_ms`, `p99_tpot_ms`, ...) in
+    seconds, by reportgen quantity, and the pointer of each (under `at`). `pattern` matches a
+    key as (statistic, metric); `stats` and `quantities` name them as reportgen does."""
+    found: dict[str, dict[str, float]] = {}
+    where: list[tuple[str, str]] = []
+    for key, value in raw.items():
+        match = pattern.fullmatch(key)
+        stat = stats.get(match.group(1)) if match else None
+        if match is None or stat is None or match.group(2) not in quantities:
+            continue
+        quantity = quantities[match.group(2)]
+        found.setdefault(quantity, {})[stat] = float(value) / 1000
+        where.append((quantity if stat == "p50" else f"{quantity}.{stat}", f"{at}/{key}"))
+    n = raw.get("completed")
+    summaries = tuple(sorted((q, Summary(**values, n=n)) for q, values in found.items()))
+    return summaries, sorted(where)

@@ -35,13 +35,13 @@ from reportgen import tolerances as tol
 from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import JsonDocument, escape_pointer_token
+from reportgen.formats.records import ms_statistics
 from reportgen.formats.sglang_requests import fit_record, request_samples
 from reportgen.model import (
     CellStatus,
     LoadPoint,
     Scalar,
     SourceFile,
-    Summary,
     SweepRun,
 )
 from reportgen.stats import close
@@ -122,25 +122,6 @@ def _strategy(rate: float | None, concurrency: int | None) -> str:
     return "poisson"  # SGLang spaces requests by exponential gaps
 
 
-def _summaries(
-    raw: dict[str, Any], at: str
-) -> tuple[tuple[tuple[str, Summary], ...], list[tuple[str, str]]]:
-    """The record's own statistics in seconds, by reportgen quantity, and where each is."""
-    found: dict[str, dict[str, float]] = {}
-    where: list[tuple[str, str]] = []
-    for key, value in raw.items():
-        match = _STAT.fullmatch(key)
-        stat = _STATS.get(match.group(1)) if match else None
-        if match is None or stat is None or match.group(2) not in _QUANTITY:
-            continue
-        quantity = _QUANTITY[match.group(2)]
-        found.setdefault(quantity, {})[stat] = float(value) / 1000
-        where.append((quantity if stat == "p50" else f"{quantity}.{stat}", f"{at}/{key}"))
-    n = raw.get("completed")
-    summaries = tuple(sorted((q, Summary(**stats, n=n)) for q, stats in found.items()))
-    return summaries, sorted(where)
-
-
 def _checks(raw: dict[str, Any], report: Report) -> None:
     """Warnings: SGLang's own rates against its counts, and its two output token counts."""
     duration, completed = float(raw["duration"]), int(raw["completed"])
@@ -187,7 +168,7 @@ def _point(raw: dict[str, Any], at: str, label: str, report: Report) -> LoadPoin
     reason = None
     if status == "failed":
         reason = errors[0].strip().splitlines()[-1] if errors else "no request completed"
-    summaries, summary_at = _summaries(raw, at)
+    summaries, summary_at = ms_statistics(raw, _STAT, _STATS, _QUANTITY, at)
     fixed = str(raw["dataset_name"]).startswith("random") and raw.get("random_range_ratio") == 1
     return LoadPoint(
         pointer=at,

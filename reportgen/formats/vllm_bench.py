@@ -23,14 +23,13 @@ from reportgen import tolerances as tol
 from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import TOO_LARGE, JsonDocument, escape_pointer_token, unfit_numbers
-from reportgen.formats.records import parallel_arrays
+from reportgen.formats.records import ms_statistics, parallel_arrays
 from reportgen.model import (
     CellStatus,
     LoadPoint,
     RequestSample,
     Scalar,
     SourceFile,
-    Summary,
     SweepRun,
 )
 from reportgen.stats import close
@@ -92,27 +91,6 @@ def _strategy(rate: float | None, concurrency: int | None, burstiness: float) ->
     if rate is None:
         return "concurrency limit" if concurrency is not None else "all at once"
     return "poisson" if burstiness == 1 else f"gamma (burstiness {burstiness:g})"
-
-
-def _summaries(
-    raw: dict[str, Any],
-) -> tuple[tuple[tuple[str, Summary], ...], list[tuple[str, str]]]:
-    """The file's own statistics in seconds, by reportgen quantity, and where each is."""
-    found: dict[str, dict[str, float]] = {}
-    at: list[tuple[str, str]] = []
-    for key, value in raw.items():
-        match = _STAT.fullmatch(key)
-        if match is None or match.group(2) not in _QUANTITY:
-            continue
-        stat = _STATS.get(match.group(1))
-        if stat is None:
-            continue
-        quantity = _QUANTITY[match.group(2)]
-        found.setdefault(quantity, {})[stat] = float(value) / 1000
-        at.append((quantity if stat == "p50" else f"{quantity}.{stat}", f"/{key}"))
-    n = raw.get("completed")
-    summaries = tuple(sorted((q, Summary(**stats, n=n)) for q, stats in found.items()))
-    return summaries, sorted(at)
 
 
 def _samples(raw: dict[str, Any], report: Report) -> tuple[RequestSample, ...]:
@@ -201,7 +179,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
     reason = None
     if status == "failed":
         reason = errors[0].strip().splitlines()[-1] if errors else "no request completed"
-    summaries, summary_at = _summaries(raw)
+    summaries, summary_at = ms_statistics(raw, _STAT, _STATS, _QUANTITY)
     lens = raw.get("input_lens") or ()
     point = LoadPoint(
         pointer=base,
