@@ -150,6 +150,7 @@ class DecodeCell:
     samples: tuple[RequestSample, ...]
     # (counter name, tokens it counted in the window) when the aggregate is a server counter's
     server_counter: tuple[str, float] | None = None
+    aggregate_key: str = "aggregate_tps"  # the key under `pointer` of the file's aggregate
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,10 @@ class PrefillPoint:
     ttft_s: float
     tok_s: float | None  # the file's own tok_per_sec
     samples: int | None
+    # the keys under `pointer` that hold the prompt tokens and the time to first token
+    prompt_tokens_key: str = "prompt_tokens"
+    ttft_key: str = "ttft_seconds"
+    basis: str | None = None  # what the time is when it is not a served TTFT
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,7 @@ class MatrixRun:
     prefill: tuple[PrefillPoint, ...]
     cells: tuple[DecodeCell, ...]
     summary_table: tuple[tuple[int, int, float | None], ...]  # (context, concurrency, value)
+    settings_pointer: str = "/metadata"  # where duration_per_test and max_tokens are
 
 
 class Summary(NamedTuple):

@@ -122,6 +122,25 @@ def test_prefill_and_decode_are_the_files_own_numbers() -> None:
     assert agg is not None and (agg.value, agg.source) == (tg["avg_ts"], "summary")
 
 
+def test_every_metric_points_at_the_field_it_was_read_from() -> None:
+    """metrics.json's pointers resolve in the file to the numbers each value came from, and the
+    prefill time says it is an offline timing, not a served TTFT."""
+    (run,) = load([REAL]).runs
+    data = _real()
+    metrics = compute([run])
+    read = {"prefill.prompt_tokens": 1.0, "prefill.ttft_s": 1e-9, "decode.aggregate_tok_s": 1.0}
+    seen = set()
+    for value in metrics.values:
+        if value.key not in read:
+            continue
+        index, field = value.pointer.strip("/").split("/")
+        assert data[int(index)][field] * read[value.key] == pytest.approx(value.value), value.id
+        seen.add(value.key)
+    assert seen == set(read)
+    ttft = metrics.find("prefill.ttft_s", context=run.prefill[0].context_tokens)
+    assert ttft is not None and ttft.basis is not None and "in-process" in ttft.basis
+
+
 def test_avg_ts_is_the_mean_of_the_repetitions_rates() -> None:
     for test in _real():
         tokens = test["n_prompt"] + test["n_gen"]

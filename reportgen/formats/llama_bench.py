@@ -175,6 +175,9 @@ def _prefill(test: dict[str, Any], at: str, context: int) -> PrefillPoint:
         ttft_s=test["avg_ns"] / 1e9,
         tok_s=None,  # avg_ts is a mean of rates, not n_prompt / ttft_s (see the docstring)
         samples=len(test["samples_ns"]),
+        prompt_tokens_key="n_prompt",
+        ttft_key="avg_ns",
+        basis="llama-bench's in-process prompt time (avg_ns): no server, HTTP, queue or sampling",
     )
 
 
@@ -193,6 +196,7 @@ def _decode(test: dict[str, Any], at: str, context: int) -> DecodeCell:
         num_errors=0,
         summary=CellSummary(ttft_p50_s=None, output_tps_per_user_p50=None, itl_p50_s=None),
         samples=(),
+        aggregate_key="avg_ts",
     )
 
 

@@ -181,6 +181,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, 
         prefill=prefill,
         cells=tuple(cells),
         summary_table=summary,
+        settings_pointer=f"{base}/metadata",
     )
     return run, problems
 

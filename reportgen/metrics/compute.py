@@ -118,11 +118,11 @@ def _decode(cell: DecodeCell, emit: Emitter) -> Iterator[MetricValue]:
             f"{cell.pointer}/server_counter_end_value",
             at,
             summary=cell.aggregate_tok_s,
-            summary_pointer=f"{cell.pointer}/aggregate_tps",
+            summary_pointer=f"{cell.pointer}/{cell.aggregate_key}",
             basis=f"the server's {name} counter",
         )
     elif cell.aggregate_tok_s is not None:
-        where = f"{cell.pointer}/aggregate_tps"
+        where = f"{cell.pointer}/{cell.aggregate_key}"
         yield emit.value("decode.aggregate_tok_s", cell.aggregate_tok_s, "summary", where, at)
     samples = f"{cell.pointer}/request_samples"
     decoding = [r for r in cell.samples if r.output_tokens >= 2 and r.itl_s > 0]
@@ -149,19 +149,28 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
     src = run.source
     if run.duration_s is not None:
         yield emit.value(
-            "matrix.duration_s", run.duration_s, "fields", "/metadata/duration_per_test"
+            "matrix.duration_s",
+            run.duration_s,
+            "fields",
+            f"{run.settings_pointer}/duration_per_test",
         )
     if run.max_tokens is not None:
         yield emit.value(
-            "matrix.max_tokens", float(run.max_tokens), "fields", "/metadata/max_tokens"
+            "matrix.max_tokens",
+            float(run.max_tokens),
+            "fields",
+            f"{run.settings_pointer}/max_tokens",
         )
     for p in run.prefill:
         at = Cell(context=p.context_tokens)
-        where = f"{p.pointer}/prompt_tokens"
+        where = f"{p.pointer}/{p.prompt_tokens_key}"
         yield emit.value("prefill.prompt_tokens", float(p.prompt_tokens), "fields", where, at)
-        yield emit.value("prefill.ttft_s", p.ttft_s, "fields", f"{p.pointer}/ttft_seconds", at)
+        ttft_at = f"{p.pointer}/{p.ttft_key}"
+        yield emit.value("prefill.ttft_s", p.ttft_s, "fields", ttft_at, at, basis=p.basis)
         rate = p.prompt_tokens / p.ttft_s
-        yield emit.value("prefill.tok_s", rate, "fields", p.pointer, at, summary=p.tok_s)
+        yield emit.value(
+            "prefill.tok_s", rate, "fields", p.pointer, at, summary=p.tok_s, basis=p.basis
+        )
         yield CellState(
             "prefill", p.context_tokens, None, "ok", None, src.label, p.pointer, emit.run
         )
