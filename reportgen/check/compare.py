@@ -17,7 +17,8 @@ from pathlib import Path
 
 from reportgen.check.built import check_built
 from reportgen.check.htmltext import html_lines
-from reportgen.check.published import Lines, Reported, find_tables, reported_in_lines, text_lines
+from reportgen.check.published import Lines, Reported, find_tables, text_lines
+from reportgen.check.reading import reported as reported_in_lines
 from reportgen.check.result import (
     CheckResult,
     Item,
@@ -40,11 +41,10 @@ def _judge(r: Reported, value: MetricValue) -> str | None:
 
     A number shown with a unit is read in that unit (ms or s for a time); one without is read
     as the article's table shows the metric (a load point's TTFT in ms)."""
-    if r.unit:
-        factor = unit_factor(value.unit, r.unit)
-        if factor is None:
+    factor = unit_factor(value.unit, r.unit) if r.unit else None
+    if factor is None:
+        if r.unit and not r.unit_soft:
             return f"is shown in {r.unit} but {value.id} is in {value.unit}"
-    else:
         factor = display_for(value).scale
     expected = value.value * factor
     if r.value < 0 <= expected and value.key not in ("compare.delta",):
@@ -52,8 +52,19 @@ def _judge(r: Reported, value: MetricValue) -> str | None:
     tolerance = 0.5 * 10.0**-r.decimals
     if abs(expected - r.value) <= tolerance * (1 + 1e-9):
         return None
-    shown_as = format_number(expected, Display(r.decimals, ""))
-    return f"shows {r.text} but the run files give {shown_as}" + (f" {r.unit}" if r.unit else "")
+    shown_as = format_number(expected, Display(max(0, r.decimals), ""))
+    said = f"shows {r.text} but the run files give {shown_as}" + (f" {r.unit}" if r.unit else "")
+    return said + _unit_slip(r, expected)
+
+
+def _unit_slip(r: Reported, expected: float) -> str:
+    """A hint when the shown number is the true one in another unit: off by 1000x."""
+    if expected == 0 or r.value == 0:
+        return ""
+    for factor, hint in ((1000.0, "ms for s?"), (0.001, "s for ms?")):
+        if abs(r.value * factor - expected) <= 0.5 * 10.0**-r.decimals * factor * (1 + 1e-9):
+            return f": the digits are right in another unit, 1000x off (a unit mislabelled, {hint})"
+    return ""
 
 
 def check_published(

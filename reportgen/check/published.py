@@ -13,17 +13,20 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from reportgen.check.markdown import GRID_BORDER, plain_line
 from reportgen.check.shape import Shape, TableShape, normalize
 
+UNITS = r"tok/s|req/s|ms|s|tokens|requests|x|\u00d7|%"
 NUMBER = re.compile(
-    r"^\s*([-+\u2212]?\d{1,3}(?:,\d{3})+|[-+\u2212]?\d+)(\.\d+)?\s*"
-    r"(tok/s|ms|s|tokens|requests|req/s)?\s*[*†‡§¶#]*\s*$"
+    r"^\s*([-+\u2212]?\d{1,3}(?:,\d{3})+|[-+\u2212]?\d+)(\.\d+)?([kKM](?![A-Za-z]))?\s*"
+    rf"({UNITS})?(?:\s*\([A-Za-z ]+\))?\s*[*†‡§¶#]*\s*$"
 )
 # Text that means to be a number (digits, separators, a sign, a unit) but is not a well-formed
 # one: a checker that skipped it would pass a table with a broken cell.
 _NUMBERISH = re.compile(
-    r"^\s*[-+\u2212]?\s*\d[\d,.]*\s*(tok/s|ms|s|tokens|requests|req/s)?\s*[*†‡§¶#]*\s*$"
+    rf"^\s*[-+\u2212]?\s*\d[\d,.]*[kKM]?\s*({UNITS})?(?:\s*\([A-Za-z ]+\))?\s*[*†‡§¶#]*\s*$"
 )
+SUFFIX = {"k": 3, "K": 3, "M": 6}  # 12.8K tok/s: 12,800, known to the nearest hundred
 
 
 def malformed(text: str) -> str | None:
@@ -31,7 +34,7 @@ def malformed(text: str) -> str | None:
     does not look like one."""
     if NUMBER.match(text) or not _NUMBERISH.match(text):
         return None
-    digits = re.sub(r"[^\d,.]+$", "", text.strip().lstrip("-+\u2212").strip())
+    digits = re.sub(r"[^\d,.]+$", "", re.sub(r"\(.*", "", text).strip().lstrip("-+\u2212").strip())
     if re.match(r"[-+\u2212]\s", text.strip()):
         return "a sign set apart from its digits"
     if digits.endswith((".", ",")):
@@ -67,6 +70,8 @@ class Reported:
     row: str | None = None
     column: str | None = None
     malformed: str | None = None  # why the shown text is not a well-formed number
+    # the unit is the table caption's, which a column of another dimension (a ratio) overrides
+    unit_soft: bool = False
 
 
 @dataclass(frozen=True)
@@ -86,9 +91,12 @@ def parse_number(text: str) -> tuple[float, int, str | None] | None:
     found = NUMBER.match(text)
     if not found:
         return None
-    whole, frac, unit = found.groups()
+    whole, frac, suffix, unit = found.groups()
     value = float(whole.replace(",", "").replace("\u2212", "-") + (frac or ""))
-    return value, len(frac) - 1 if frac else 0, unit
+    decimals = len(frac) - 1 if frac else 0
+    if suffix:
+        value, decimals = value * 10.0 ** SUFFIX[suffix], decimals - SUFFIX[suffix]
+    return value, decimals, "x" if unit == "\u00d7" else unit
 
 
 def _cells(line: str) -> tuple[tuple[int, str], ...]:
@@ -103,12 +111,14 @@ def _cells(line: str) -> tuple[tuple[int, str], ...]:
 
 
 def text_lines(text: str) -> Lines:
-    """Number the lines of a plain-text or Markdown article."""
-    return list(enumerate(text.splitlines(), start=1))
+    """Number the lines of a plain-text or Markdown article, inline markup blanked."""
+    # Lines as editors number them: a form feed (pdftotext's page break) ends no line.
+    split = re.split(r"\r\n|\r|\n", text.removesuffix("\n"))
+    return [(n, plain_line(line.replace("\f", " "))) for n, line in enumerate(split, start=1)]
 
 
 def _is_row(text: str) -> bool:
-    return text.lstrip().startswith("|")
+    return text.lstrip().startswith("|") or GRID_BORDER.match(text) is not None
 
 
 def find_tables(lines: Lines, shape: Shape) -> list[ParsedTable]:
@@ -132,6 +142,9 @@ def find_tables(lines: Lines, shape: Shape) -> list[ParsedTable]:
         ):
             caption_lines.insert(0, lines[j][1].strip().lstrip("#* ").rstrip("* "))
             j -= 1
+        block = [(n, raw) for n, raw in block if not GRID_BORDER.match(raw)]
+        if not block:
+            continue
         header = tuple(c for _, c in _cells(block[0][1]))
         rows = tuple(
             (n, _cells(raw)) for n, raw in block[1:] if not re.fullmatch(r"[\s|:\-]+", raw)
@@ -178,25 +191,27 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
                     )
                 continue
             value, decimals, unit = parsed
+            written = unit or _unit_words(head)
             yield Reported(
                 line,
                 col,
                 cell,
                 value,
                 decimals,
-                unit or _unit_words(head) or caption_unit,
+                written or caption_unit,
                 metric,
                 table.shape.id if table.shape else table.caption,
                 row_label,
                 head,
+                unit_soft=written is None,
             )
 
 
 def _headline_metric(shape: Shape, words: str) -> str | None:
     """The declared headline whose caption the words after a number read as."""
-    for metric, pattern in shape.headlines:
-        if pattern.fullmatch(" ".join(words.split())):
-            return metric
+    for h in shape.headlines:
+        if h.pattern.fullmatch(" ".join(words.split())):
+            return h.metric
     return None
 
 

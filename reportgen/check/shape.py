@@ -12,14 +12,26 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from html import unescape
 
 from reportgen.article.manifest import ArticleSource, Text
 from reportgen.article.prose import REFERENCE
+from reportgen.article.tablecells import MARKS, CellView
 from reportgen.article.tableview import TableView
 from reportgen.metrics.display import display_of
 from reportgen.metrics.registry import DEFINITIONS, key_of, split_metric
 
 Cell = Callable[[str, str], str | None]  # (row label, column label) -> metric id
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A built table's labels, for reading it back from text that lost its grid lines."""
+
+    corner: str
+    columns: tuple[str, ...]
+    # (label, per column: (whether it shows a number, how many words, its decimals), as built)
+    rows: tuple[tuple[str, tuple[tuple[bool, int, int], ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -30,6 +42,7 @@ class TableShape:
     title: str
     unit_words: str
     cell: Cell
+    grid: Grid | None = None
 
 
 @dataclass(frozen=True)
@@ -42,11 +55,28 @@ class Phrase:
 
 
 @dataclass(frozen=True)
+class HeadlineShape:
+    """A declared headline number: its metric, unit, caption, and the group it is shown in (the
+    key results, or one section's headlines)."""
+
+    metric: str
+    unit: str | None
+    caption: str  # references as {N}
+    pattern: re.Pattern[str]  # the caption's words, each {N} any number
+    group: int
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The caption's first words, up to its first number (to find it in a word stream)."""
+        return tuple(normalize(self.caption.split("{N}")[0]).split())
+
+
+@dataclass(frozen=True)
 class Shape:
     """Everything a published version of the article is matched against."""
 
     tables: tuple[TableShape, ...]
-    headlines: tuple[tuple[str, re.Pattern[str]], ...]  # (metric id, caption pattern)
+    headlines: tuple[HeadlineShape, ...]
     phrases: tuple[Phrase, ...]
 
     def table_for(self, caption: str) -> TableShape | None:
@@ -93,12 +123,15 @@ def _unit(name: str) -> str | None:
     return None if found is None else display_of(*found).unit
 
 
-def _headlines(article: ArticleSource) -> tuple[tuple[str, re.Pattern[str]], ...]:
+def _headlines(article: ArticleSource) -> tuple[HeadlineShape, ...]:
+    groups = [article.key_results, *(s.headlines for s in article.sections)]
     out = []
-    for h in article.headlines:
-        caption = REFERENCE.sub("{N}", h.caption.text)
-        words = [_words(part) for part in caption.split("{N}")]
-        out.append((h.metric, re.compile(rf"\s*{_NUMBER}\s*".join(words), re.IGNORECASE)))
+    for group, headlines in enumerate(groups):
+        for h in headlines:
+            caption = REFERENCE.sub("{N}", h.caption.text)
+            words = [_words(part) for part in caption.split("{N}")]
+            pattern = re.compile(rf"\s*{_NUMBER}\s*".join(words), re.IGNORECASE)
+            out.append(HeadlineShape(h.metric, _unit(h.metric), caption, pattern, group))
     return tuple(out)
 
 
@@ -152,9 +185,27 @@ def from_views(article: ArticleSource, views: Iterable[TableView]) -> Shape:
             for col, cell in zip(view.columns, cells, strict=True)
             if cell.metric
         }
-        tables.append(TableShape(view.id, view.title, view.decl.unit_words, _Laid(grid)))
+        laid = Grid(
+            view.corner,
+            view.columns,
+            tuple((label, tuple(_size(c) for c in cells)) for label, cells in view.rows),
+        )
+        tables.append(TableShape(view.id, view.title, view.decl.unit_words, _Laid(grid), laid))
     notes = [t.note for t in article.tables()]
     return Shape(tuple(tables), _headlines(article), _phrases(notes))
+
+
+def _size(cell: CellView) -> tuple[bool, int, int]:
+    """Whether the cell shows a number, how many words it shows (a verdict after it), and the
+    decimals of the number it shows."""
+    words = html_text(cell.html).split()
+    decimals = len(words[0].partition(".")[2].rstrip(MARKS)) if words else 0
+    return bool(cell.metric and not cell.missing), max(1, len(words)), decimals
+
+
+def html_text(html: str) -> str:
+    """The text of an HTML fragment."""
+    return unescape(re.sub(r"<[^>]+>", " ", html))
 
 
 def from_declarations(article: ArticleSource) -> Shape:

@@ -1,0 +1,288 @@
+"""Read tables out of text that has lost their grid (pure): PDF text with or without `-layout`,
+a copy of the HTML page's text, any text whose cells are only separated by spaces or line breaks.
+
+Such text is a stream of words, so a table is found by what the built article says it is: its
+title, then its header (the corner, then the column labels, in any order), then rows, each a row
+label followed by one cell per column. A cell that shows a number is one token (a unit and
+footnote marks may follow it); a cell that shows words has the built cell's number of tokens.
+Rows may come in any order (rows moved with their labels read the same); the table ends at the
+first token that starts no row it has not read yet.
+
+Every number keeps the line and column of its token, so findings point at the source text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from reportgen.check.published import UNITS, Lines, Reported, malformed, parse_number
+from reportgen.check.shape import Grid, TableShape, normalize
+
+_MARK = re.compile(r"^[*†‡§¶#,]+$")
+_UNIT = re.compile(rf"^({UNITS})$")
+_PARENS = re.compile(r"\([^()]*\)")
+_GLUED = re.compile(r"^(tok/s|ms)(?=[A-Za-z0-9])")
+
+
+@dataclass(frozen=True)
+class Token:
+    line: int
+    col: int
+    text: str
+    words: tuple[str, ...]  # its normalized words (none for punctuation or a footnote mark)
+
+
+def tokens(lines: Lines, skip: set[int]) -> list[Token]:
+    """Every whitespace-separated token of the lines not in `skip`, with its place."""
+    out: list[Token] = []
+    for n, raw in lines:
+        if n in skip:
+            continue
+        for found in re.finditer(r"\S+", raw):
+            text, col = found.group(0), found.start() + 1
+            glued = _GLUED.match(text)
+            if glued and out and out[-1].line == n and parse_number(out[-1].text):
+                # PDF text runs a headline's unit into its caption: "116 msone request"
+                unit = glued.group(1)
+                out.append(Token(n, col, unit, (unit,)))
+                text, col = text[len(unit) :], col + len(unit)
+            out.append(Token(n, col, text, tuple(normalize(text).split())))
+    return out
+
+
+def match_template(toks: Sequence[Token], at: int, parts: Sequence[Sequence[str]]) -> int | None:
+    """The token after a caption that starts at `at`: its words, `parts`, with one number token
+    between each two (a reference); None when it is not there."""
+    i = at
+    for k, words in enumerate(parts):
+        if k:
+            while i < len(toks) and not toks[i].words:
+                i += 1
+            if i >= len(toks) or parse_number(toks[i].text.rstrip(",.;:")) is None:
+                return None
+            i += 1
+        end = match_words(toks, i, words) if words else i
+        if end is None:
+            return None
+        i = end
+    return i
+
+
+def match_words(toks: Sequence[Token], at: int, words: Sequence[str]) -> int | None:
+    """The token index just after `words` when they start at token `at` (tokens without words,
+    such as footnote marks, are passed over); None when they do not."""
+    i, w = at, 0
+    while w < len(words):
+        while i < len(toks) and not toks[i].words:
+            i += 1
+        if i >= len(toks):
+            return None
+        tw = toks[i].words
+        if tuple(words[w : w + len(tw)]) != tw:
+            return None
+        w += len(tw)
+        i += 1
+    return i
+
+
+def _label_words(label: str) -> tuple[str, ...]:
+    """A header's words without its parenthesised unit ('TTFT (s)' -> ('ttft',))."""
+    return tuple(normalize(_PARENS.sub(" ", label)).split())
+
+
+def _written_unit(toks: Sequence[Token], at: int) -> tuple[str | None, int]:
+    """The unit of a header's '(...)' that starts at token `at`, and the token after it."""
+    if at >= len(toks) or not toks[at].text.startswith("("):
+        return None, at
+    text, i = "", at
+    while i < len(toks) and i < at + 4:
+        text += " " + toks[i].text
+        i += 1
+        if ")" in toks[i - 1].text:
+            break
+    found = re.search(r"\b(tok/s|ms|s)\b", text)
+    return (found.group(1) if found else None), i
+
+
+@dataclass(frozen=True)
+class _Header:
+    start: int  # the token the header starts at
+    end: int
+    columns: tuple[tuple[int, str | None], ...]  # (index into grid.columns, unit written)
+    unit: str | None = None  # the unit the caption writes, for columns whose header has none
+
+
+def _in_order(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
+    """The header at token `at` as one line of labels: the corner, then each column's label
+    (in any order), a unit in parentheses after it read as that column's."""
+    corner = _label_words(grid.corner)
+    i = match_words(toks, at, corner) if corner else at
+    if i is None:
+        return None
+    order: list[tuple[int, str | None]] = []
+    left = dict(enumerate(_label_words(c) for c in grid.columns))
+    while left:
+        best = max(
+            ((k, end) for k, words in left.items() if (end := match_words(toks, i, words))),
+            key=lambda hit: hit[1],
+            default=None,
+        )
+        if best is None:
+            return None
+        k, i = best
+        unit, i = _written_unit(toks, i)
+        order.append((k, unit))
+        del left[k]
+    return _Header(at, i, tuple(order))
+
+
+def _stacked(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
+    """The header at token `at` when its labels are stacked over several lines (`pdftotext
+    -layout` of narrow columns): exactly the labels' words, in some order. The columns are then
+    taken to be in the built order, and their units as built."""
+    want = sorted(w for label in (grid.corner, *grid.columns) for w in _label_words(label))
+    got: list[str] = []
+    i = at
+    while i < len(toks) and len(got) < len(want):
+        if not toks[i].text.startswith("("):
+            got.extend(toks[i].words)
+        i += 1
+    while i < len(toks) and toks[i].text.startswith("("):
+        i += 1
+    if sorted(got) != want:
+        return None
+    return _Header(at, i, tuple((k, None) for k in range(len(grid.columns))))
+
+
+def _cells(
+    toks: Sequence[Token], at: int, shape: TableShape, grid: Grid, head: _Header, row: int
+) -> Iterator[Reported | int]:
+    """The Reported numbers of one row starting at token `at`, then the token after the row."""
+    label, kinds = grid.rows[row]
+    i = at
+    for k, unit in head.columns:
+        column = grid.columns[k]
+        while i < len(toks) and _MARK.match(toks[i].text):
+            i += 1
+        if i >= len(toks):
+            break
+        number, size, _ = kinds[k]
+        if not number:  # a cell of words: as many tokens as the built one
+            i += size
+            continue
+        tok = toks[i]
+        metric = shape.cell(label, column)
+        parsed = parse_number(tok.text)
+        if parsed is None:
+            why = malformed(tok.text)
+            if why is None:
+                break  # not this table any more
+            yield Reported(
+                tok.line, tok.col, tok.text, math.nan, 0, None, metric, shape.id, label, column, why
+            )
+            i += 1
+            continue
+        value, decimals, written = parsed
+        i += 1
+        if written is None and i < len(toks) and _UNIT.match(toks[i].text):
+            written = toks[i].text
+            i += 1
+            size -= 1
+        for _ in range(size - 1):  # the words after a number in the built cell: "(better)"
+            if i < len(toks) and parse_number(toks[i].text) is None and not malformed(toks[i].text):
+                i += 1
+        yield Reported(
+            tok.line,
+            tok.col,
+            tok.text,
+            value,
+            decimals,
+            written or unit or head.unit,
+            metric,
+            shape.id,
+            label,
+            column,
+            unit_soft=not (written or unit),
+        )
+    yield i
+
+
+def _read_at(toks: Sequence[Token], at: int, shape: TableShape, grid: Grid) -> list[Reported]:
+    """The table's numbers when its title ends at token `at` (its header within 80 tokens)."""
+    caption_unit, _ = _written_unit(toks, at)
+    head = None
+    for start in range(at, min(at + 80, len(toks))):  # the table's note may come first
+        head = _in_order(toks, start, grid) or _stacked(toks, start, grid)
+        if head is not None:
+            break
+    if head is None:
+        return _bare(toks, at, shape, grid)
+    return _rows(toks, replace(head, unit=caption_unit), shape, grid)
+
+
+def _rows(toks: Sequence[Token], head: _Header, shape: TableShape, grid: Grid) -> list[Reported]:
+    out: list[Reported] = []
+    i, left = head.end, dict(enumerate(_label_words(label) for label, _ in grid.rows))
+    while left:
+        while i < len(toks) and _MARK.match(toks[i].text):
+            i += 1
+        hit = max(
+            ((r, end) for r, words in left.items() if (end := match_words(toks, i, words))),
+            key=lambda h: h[1],
+            default=None,
+        )
+        if hit is None:
+            break
+        row, end = hit
+        del left[row]
+        for item in _cells(toks, end, shape, grid, head, row):
+            if isinstance(item, int):
+                i = item
+            else:
+                out.append(item)
+    return out
+
+
+def _bare(toks: Sequence[Token], at: int, shape: TableShape, grid: Grid) -> list[Reported]:
+    """The table's rows when its header cannot be read (PDF text that keeps a stacked header's
+    words elsewhere): within 80 tokens, the columns in the built order."""
+    columns = tuple((k, None) for k in range(len(grid.columns)))
+    built = {
+        (label, grid.columns[k]): decimals
+        for label, kinds in grid.rows
+        for k, (number, _, decimals) in enumerate(kinds)
+        if number
+    }
+    for start in range(at, min(at + 80, len(toks))):
+        found = _rows(toks, _Header(start, start, columns), shape, grid)
+        # Without a header to go by, numbers are this table's only when every cell is there,
+        # each written as the built table writes it (a chart's axis ticks are not).
+        if len(found) == len(built) and all(
+            built.get((r.row or "", r.column or "")) == r.decimals for r in found
+        ):
+            return found
+    return []
+
+
+def stream_tables(toks: Sequence[Token], shapes: Sequence[TableShape]) -> list[Reported]:
+    """The numbers of each table in `shapes` found in the token stream: at the occurrence of its
+    title that reads the most cells."""
+    out: list[Reported] = []
+    for shape in shapes:
+        if shape.grid is None:
+            continue
+        title = tuple(normalize(shape.title).split())
+        best: tuple[int, int, list[Reported]] = (0, 0, [])
+        for at in range(len(toks)):
+            if toks[at].words and toks[at].words[0] == title[0]:
+                end = match_words(toks, at, title)
+                if end is not None:
+                    found = _read_at(toks, end, shape, shape.grid)
+                    # the most cells; of those, the title nearest its table
+                    gap = found[0].line - toks[end - 1].line if found else 0
+                    best = max(best, (len(found), -gap, found), key=lambda b: b[:2])
+        out.extend(best[2])
+    return out
