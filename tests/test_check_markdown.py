@@ -75,7 +75,11 @@ def _grid(text: str) -> str:
             border = "+" + "+".join("-" * w for w in widths) + "+"
             out.append(border)
             for n, row in enumerate(cells):
-                out.append("|" + "|".join(f" {c:<{w - 2}} " for c, w in zip(row, widths)) + "|")
+                out.append(
+                    "|"
+                    + "|".join(f" {c:<{w - 2}} " for c, w in zip(row, widths, strict=True))
+                    + "|"
+                )
                 out.append(border.replace("-", "=") if n == 0 else border)
             block = []
         out.append(line)
