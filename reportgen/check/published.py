@@ -26,7 +26,7 @@ NUMBER = re.compile(
 _NUMBERISH = re.compile(
     rf"^\s*[-+\u2212]?\s*\d[\d,.]*[kKM]?\s*({UNITS})?(?:\s*\([A-Za-z ]+\))?\s*[*†‡§¶#]*\s*$"
 )
-SUFFIX = {"k": 3, "K": 3, "M": 6}  # 12.8K tok/s: 12,800, known to the nearest hundred
+SUFFIX = {"k": 3, "K": 3, "M": 6}  # 3.4K tok/s: 3,400, known to the nearest hundred
 
 
 def malformed(text: str) -> str | None:
