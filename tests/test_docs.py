@@ -71,7 +71,8 @@ def test_the_setup_fields_are_exactly_those_references_take() -> None:
 
 def test_every_reference_form_is_documented() -> None:
     forms = ["{{ metric.id }}", "{{ setup.FIELD }}", "{{ setup.RUN.FIELD }}", "{{ version.TOOL }}"]
-    forms += ["{{ article.date }}", "{{ CELL.status }}", "{{ CELL.reason }}"]
+    forms += ["{{ article.date }}", "{{ CELL.status }}", "{{ CELL.reason }}", "{{ A/B }}"]
+    forms += ["{{ A->B }}"]
     forms += [f"{{{{ metric.id \\| {name} }}}}" for name in FILTERS]
     for form in forms:
         assert f"`{form}`" in DOC, f"docs/article-format.md does not show the form {form}"

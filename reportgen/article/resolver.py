@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 from reportgen.article.axes import STATUS_WORDS
 from reportgen.article.numbers import number_html
 from reportgen.metrics import MetricSet
+from reportgen.metrics.claims import claim_problem, claim_value, is_claim
 from reportgen.metrics.registry import CellState
 from reportgen.model import Hardware, Run, Setup, context_label
 
@@ -60,6 +61,11 @@ class Resolver:
         """The HTML for a reference, None when nothing has that name; `Unresolved` when it
         names a cell or metric that exists but has no value."""
         value = self.metrics.get(name)
+        if value is None and is_claim(name):
+            problem = claim_problem(name, self.metrics.get)
+            if problem is not None:
+                raise Unresolved(problem)
+            value = claim_value(name, self.metrics.get)
         if value is not None:
             return number_html(value, unit=flt != "number")
         kind, _, rest = name.partition(".")

@@ -11,12 +11,14 @@ Numbers that match no metric are "unverified"; metrics the article should show b
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
 from reportgen.check.built import check_built
 from reportgen.check.htmltext import html_lines
+from reportgen.check.prose import expected_prose
 from reportgen.check.published import Lines, Reported, find_tables, text_lines
 from reportgen.check.reading import reported as reported_in_lines
 from reportgen.check.result import (
@@ -33,6 +35,7 @@ from reportgen.errors import InputError
 from reportgen.files import read_input
 from reportgen.formats.load import parse_run_file
 from reportgen.metrics import MetricSet, MetricValue
+from reportgen.metrics.claims import lookup
 from reportgen.metrics.display import Display, display_for, format_number, unit_factor
 
 
@@ -67,6 +70,15 @@ def _unit_slip(r: Reported, expected: float) -> str:
     return ""
 
 
+def _same_text(shown: str, written: str) -> bool:
+    """Whether a number shown in prose is the one the article's source writes there."""
+
+    def plain(text: str) -> str:
+        return text.replace("\u2212", "-").replace("\u00a0", "").replace(",", "")
+
+    return plain(shown) == plain(written)
+
+
 def check_published(
     text: str | Lines,
     source: str,
@@ -84,9 +96,14 @@ def check_published(
     """
     lines = text if not isinstance(text, str) else html_lines(text) if html else text_lines(text)
     by_id = metrics.by_id()
+    value_of = lookup(by_id)
     items: list[Item] = []
     matched = 0
     first_at: dict[str, Reported] = {}
+    expected = list(expected)
+    # a metric the built article shows n times (in two tables, say) may be shown n times
+    allowed = Counter(s.metric for s in expected)
+    times: Counter[str] = Counter()
     reported = reported_in_lines(lines, shape)
     titles = {t.id: t.title for t in shape.tables}
     for r in reported:
@@ -95,7 +112,7 @@ def check_published(
             "row": r.row,
             "column": r.column,
         }
-        value = by_id.get(r.metric_id) if r.metric_id else None
+        value = value_of(r.metric_id) if r.metric_id else None
         if r.malformed is not None:
             # an error at its cell, and the metric counts as seen: it is wrong, not missing
             items.append(
@@ -115,6 +132,18 @@ def check_published(
             )
             if r.metric_id:
                 first_at.setdefault(r.metric_id, r)
+            continue
+        if r.expected_text is not None:
+            if _same_text(r.text, r.expected_text):
+                matched += 1
+            else:
+                message = (
+                    f"shows {r.text} where the article, as built from its source and run files, "
+                    f"says {r.expected_text} (after '{r.column}')"
+                )
+                items.append(
+                    Item("mismatch", source, r.line, r.col, message, None, r.text, None, None)
+                )
             continue
         if value is None:
             why = (
@@ -138,7 +167,8 @@ def check_published(
             )
             continue
         assert r.metric_id is not None
-        if r.metric_id in first_at:
+        times[r.metric_id] += not r.in_prose
+        if r.metric_id in first_at and not r.in_prose and times[r.metric_id] > allowed[r.metric_id]:
             first = first_at[r.metric_id]
             items.append(
                 Item(
@@ -215,15 +245,17 @@ def check_article(
     built = render_article(folder, environ, charts=False)
     article = built.article
     expected = expected_numbers(article, built.metrics, built.tables)
-    shape = from_views(article, built.tables)
     sources = []
     page = (build_dir / article.slug / "index.html") if build_dir else None
+    html = built.html  # without charts: the build's page has them, and their labels
     if page is not None and page.is_file():
         html = read_input(page, "published").decode("utf-8", "replace")
         sources.append(check_built(html, str(page), built.metrics, expected))
     else:
         label = f"{article.slug} (built in memory)"
         sources.append(check_built(built.html, label, built.metrics, expected))
+    prose, chart_text = expected_prose(html)
+    shape = replace(from_views(article, built.tables), prose=tuple(prose), chart_text=chart_text)
     omitted = frozenset(o.what for o in article.omissions)
     declared = [(p, folder) for p in article.published_paths()]
     for path, inside in [*declared, *((p, None) for p in published)]:

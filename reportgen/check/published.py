@@ -72,6 +72,9 @@ class Reported:
     malformed: str | None = None  # why the shown text is not a well-formed number
     # the unit is the table caption's, which a column of another dimension (a ratio) overrides
     unit_soft: bool = False
+    # a number the article's source writes literally (a date, a version): the text it writes
+    expected_text: str | None = None
+    in_prose: bool = False  # read from running text, where a setting may be said twice
 
 
 @dataclass(frozen=True)
@@ -243,6 +246,7 @@ def _phrase_numbers(lines: Lines, shape: Shape, taken: set[int]) -> Iterator[Rep
                     None,
                     None,
                     normalize(phrase.text.text)[:60],
+                    in_prose=True,
                 )
             taken.add(n)
             break

@@ -2,7 +2,8 @@
 
 1. `published.reported_in_lines`: pipe and grid tables, headlines number-first, declared sentences;
 2. `stream.stream_tables`: the tables not laid out as pipe or grid tables, from the word stream;
-3. `headlines.stream_headlines`: the declared headlines not yet found, caption first or as blocks.
+3. `headlines.stream_headlines`: the declared headlines not yet found, caption first or as blocks;
+4. `prose.prose_numbers`: every other number, aligned with the built article's prose.
 
 A number the first reader could tie to nothing (a line that starts with a number and a unit but
 no declared caption) is offered to the later readers first, and stays unverified only if none
@@ -12,6 +13,7 @@ of them claims it.
 from __future__ import annotations
 
 from reportgen.check.headlines import stream_headlines
+from reportgen.check.prose import prose_numbers
 from reportgen.check.published import Lines, Reported, find_tables, reported_in_lines
 from reportgen.check.shape import Shape
 from reportgen.check.stream import stream_tables, tokens
@@ -26,17 +28,21 @@ def reported(lines: Lines, shape: Shape) -> list[Reported]:
     first = reported_in_lines(lines, shape)
     piped = find_tables(lines, shape)
     found_tables = {t.shape.id for t in piped if t.shape}
-    in_pipes = {n for t in piped for n, _ in t.rows}
+    in_pipes = {n for t in piped for n, _ in t.rows} | {t.line for t in piped}
     out = [r for r in first if not _untied(r)]
     untied = [r for r in first if _untied(r)]
     toks = tokens(lines, in_pipes)
     rest = [t for t in shape.tables if t.id not in found_tables]
-    out += stream_tables(toks, rest)
+    cells, spans = stream_tables(toks, rest)
+    out += cells
     claimed = {(r.line, r.col) for r in out}
-    in_tables = {r.line for r in out if r.table is not None}
-    free = [t for t in toks if t.line not in in_tables]
+    free = [t for t in toks if (t.line, t.col) not in spans]
     seen = {r.metric_id for r in out if r.metric_id and r.table is None}
     out += [h for h in stream_headlines(free, shape, seen) if (h.line, h.col) not in claimed]
     claimed = {(r.line, r.col) for r in out}
-    out += [r for r in untied if (r.line, r.col) not in claimed]
+    if shape.prose:
+        rest_toks = [t for t in free if (t.line, t.col) not in claimed]
+        out += prose_numbers(rest_toks, shape.prose, shape.chart_text)
+    else:
+        out += [r for r in untied if (r.line, r.col) not in claimed]
     return sorted(out, key=lambda r: (r.line, r.col))

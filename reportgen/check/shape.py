@@ -72,12 +72,22 @@ class HeadlineShape:
 
 
 @dataclass(frozen=True)
+class Expected:
+    """One token of the built article's prose: its text and, in a number span, its metric."""
+
+    text: str
+    metric: str | None
+
+
+@dataclass(frozen=True)
 class Shape:
     """Everything a published version of the article is matched against."""
 
     tables: tuple[TableShape, ...]
     headlines: tuple[HeadlineShape, ...]
     phrases: tuple[Phrase, ...]
+    prose: tuple[Expected, ...] = ()  # the built article's prose, to align copies with
+    chart_text: frozenset[str] = frozenset()  # the words the built article's charts show
 
     def table_for(self, caption: str) -> TableShape | None:
         """The table whose title the caption (a line or two above it) starts with."""

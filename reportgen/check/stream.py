@@ -267,15 +267,21 @@ def _bare(toks: Sequence[Token], at: int, shape: TableShape, grid: Grid) -> list
     return []
 
 
-def stream_tables(toks: Sequence[Token], shapes: Sequence[TableShape]) -> list[Reported]:
+def stream_tables(
+    toks: Sequence[Token], shapes: Sequence[TableShape]
+) -> tuple[list[Reported], set[tuple[int, int]]]:
     """The numbers of each table in `shapes` found in the token stream: at the occurrence of its
-    title that reads the most cells."""
+    title that reads the most cells; and the places of every token from each table's title to
+    its last cell (its header's numbers are no prose)."""
     out: list[Reported] = []
+    spans: set[tuple[int, int]] = set()
+    where = {(t.line, t.col): i for i, t in enumerate(toks)}
     for shape in shapes:
         if shape.grid is None:
             continue
         title = tuple(normalize(shape.title).split())
         best: tuple[int, int, list[Reported]] = (0, 0, [])
+        first = 0
         for at in range(len(toks)):
             if toks[at].words and toks[at].words[0] == title[0]:
                 end = match_words(toks, at, title)
@@ -283,6 +289,11 @@ def stream_tables(toks: Sequence[Token], shapes: Sequence[TableShape]) -> list[R
                     found = _read_at(toks, end, shape, shape.grid)
                     # the most cells; of those, the title nearest its table
                     gap = found[0].line - toks[end - 1].line if found else 0
-                    best = max(best, (len(found), -gap, found), key=lambda b: b[:2])
+                    if (len(found), -gap) > best[:2]:
+                        best = (len(found), -gap, found)
+                        first = at
         out.extend(best[2])
-    return out
+        if best[2]:
+            last = max(where[(r.line, r.col)] for r in best[2])
+            spans.update((t.line, t.col) for t in toks[first : last + 1])
+    return out, spans

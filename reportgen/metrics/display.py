@@ -82,6 +82,8 @@ def display_of(key: str, stat: str | None = None) -> Display:
 
 
 RATIO = Display(2, "x")
+DISPLAY["claim.ratio"] = Display(1, "x")
+DISPLAY["claim.change"] = Display(0, "%", signed=True)
 
 
 def display_for(value: MetricValue) -> Display:
@@ -190,6 +192,8 @@ def shown_text(value: MetricValue, *, unit: bool = False, display: Display | Non
     if display is None:
         display = standalone(value) if unit else display_for(value)
     text = format_number(value.value, display)
-    if unit:
+    if unit and display.unit in ("x", "%"):
+        text = f"{text}{display.unit}"  # 3.4x, +12%
+    elif unit:
         text = f"{text}\u00a0{display.unit}"  # no line break between number and unit
     return text

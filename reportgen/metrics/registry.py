@@ -398,7 +398,33 @@ _COMPARE = _defs(
     ),
 )
 
-DEFINITIONS: dict[str, MetricDef] = {**_BASE, **_efficiency_defs(), **_COMPARE}
+# A claim the prose makes, written as a reference so that it is computed, never typed:
+# {{ A/B }} (how many times B, A is) and {{ A->B }} (the change from A to B, in percent).
+_CLAIMS = {
+    d.key: d
+    for d in (
+        MetricDef(
+            "claim.ratio",
+            "A/B",
+            "Ratio of two values the prose names",
+            "x",
+            "A / B, for a prose reference {{ A/B }} to two metrics in one unit",
+            1,
+            ("both metrics' values",),
+        ),
+        MetricDef(
+            "claim.change",
+            "A->B",
+            "Change between two values the prose names",
+            "%",
+            "(B - A) / A x 100, for a prose reference {{ A->B }} to two metrics in one unit",
+            1,
+            ("both metrics' values",),
+        ),
+    )
+}
+
+DEFINITIONS: dict[str, MetricDef] = {**_BASE, **_efficiency_defs(), **_COMPARE, **_CLAIMS}
 
 
 @dataclass(frozen=True)
