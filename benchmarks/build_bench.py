@@ -47,7 +47,7 @@ SUB_BUILD, SUB_WEASYPRINT = "subprocess reportgen build", "subprocess weasyprint
 # The headline figures `--json` writes: (figure, build, weasyprint), wall-time medians.
 FIGURES = (
     ("fresh build / fresh weasyprint (wall)", SUB_BUILD, SUB_WEASYPRINT),
-    ("in-process build / in-process weasyprint (wall)", BUILD, WEASYPRINT),
+    ("in-process build / weasyprint (wall)", BUILD, WEASYPRINT),
 )
 
 # (stage, module, function): the functions `reportgen.build` calls, timed where it calls them.
