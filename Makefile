@@ -64,9 +64,10 @@ lint: $(STAMP)
 test: test-packages lint
 	$(BIN)/pytest
 
+# One table: each figure, its goal, pass/fail, and REGRESSED (red) when more than 10% worse
+# than benchmarks/recorded.json. `$(BIN)/python benchmarks/run.py --quick` for a short run.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/validate_bench.py
-	$(BIN)/python benchmarks/build_bench.py
+	$(BIN)/python benchmarks/run.py
 
 bench-build: $(STAMP)
 	$(BIN)/python benchmarks/build_bench.py

@@ -15,6 +15,8 @@ measured inside real `build` calls, in this process and in fresh ones. It assert
 build gives the same bytes; it asserts nothing about timing.
 
 Run it with `make bench-build` (or `.venv/bin/python benchmarks/build_bench.py --help`).
+`--json PATH` writes the headline figures (the wall ratios, fresh process and in-process) for
+`benchmarks/run.py`; `--quick` times 2 repetitions and one fresh-process breakdown.
 """
 
 from __future__ import annotations
@@ -42,6 +44,11 @@ ARTICLE = ROOT / "runs" / "paiton-kimi-k3.1-pro"
 TARGET = 1.3
 BUILD, WEASYPRINT = "in-process build", "in-process weasyprint"
 SUB_BUILD, SUB_WEASYPRINT = "subprocess reportgen build", "subprocess weasyprint"
+# The headline figures `--json` writes: (figure, build, weasyprint), wall-time medians.
+FIGURES = (
+    ("fresh build / fresh weasyprint (wall)", SUB_BUILD, SUB_WEASYPRINT),
+    ("in-process build / weasyprint (wall)", BUILD, WEASYPRINT),
+)
 
 # (stage, module, function): the functions `reportgen.build` calls, timed where it calls them.
 _STAGES = (
@@ -133,10 +140,14 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=7, help="timed repetitions of each (median)")
     ap.add_argument("--no-subprocess", action="store_true", help="in-process measurements only")
     ap.add_argument("--one-shot", type=Path, help=argparse.SUPPRESS)  # internal: fresh process
+    ap.add_argument("--json", type=Path, help="write the headline figures (ratios) here as JSON")
+    ap.add_argument("--quick", action="store_true", help="2 repetitions, 1 fresh-process build")
     args = ap.parse_args()
     if args.one_shot:
         _one_shot(args.one_shot)
         return
+    if args.quick:
+        args.reps = 2
     if args.reps < 1:
         ap.error("--reps must be at least 1")
     script = Path(__file__).resolve().relative_to(ROOT)
@@ -225,10 +236,14 @@ def main() -> None:
         fresh: list[dict[str, float]] = []
         if not args.no_subprocess:
             one_shot = [sys.executable, __file__, "--one-shot", str(tmp / "fresh")]
-            for _ in range(3):
+            for _ in range(1 if args.quick else 3):
                 done = subprocess.run(one_shot, check=True, env=env, capture_output=True)
                 fresh.append(json.loads(done.stdout))
     _report(wall, cpu, stages, fresh)
+    if args.json:
+        med = {name: statistics.median(v) for name, v in wall.items()}
+        figures = {f: med[a] / med[b] for f, a, b in FIGURES if a in med}
+        args.json.write_text(json.dumps(figures) + "\n", encoding="utf-8")
 
 
 def _report(

@@ -9,6 +9,8 @@ each grows when the file doubles. A breakdown by stage shows where the time goes
 
 Run it with `make bench` (or `.venv/bin/python benchmarks/validate_bench.py --help`). It asserts
 that the generated files load without a single problem; it asserts nothing about timing.
+`--json PATH` writes the headline figure (reportgen / json.load CPU ratio at 1x) for
+`benchmarks/run.py`; `--quick` times the 1x file only, 2 repetitions, and skips the breakdown.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from reportgen.stats import percentile
 CONTEXTS = (0, 1024, 2048, 4096, 8192, 16384, 32768, 65536)
 CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 MAX_TOKENS = 1024
+FIGURE = "validate+metrics / json.load (1x, CPU)"  # the headline figure `--json` writes
 DURATION_S = 30.0
 FAMILIES = (
     ("ttft", "ttft"),
@@ -203,9 +206,11 @@ def _stages(path: Path) -> dict[str, float]:
     }
 
 
-def _write(folder: Path, per_slot: int, seed: int) -> list[tuple[Path, int]]:
+def _write(
+    folder: Path, per_slot: int, seed: int, scales: tuple[int, ...]
+) -> list[tuple[Path, int]]:
     files = []
-    for scale in (1, 2):
+    for scale in scales:
         path = folder / f"benchmark_results_{scale}x.json"
         doc = generate(per_slot * scale, seed + scale)
         samples = sum(len(c["request_samples"]) for c in doc["results"])
@@ -221,13 +226,19 @@ def main() -> None:
     ap.add_argument("--per-slot", type=int, default=25, help="samples per unit of concurrency")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--keep", type=Path, help="write the files here instead of a temp folder")
+    ap.add_argument("--json", type=Path, help="write the headline figure (a ratio) here as JSON")
+    ap.add_argument(
+        "--quick", action="store_true", help="1x file only, 2 repetitions, no breakdown"
+    )
     args = ap.parse_args()
+    if args.quick:
+        args.reps = 2
 
     setup, _, _ = _timed(lambda: schemas.check("llm-inference-bench", {}))
     with tempfile.TemporaryDirectory(prefix="reportgen-bench-") as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        files = _write(folder, args.per_slot, args.seed)
+        files = _write(folder, args.per_slot, args.seed, (1,) if args.quick else (1, 2))
         for path, _ in files:
             values = len(_reportgen(path).values)  # loads with no problem at all; warms up
         print(
@@ -259,9 +270,15 @@ def main() -> None:
                 f"{samples:>9,} {path.stat().st_size / 1e6:>8.1f} {j:>12.3f} {r:>12.3f} "
                 f"{r / j:>6.2f}x {ratio_wall:>10.2f}x"
             )
-        growth = [med[(1, k)] / med[(0, k)] for k in ("json", "reportgen")]
-        print(f"{'growth 2x/1x':>18} {growth[0]:>12.2f}x {growth[1]:>11.2f}x")
+        if len(files) > 1:
+            growth = [med[(1, k)] / med[(0, k)] for k in ("json", "reportgen")]
+            print(f"{'growth 2x/1x':>18} {growth[0]:>12.2f}x {growth[1]:>11.2f}x")
         print("(seconds are CPU time of this process, median; wall ratio: the same on the clock)")
+        if args.json:
+            ratio = med[(0, "reportgen")] / med[(0, "json")]
+            args.json.write_text(json.dumps({FIGURE: ratio}) + "\n", encoding="utf-8")
+        if args.quick:
+            return
 
         print("\nbreakdown of the reportgen path (CPU seconds, median of 3)")
         runs = [[_stages(path) for _ in range(3)] for path, _ in files]
