@@ -45,9 +45,10 @@ class Thresholds:
     """
 
     # few-samples: a median needs at least this many values. With 2 values the "median" is their
-    # mean and with 1 it is a single observation; from 3 on one outlier cannot move it. (A 30 s
-    # cell at concurrency 1 with 2,048-token requests holds only 2-3 requests, so this fires there:
-    # a warning, not an error, because each request's speed already averages over its tokens.)
+    # mean and with 1 it is a single observation; from 3 on one outlier cannot move it. (A short
+    # cell at concurrency 1 with requests thousands of tokens long holds only 2-3 requests, so
+    # this fires there: a warning, not an error, because each request's speed already averages
+    # over its tokens.)
     min_samples: int = 3
     # requests-incomplete: the bench cancels the streams still open when the window closes, so up
     # to one unfinished request per concurrency slot is normal; more means streams broke off early.

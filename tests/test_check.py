@@ -274,9 +274,14 @@ def test_a_published_html_page(built: Built, tmp_path: Path) -> None:
     assert items[0].line > 1 and "1,000" in page.read_text().splitlines()[items[0].line - 1]
 
 
-def test_output_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: str) -> None:
+def test_output_formats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], built: Built, seed: str
+) -> None:
     edited = tmp_path / "edited.txt"
-    edited.write_text(seed.replace("| 0 | 0.09 |", "| 0 | 0.19 |"))
+    shown = _shown(built.metrics, "decode.0.c1.ttft_s", 2)
+    wrong = f"{float(shown) + 0.1:.2f}"
+    assert seed.count(f"| 0 | {shown} |") == 1
+    edited.write_text(seed.replace(f"| 0 | {shown} |", f"| 0 | {wrong} |"))
     base = ["check", str(ARTICLE), "--published", str(edited), "--build-dir", str(tmp_path)]
     assert main(base) == 1
     text = capsys.readouterr().out

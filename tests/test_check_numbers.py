@@ -47,7 +47,7 @@ def errors(path: Path, tmp_path: Path) -> list[tuple[int, int, str]]:
         (r"| \1\2, |", "a separator with no digit after it"),  # "8198,"
         (r"| \1\2,0 |", "its thousands separators do not group three digits"),  # "8198,0"
         (r"| \1.\2. |", "a separator with no digit after it"),  # "8.198."
-        (r"| - \1,\2 |", "a sign set apart from its digits"),  # "- 8,198"
+        (r"| - \1,\2 |", "a sign set apart from its digits"),  # "- 1,234"
     ],
 )
 def test_a_malformed_number_is_an_error_at_its_cell(tmp_path: Path, replace: str, why: str) -> None:

@@ -84,7 +84,7 @@ def check_built(
                 )
             )
             continue
-        # shown with its unit: after a space ("183 tok/s") or attached ("3.4x", "+12%")
+        # shown with its unit: after a space ("57 tok/s") or attached ("3.4x", "+12%")
         with_unit = " " in text.replace("\u00a0", " ") or not text[-1:].isdigit()
         want = shown_text(value, unit=with_unit, display=display)
         try:

@@ -4,7 +4,7 @@ A headline is a declared metric with a caption. Besides a number followed by its
 same line or the next (the published text's own form, read by `published.reported_in_lines`),
 a published copy may show it:
 
-- caption first: "One request, output: 183 tok/s";
+- caption first: "One request, output: 57 tok/s";
 - as a block, the way a PDF's text gives headline cards set side by side: the numbers of one
   declared group (the key results, or one section's headlines) one after another, each with the
   unit its headline is shown in, their captions after them.
@@ -49,7 +49,7 @@ def _parts(h: HeadlineShape) -> list[tuple[str, ...]]:
 
 
 def _number_first(toks: Sequence[Token], h: HeadlineShape) -> Reported | None:
-    """ "183 tok/s one request, output": a number and unit, then the whole caption."""
+    """ "57 tok/s one request, output": a number and unit, then the whole caption."""
     parts = _parts(h)
     for at in range(len(toks) - 1):
         pair = _pair(toks, at)
@@ -59,7 +59,7 @@ def _number_first(toks: Sequence[Token], h: HeadlineShape) -> Reported | None:
 
 
 def _caption_first(toks: Sequence[Token], h: HeadlineShape) -> Reported | None:
-    """ "One request, output: 183 tok/s": the caption, then on its line (or after a colon or a
+    """ "One request, output: 57 tok/s": the caption, then on its line (or after a colon or a
     dash) the number and unit."""
     parts = _parts(h)
     for at in range(len(toks)):

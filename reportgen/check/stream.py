@@ -45,7 +45,7 @@ def tokens(lines: Lines, skip: set[int]) -> list[Token]:
             text, col = found.group(0), found.start() + 1
             glued = _GLUED.match(text)
             if glued and out and out[-1].line == n and parse_number(out[-1].text):
-                # PDF text runs a headline's unit into its caption: "116 msone request"
+                # PDF text runs a headline's unit into its caption: "240 msone request"
                 unit = glued.group(1)
                 out.append(Token(n, col, unit, (unit,)))
                 text, col = text[len(unit) :], col + len(unit)

@@ -449,7 +449,7 @@ class MetricValue:
     stat: str | None = None  # None: the value itself (the median of a distribution)
     point: str | None = None  # a sweep's load point label
     rate: float | None = None  # the load point's request rate
-    basis: str | None = None  # what a derived value rests on ("power cap 800 W x 6 GPUs")
+    basis: str | None = None  # what a derived value rests on ("power cap 700 W x 8 GPUs")
     extra: tuple[tuple[str, Scalar], ...] = field(default=())  # other axes (prompt_tokens, ...)
     # (file, value) of each repetition, when the value is their median (or their spread)
     repeats: tuple[tuple[str, float], ...] = ()
