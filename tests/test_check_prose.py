@@ -16,6 +16,7 @@ import pytest
 
 from reportgen.article.build import Built, render_article
 from reportgen.check.compare import check_article
+from reportgen.cli.main import main
 from reportgen.metrics.claims import claim_problem, claim_value, lookup
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,3 +137,19 @@ def test_a_claim_reference_builds_and_a_false_claim_in_a_copy_is_caught(tmp_path
     result = check_article(folder, published=[false])
     items = [(i.kind, i.line) for s in result.sources[1:] for i in s.items]
     assert items == [("mismatch", _line_of(copy, "Together they gave"))]
+
+
+def test_the_text_report_says_what_an_unverified_number_was_near(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed = SEED.read_text(encoding="utf-8")
+    copy = tmp_path / "copy.txt"
+    copy.write_text(
+        seed.replace("The run files are saved", "It drew 7,777 W. The run files are saved")
+    )
+    base = ["check", str(ARTICLE), "--published", str(copy), "--build-dir", str(tmp_path / "none")]
+    assert main(base) == 0  # unverified is a warning
+    line = next(x for x in capsys.readouterr().out.splitlines() if "7,777" in x)
+    at = _line_of(copy.read_text(encoding="utf-8"), "7,777")
+    assert f"{copy}:{at}:" in line and '[unverified] near "' in line and "It drew" in line
+    assert main([*base, "--strict"]) == 1

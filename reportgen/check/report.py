@@ -42,7 +42,12 @@ def _item_line(item: Item) -> str:
         x
         for x in (
             f"row {item.row}" if item.row else None,
-            f"column {item.column}" if item.column else None,
+            # outside a table, the "column" is the words before the number: what it was near
+            None
+            if not item.column
+            else f"column {item.column}"
+            if item.table or item.row
+            else f'near "{item.column}"',
         )
         if x
     )
