@@ -11,10 +11,12 @@ Numbers that match no metric are "unverified"; metrics the article should show b
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reportgen.check.built import check_built
 from reportgen.check.htmltext import html_lines
@@ -37,6 +39,9 @@ from reportgen.formats.load import parse_run_file
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.claims import lookup
 from reportgen.metrics.display import Display, display_for, format_number, unit_factor
+
+if TYPE_CHECKING:
+    from reportgen.article.build import Built
 
 
 def _judge(r: Reported, value: MetricValue) -> str | None:
@@ -102,7 +107,7 @@ def check_published(
     first_at: dict[str, Reported] = {}
     expected = list(expected)
     # a metric the built article shows n times (in two tables, say) may be shown n times
-    allowed = Counter(s.metric for s in expected)
+    allowed = Counter(s.metric for s in expected) | Counter(dict(shape.times))
     times: Counter[str] = Counter()
     reported = reported_in_lines(lines, shape)
     titles = {t.id: t.title for t in shape.tables}
@@ -230,6 +235,19 @@ def check_published(
     return SourceResult(source, "published", matched, tuple(items))
 
 
+def article_shape(built: Built, html: str) -> Shape:
+    """What a published copy of the built article is matched against: its tables and headlines,
+    the prose of its page `html`, the words its charts show, and how often it shows each metric."""
+    prose, chart_text = expected_prose(html)
+    times = tuple(Counter(re.findall(r'data-metric="([^"]+)"', html)).items())
+    return replace(
+        from_views(built.article, built.tables),
+        prose=tuple(prose),
+        chart_text=chart_text,
+        times=times,
+    )
+
+
 def check_article(
     folder: Path,
     published: Iterable[Path] = (),
@@ -254,8 +272,7 @@ def check_article(
     else:
         label = f"{article.slug} (built in memory)"
         sources.append(check_built(built.html, label, built.metrics, expected))
-    prose, chart_text = expected_prose(html)
-    shape = replace(from_views(article, built.tables), prose=tuple(prose), chart_text=chart_text)
+    shape = article_shape(built, html)
     omitted = frozenset(o.what for o in article.omissions)
     declared = [(p, folder) for p in article.published_paths()]
     for path, inside in [*declared, *((p, None) for p in published)]:

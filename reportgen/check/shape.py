@@ -88,6 +88,9 @@ class Shape:
     phrases: tuple[Phrase, ...]
     prose: tuple[Expected, ...] = ()  # the built article's prose, to align copies with
     chart_text: frozenset[str] = frozenset()  # the words the built article's charts show
+    # how many times the built article shows each metric (a key result and a table cell, say):
+    # a copy may show it as often without showing it "twice"
+    times: tuple[tuple[str, int], ...] = ()
 
     def table_for(self, caption: str) -> TableShape | None:
         """The table whose title the caption (a line or two above it) starts with."""
