@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
+from helpers_bench import bench_script
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-run = _load("run")
+run = bench_script("run")
 
 
 def test_collect_merges_and_names_what_is_wrong() -> None:
@@ -40,8 +25,8 @@ def test_collect_merges_and_names_what_is_wrong() -> None:
 
 
 def test_every_goal_is_a_figure_one_script_writes() -> None:
-    written = [_load("validate_bench").FIGURE]
-    written += [name for name, _, _ in _load("build_bench").FIGURES]
-    written += list(_load("check_bench").FIGURES)
+    written = [bench_script("validate_bench").FIGURE]
+    written += [name for name, _, _ in bench_script("build_bench").FIGURES]
+    written += list(bench_script("check_bench").FIGURES)
     assert sorted(written) == sorted(run.GOALS)
     assert max(map(len, written)) <= 44  # the table's figure column

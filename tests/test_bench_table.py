@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from helpers_bench import bench_script
 
-_SPEC = importlib.util.spec_from_file_location(
-    "bench_table", Path(__file__).resolve().parents[1] / "benchmarks" / "table.py"
-)
-assert _SPEC and _SPEC.loader
-table = importlib.util.module_from_spec(_SPEC)
-sys.modules["bench_table"] = table  # dataclasses look their module up
-_SPEC.loader.exec_module(table)
+table = bench_script("table")
 
 
 def test_pass_fail_and_regression() -> None:

@@ -5,21 +5,8 @@ each script and check every function it instruments or calls is still there."""
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from helpers_bench import bench_script as script
 
 
 def test_every_stage_the_build_benchmark_times_exists() -> None:

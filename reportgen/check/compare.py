@@ -263,25 +263,25 @@ def check_article(
     built = render_article(folder, environ, charts=False)
     article = built.article
     expected = expected_numbers(article, built.metrics, built.tables)
-    sources = []
     page = (build_dir / article.slug / "index.html") if build_dir else None
-    html = built.html  # without charts: the build's page has them, and their labels
+    # the build's page (with its charts) when there is one, else the page built in memory
     if page is not None and page.is_file():
-        html = read_input(page, "published").decode("utf-8", "replace")
-        sources.append(check_built(html, str(page), built.metrics, expected))
+        html, label = read_input(page, "published").decode("utf-8", "replace"), str(page)
     else:
-        label = f"{article.slug} (built in memory)"
-        sources.append(check_built(built.html, label, built.metrics, expected))
-    shape = article_shape(built, html)
+        html, label = built.html, f"{article.slug} (built in memory)"
+    sources = [check_built(html, label, built.metrics, expected)]
     omitted = frozenset(o.what for o in article.omissions)
     declared = [(p, folder) for p in article.published_paths()]
-    for path, inside in [*declared, *((p, None) for p in published)]:
-        found = read_published(path, inside=inside)
-        sources.append(
-            check_published(
-                found.lines, found.label, built.metrics, expected, shape, omitted=omitted
+    copies = [*declared, *((p, None) for p in published)]
+    if copies:  # the page's prose is parsed only for copies to align with it
+        shape = article_shape(built, html)
+        for path, inside in copies:
+            found = read_published(path, inside=inside)
+            sources.append(
+                check_published(
+                    found.lines, found.label, built.metrics, expected, shape, omitted=omitted
+                )
             )
-        )
     findings = tuple(replace(f, file=str(folder / f.file)) for f in built.findings)
     places = tuple(_place(Path(f.file), f.pointer) for f in findings)
     return CheckResult(

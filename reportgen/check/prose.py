@@ -128,12 +128,9 @@ def _page_footer(pub: Sequence[Token], i: int) -> bool:
 
 
 def _furniture(pub: Sequence[Token], i: int, chart_text: frozenset[str]) -> bool:
-    """Whether the number at `i` is furniture of a PDF's text, not a statement: its page footer
-    ("Page 2 of 10"), a chart's label (the charts drawn: their words), or one of a run of bare
-    numbers with no unit and no words between them (a chart's axis ticks)."""
-
-    if _page_footer(pub, i):
-        return True
+    """Whether the number at `i` is furniture of a PDF's text, not a statement: a chart's label
+    (the charts drawn: their words), or one of a run of bare numbers with no unit and no words
+    between them (a chart's axis ticks). Page footers are skipped before this is asked."""
     if _unit_after(pub, i, pub[i].text) is not None:
         return False
     if core(pub[i].text) in chart_text:
