@@ -15,6 +15,11 @@ ties to a metric is then mutated, one copy per mutation:
 
 and each must be caught at its own line. Edits that keep every number true must pass: rows of a
 table moved with their labels, reflowed prose, Windows line endings, a headline in bold Markdown.
+
+A sentence added in the copy's own words (tests/helpers_claims.py), written from the article's
+own labels, true (must pass) or false (caught at its line): a ratio of two cells ("3.8x that at
+8K context"), "Nx higher than", "fell by P% from ... to ...", "P% faster/slower than", and a
+cell quoted with its unit (the unit slipped by 1000x too).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers_claims import claims, quotes
 
 from reportgen.article.build import Built, build, render_article
 from reportgen.check.compare import article_shape, check_published
@@ -169,14 +175,28 @@ def _mutations(slug: str) -> Iterator[Case]:
             yield Case(f"fact {slug}:{r.line}:{r.text}", _edit(text, r, changed), r.line)
         # a headline (its number and unit) in bold Markdown says the same; its unit slipped
         # by 1000 does not
-        if r.metric_id and r.table is None and not r.in_prose and " " in r.text:
+        if r.metric_id and r.table is None and not r.in_prose and re.search("[ \u00a0]", r.text):
             yield Case(f"bold {slug}:{r.line}", _edit(text, r, f"**{r.text}** "), None)
-            number, unit = r.text.rsplit(" ", 1)
-            other = {"ms": "s", "s": "ms"}.get(unit)
+            number, unit = re.split("[ \u00a0]", r.text, maxsplit=1)
+            other = {"ms": "s", "s": "ms", "tok/s": "tok/s"}.get(unit)
             if other:
-                yield Case(f"unit {slug}:{r.line}", _edit(text, r, f"{number} {other}"), r.line)
+                scaled = f"{number}K" if unit == "tok/s" else number  # 1000x the tokens
+                yield Case(f"unit {slug}:{r.line}", _edit(text, r, f"{scaled} {other}"), r.line)
     yield from _swaps(slug, folder, text)
     yield from _passing(slug, text)
+    yield from _sentences(slug, folder, text)
+
+
+def _sentences(slug: str, folder: Path, text: str) -> Iterator[Case]:
+    """A sentence added in the copy's own words, after the article: a derived claim or a quoted
+    metric, true (must pass) or false (caught at its line)."""
+    built, shape = _article(folder)
+    body = text.rstrip("\n") + "\n\n"
+    line = body.count("\n") + 1
+    said = [*claims(built, shape), *quotes(shape, _tied(folder, text), built)]
+    for s in said:
+        kind, where = s.name.split(" ", 1)
+        yield Case(f"{kind} {slug}:{where}", body + s.sentence + "\n", None if s.true else line)
 
 
 def _swaps(slug: str, folder: Path, text: str) -> Iterator[Case]:
@@ -203,10 +223,18 @@ def _passing(slug: str, text: str) -> Iterator[Case]:
     lines = text.split("\n")
     # rows of each pipe or tab table moved with their labels: the last two body rows swapped
     rows = [i for i, line in enumerate(lines) if line.startswith("| ") and "---" not in line]
+    # a plain copy's tab-separated rows: a row label, then cells
     for first, second in zip(rows, rows[1:], strict=False):
         if second == first + 1 and second + 1 not in rows and first - 1 in rows:
             moved = list(lines)
             moved[first], moved[second] = moved[second], moved[first]
+            yield Case(f"rows-moved {slug}:{first + 1}", "\n".join(moved), None)
+    # a plain copy's tab-separated table: its last two rows (a row label, then cells) swapped
+    tabbed = [i for i, line in enumerate(lines) if re.match(r"[\w.,]+\t[\d.,]+\t", line)]
+    for first in tabbed:
+        if first + 1 in tabbed and first + 2 not in tabbed:
+            moved = list(lines)
+            moved[first], moved[first + 1] = moved[first + 1], moved[first]
             yield Case(f"rows-moved {slug}:{first + 1}", "\n".join(moved), None)
     # prose reflowed: each paragraph line of three or more words joined with the next
     for i in range(len(lines) - 1):
@@ -241,7 +269,19 @@ def test_the_corpus_is_large_and_covers_every_class() -> None:
         "reflow",
         "fact",
         "bold",
+        "ratio",
+        "ratio-higher",
+        "fell-by",
+        "faster",
+        "quote",
+        "quote-unit",
     } <= kinds
+    # every class that applies to both articles is in both
+    for kind in ("digit", "sign", "unit", "swap", "rows-moved", "reflow", "ratio", "quote"):
+        assert {c.name.split()[1].split(":")[0] for c in corpus if c.name.split()[0] == kind} == {
+            "paiton",
+            "measured",
+        }, kind
     for slug in ("paiton", "measured"):
         assert sum(f" {slug}:" in c.name or c.name.endswith(slug) for c in corpus) >= 30
     assert len(corpus) >= 150

@@ -55,13 +55,14 @@ def _judge(r: Reported, value: MetricValue) -> str | None:
             return f"is shown in {r.unit} but {value.id} is in {value.unit}"
         factor = display_for(value).scale
     expected = value.value * factor
-    if r.value < 0 <= expected and value.key not in ("compare.delta",):
+    if r.value < 0 <= expected and value.key not in ("compare.delta", "claim.change"):
         return f"shows {r.text.strip()}, a sign where none can be: {value.id} is never negative"
     tolerance = 0.5 * 10.0**-r.decimals
     if abs(expected - r.value) <= tolerance * (1 + 1e-9):
         return None
     shown_as = format_number(expected, Display(max(0, r.decimals), ""))
-    said = f"shows {r.text} but the run files give {shown_as}" + (f" {r.unit}" if r.unit else "")
+    unit = "" if not r.unit else r.unit if r.unit in ("%", "x") else f" {r.unit}"
+    said = f"shows {r.text} but the run files give {shown_as}{unit}"
     return said + _unit_slip(r, expected)
 
 

@@ -23,7 +23,9 @@ import re
 from collections.abc import Iterable, Sequence
 from html.parser import HTMLParser
 
+from reportgen.check.claimtext import tie
 from reportgen.check.htmltext import SKIP
+from reportgen.check.labels import Metric
 from reportgen.check.published import UNITS, Reported, malformed, parse_number
 from reportgen.check.shape import Expected, normalize
 from reportgen.check.stream import Token
@@ -115,6 +117,10 @@ def expected_prose(html: str) -> tuple[list[Expected], frozenset[str]]:
     return tokens, frozenset(parser.chart_text)
 
 
+def _digits(text: str) -> int:
+    return sum(c.isdigit() for c in text)
+
+
 def _page_footer(pub: Sequence[Token], i: int) -> bool:
     """Whether the number at `i` is one of a PDF page footer's: "Page 2 of 10"."""
 
@@ -185,26 +191,42 @@ def _reported(tok: Token, near: str, unit: str | None, metric: str) -> Reported 
 
 
 def prose_numbers(
-    toks: Sequence[Token], expected: Iterable[Expected], chart_text: frozenset[str] = frozenset()
+    toks: Sequence[Token],
+    expected: Iterable[Expected],
+    chart_text: frozenset[str] = frozenset(),
+    shown: Sequence[Metric] = (),
 ) -> list[Reported]:
     """Every number among `toks` (the copy's prose, tables and headlines taken out): judged
-    against the built article where it aligns, else unverified."""
+    against the built article where it aligns; else, when its sentence states a claim or quotes
+    a metric `shown` by the article (`claimtext.tie`), judged against that; else unverified."""
     exp = list(expected)
     pub = [t for t in toks if t.words or is_number(t.text)]
     keys = [_key(t.text) for t in pub]
     matcher = difflib.SequenceMatcher(None, keys, [_key(e.text) for e in exp], autojunk=False)
     pairs: dict[int, int] = {}
+    edges: set[int] = set()  # the first and last token of each aligned run
     for op, a0, a1, b0, b1 in matcher.get_opcodes():
         # numbers align where words around them do: a run of numbers alone is no evidence
         if op == "equal" and sum(k != "#" for k in keys[a0:a1]) >= 2:
             pairs.update(zip(range(a0, a1), range(b0, b1), strict=True))
+            edges.update((a0, a1 - 1))
     out: list[Reported] = []
+    loose: dict[int, Reported] = {}
     for i, tok in enumerate(pub):
         if not is_number(tok.text):
             continue
         near = _near(pub, i)
         j = pairs.get(i)
         partner = exp[j] if j is not None and is_number(exp[j].text) else None
+        # aligned by the words on one side only, a literal of another length is another
+        # statement ("capped at N output tokens" is not an appendix's "- 2 output tokens")
+        if (
+            partner is not None
+            and partner.metric is None
+            and i in edges
+            and _digits(tok.text) != _digits(partner.text)
+        ):
+            partner = None
         if _page_footer(pub, i):
             continue
         if partner is not None and partner.metric is not None:
@@ -216,20 +238,28 @@ def prose_numbers(
             continue
         # a number the article's source writes literally, or one the article does not have
         literal = None if partner is None else core(partner.text)
-        out.append(
-            Reported(
-                tok.line,
-                tok.col,
-                core(tok.text),
-                math.nan,
-                0,
-                None,
-                None,
-                None,
-                None,
-                near,
-                expected_text=literal,
-                in_prose=True,
-            )
+        found = Reported(
+            tok.line,
+            tok.col,
+            core(tok.text),
+            math.nan,
+            0,
+            None,
+            None,
+            None,
+            None,
+            near,
+            expected_text=literal,
+            in_prose=True,
         )
+        if partner is None:
+            loose[i] = found
+        else:
+            out.append(found)
+    units = {i: _unit_after(pub, i, pub[i].text) for i in loose}
+    tied = tie(pub, list(loose), units, shown)
+    for i, r in loose.items():
+        found = tied.get(i, r)
+        if found is not None:
+            out.append(found)
     return out

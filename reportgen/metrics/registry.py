@@ -598,9 +598,9 @@ def split_metric(metric: str) -> tuple[str, str | None]:
 def _id_regex(pattern: str) -> re.Pattern[str]:
     body = re.escape(pattern)
     for name, part in (("context", r"[^.]+"), ("concurrency", r"\d+"), ("point", r".+?")):
-        body = body.replace(re.escape("{" + name + "}"), part)
+        body = body.replace(re.escape("{" + name + "}"), f"(?P<{name}>{part})", 1)
     stats = "|".join((*STATS, *REPEAT_STATS))
-    return re.compile(rf"(?:[a-z][a-z0-9_-]*\.)?{body}(?:\.({stats}))?")
+    return re.compile(rf"(?:(?P<run>[a-z][a-z0-9_-]*)\.)?{body}(?:\.(?P<stat>{stats}))?")
 
 
 _ID_REGEX = {key: _id_regex(d.id_pattern) for key, d in DEFINITIONS.items()}
@@ -612,5 +612,16 @@ def key_of(metric: str) -> tuple[str, str | None] | None:
     for key, regex in _ID_REGEX.items():
         found = regex.fullmatch(metric)
         if found:
-            return key, found.group(1)
+            return key, found["stat"]
+    return None
+
+
+def coordinates(metric: str) -> tuple[str, dict[str, str]] | None:
+    """The registry key of a metric id and where it stands on each axis its id names: run,
+    context (as labelled: "4K"), concurrency, load point and statistic. None when no metric's
+    pattern fits it."""
+    for key, regex in _ID_REGEX.items():
+        found = regex.fullmatch(metric)
+        if found:
+            return key, {k: v for k, v in found.groupdict().items() if v is not None}
     return None

@@ -1,0 +1,312 @@
+"""Claims and quotes a copy writes in its own words, tied to the metrics its sentence names (pure).
+
+The built article states a comparison only as a reference (`{{ A/B }}`, `{{ A->B }}`). A copy may
+add its own: "3.4x the output of one request", "fell by 12% from 1K to 4K", "2x longer than at
+1K", "20% faster than GuideLLM's". A number aligned with nothing in the built article is read
+here, in its sentence:
+
+- a ratio: a number with "x", "×" or "times", then maybe a comparative ("faster", "longer",
+  "lower", "as fast as"). Plain or bigger ("longer", "higher", "more") is A/B, smaller is B/A;
+  "faster" is bigger for a metric where higher is better and smaller for one where lower is
+  (a time), "slower" the other way.
+- a change in percent: a number with "%" after a verb ("rose by", "fell by") or before a
+  comparative ("20% faster"). "from X to Y" gives its two sides; otherwise the subject is the
+  new value and what follows "than" ("compared with", "vs") the base.
+- a quote: a number with a unit (s, ms, tok/s, req/s) that states one metric.
+
+The subject (the words before the claim and up to "than") and the object (after it) are each
+tied to the one metric they name best (`labels.best`); the object shares the subject's
+quantity and axes unless it names others ("than at 1K" keeps the concurrency). The claim is
+then the reference the article could have written, judged at the precision the copy shows.
+A sentence that names no single metric leaves its number unverified: the checker does not
+guess. Numbers that named an axis value the tied metrics have ("16 concurrent requests") are
+labels, not statements, and are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reportgen.check import labels
+from reportgen.check.labels import Metric, Said, best, said
+from reportgen.check.published import Reported, parse_number
+from reportgen.check.stream import Token
+from reportgen.metrics.display import unit_factor
+
+_BIGGER = frozenset(["higher", "more", "larger", "greater", "bigger", "longer"])
+_SMALLER = frozenset(["lower", "less", "smaller", "fewer", "shorter"])
+_FASTER = frozenset(("faster", "quicker"))
+_SLOWER = frozenset(("slower",))
+_AS = {"fast": "faster", "quick": "faster", "high": "higher", "much": "more", "large": "larger"}
+_AS |= {"long": "longer", "big": "bigger", "many": "more", "slow": "slower"}
+_RISE = frozenset(
+    ["rose", "risen", "increased", "grew", "grown", "climbed", "gained", "jumped", "up"]
+)
+_FALL = frozenset(
+    ["fell", "fallen", "dropped", "decreased", "declined", "shrank", "sank", "down", "lost"]
+)
+_OBJECT = frozenset(["than", "vs", "vs.", "versus", "compared", "relative", "against"])
+_QUOTED = ("s", "ms", "tok/s", "req/s", "tokens", "requests")
+_END = re.compile(r"[.!?;][)\]\"'\u201d\u2019]*$")
+
+
+def _word(toks: Sequence[Token], k: int) -> str:
+    """Token `k` in lower case, without the punctuation around it ("" past either end)."""
+    if not 0 <= k < len(toks):
+        return ""
+    word = toks[k].text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019").lower()
+    return word[:-1] if word.endswith(".") and not word[:-1].endswith(".") else word
+
+
+def sentences(toks: Sequence[Token]) -> list[range]:
+    """The sentences of a token stream: ended by . ! ? ; or by a blank line."""
+    out, start = [], 0
+    for k, tok in enumerate(toks):
+        last = k + 1 == len(toks)
+        gap = not last and toks[k + 1].line - tok.line > 1
+        if last or gap or _END.search(tok.text) and not re.search(r"\d\.$", tok.text[:-1] or ""):
+            out.append(range(start, k + 1))
+            start = k + 1
+    return out
+
+
+@dataclass(frozen=True)
+class _Claim:
+    kind: str  # "ratio" or "change"
+    value: float
+    decimals: int
+    text: str
+    end: int  # the first token after the claim's words
+    relation: str | None  # "bigger", "smaller", "faster", "slower"; None: plain
+    sign: int  # for a change: +1 rose, -1 fell, 0 none said
+    words: str  # the claim as the copy words it: "fell by 12%", "2.0x longer"
+
+
+def _claim_at(toks: Sequence[Token], i: int) -> _Claim | None:
+    text = toks[i].text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019")
+    text = text[:-1] if text.endswith(".") else text
+    parsed = parse_number(text.replace("\u00a0", ""))
+    if parsed is None:
+        return None
+    value, decimals, unit = parsed
+    j = i + 1
+    if unit is None and _word(toks, j) in ("x", "\u00d7", "times", "%", "percent"):
+        unit, j = (
+            {"times": "x", "\u00d7": "x", "percent": "%"}.get(_word(toks, j), _word(toks, j)),
+            j + 1,
+        )
+    if unit not in ("x", "\u00d7", "%"):
+        return None
+    relation, w = None, _word(toks, j)
+    if w == "as" and _word(toks, j + 1) in _AS and _word(toks, j + 2) == "as":
+        w, j = _AS[_word(toks, j + 1)], j + 2
+    for group, name in ((_BIGGER, "bigger"), (_SMALLER, "smaller"), (_FASTER, "faster")):
+        if w in group:
+            relation, j = name, j + 1
+    if w in _SLOWER:
+        relation, j = "slower", j + 1
+    sign, first = 0, i
+    for k in (i - 1, i - 2):
+        verb = _word(toks, k)
+        if verb in _RISE or verb in _FALL:
+            sign, first = (1 if verb in _RISE else -1), k
+            break
+        if verb != "by":
+            break
+    kind = "change" if unit == "%" else "ratio"
+    if kind == "change" and not sign and relation is None:
+        return None  # a percentage that compares nothing
+    words = " ".join(
+        [
+            *(_word(toks, k) for k in range(first, i)),
+            text,
+            *(_word(toks, k) for k in range(i + 1, j)),
+        ]
+    )
+    return _Claim(kind, value, decimals, text, j, relation, sign, words)
+
+
+def _bigger(relation: str | None, subject: Metric) -> bool | None:
+    """Whether the claim says the subject is the bigger number (None: it cannot say)."""
+    if relation in (None, "bigger"):
+        return True
+    if relation == "smaller":
+        return False
+    if subject.better is None:
+        return None
+    return (relation == "faster") == (subject.better == "higher")
+
+
+class _Sentence:
+    """One sentence's tokens and the metrics it can name."""
+
+    def __init__(self, toks: Sequence[Token], span: range, shown: Sequence[Metric]) -> None:
+        self.toks, self.span, self.shown = toks, span, shown
+        self.texts = [t.text for t in toks]
+        self.runs = labels.runs_of(shown)
+        self.used: dict[int, None] = {}
+
+    def said(self, picks: range | list[int]) -> Said:
+        return said(self.texts, picks, self.runs)
+
+    def name(self, s: Said, like: Metric | None = None, unit: str | None = None) -> Metric | None:
+        """The metric `s` names: with `unit`, one shown in it (a quote); else one with a better
+        direction (a claim compares measurements, not settings), in `like`'s unit if given."""
+        pool = [
+            m
+            for m in self.shown
+            if (like is None or m.id != like.id and unit_factor(m.unit, like.unit) is not None)
+            and (m.better is not None if unit is None else unit_factor(m.unit, unit) is not None)
+        ]
+        found = best(pool, s, like)
+        if found is None or like is None and not s.words & found.words:
+            return None  # a subject must name its quantity
+        if like is not None and not s.axes and not s.words & found.words:
+            return None  # an object must name something of its own
+        for (axis, value), at in s.at.items():
+            if found.axes.get(axis) == value:
+                self.used.update(dict.fromkeys(at))
+        return found
+
+    def find(self, word_set: frozenset[str], after: int) -> int | None:
+        return next(
+            (k for k in range(after, self.span.stop) if _word(self.toks, k) in word_set), None
+        )
+
+    def claim(self, i: int, c: _Claim) -> Reported | None:
+        start, stop = self.span.start, self.span.stop
+        head = [k for k in range(start, i) if _word(self.toks, k) not in ("by",)]
+        frm = self.find(frozenset(("from",)), start)
+        to = None if frm is None else self.find(frozenset(("to",)), frm + 1)
+        if c.kind == "change" and frm is not None and to is not None and c.sign:
+            first = self.name(self.said([*head, *range(frm + 1, to)]))
+            second = None if first is None else self.name(self.said(range(to + 1, stop)), first)
+            if first is None or second is None:
+                return None
+            return self._reported(i, c, f"{first.id}->{second.id}", c.sign * c.value)
+        marker = self.find(_OBJECT, c.end)
+        subject_at = [*head, *range(c.end, marker if marker is not None else c.end)]
+        obj_said = self.said(range((marker + 1) if marker is not None else c.end, stop))
+        subject = self.name(self.said(subject_at))
+        if subject is None:  # "at 12 requests ... that of one request at 1K": the 1K is both's
+            borrowed = self.said(subject_at)
+            for axis, values in obj_said.axes.items():
+                if axis not in borrowed.axes:
+                    borrowed.axes[axis] = set(values)
+            subject = self.name(borrowed)
+        other = None if subject is None else self.name(obj_said, subject)
+        if subject is None or other is None:
+            return None
+        if c.kind == "change":
+            sign = c.sign
+            if c.relation is not None:
+                bigger = _bigger(c.relation, subject)
+                if bigger is None:
+                    return None
+                sign = 1 if bigger else -1
+            return self._reported(i, c, f"{other.id}->{subject.id}", sign * c.value)
+        bigger = _bigger(c.relation, subject)
+        if bigger is None:
+            return None
+        a, b = (subject, other) if bigger else (other, subject)
+        return self._reported(i, c, f"{a.id}/{b.id}", c.value)
+
+    def _reported(self, i: int, c: _Claim, claim: str, value: float) -> Reported:
+        tok = self.toks[i]
+        unit = "x" if c.kind == "ratio" else "%"
+        near = " ".join(self.texts[max(self.span.start, i - 5) : i])[-60:]
+        shown = c.words
+        return Reported(
+            tok.line,
+            tok.col,
+            shown,
+            value,
+            c.decimals,
+            unit,
+            claim,
+            None,
+            None,
+            near,
+            in_prose=True,
+        )
+
+    def quote(self, i: int, unit: str, values: list[int]) -> Reported | None:
+        before = max((k for k in values if k < i), default=self.span.start - 1)
+        after = min((k for k in values if k > i), default=self.span.stop)
+        # the axes and words between the number and the value before it; then, when they name
+        # no metric, up to the next value too and the whole sentence's words
+        s = self.said(range(before + 1, min(after, i + 3)))  # "2,048 output tokens": its words
+        found = self.name(s, unit=unit)
+        if found is None:
+            s = self.said(range(before + 1, after))
+            s.words |= self.said(self.span).words
+            found = self.name(s, unit=unit)
+        if found is None:
+            return None
+        parsed = parse_number(self.texts[i].strip("(),;:").removesuffix(".").replace("\u00a0", ""))
+        if parsed is None:
+            return None
+        tok, near = self.toks[i], " ".join(self.texts[max(self.span.start, i - 5) : i])[-60:]
+        text = self.texts[i].strip("(),;:").removesuffix(".")
+        return Reported(
+            tok.line,
+            tok.col,
+            text,
+            parsed[0],
+            parsed[1],
+            unit,
+            found.id,
+            None,
+            None,
+            near,
+            in_prose=True,
+        )
+
+
+def _counted(toks: Sequence[Token], k: int) -> str | None:
+    """The unit of a count written with a word between ("2,048 output tokens"); none for a
+    concurrency ("12 concurrent requests" says where, not how many were counted)."""
+    unit, word = _word(toks, k + 2), _word(toks, k + 1)
+    if unit not in ("tokens", "requests") or not word.isalpha():
+        return None
+    return None if word.startswith(("concurr", "parall", "simult")) else unit
+
+
+def tie(
+    toks: Sequence[Token],
+    loose: Sequence[int],
+    units: dict[int, str | None],
+    shown: Sequence[Metric],
+) -> dict[int, Reported | None]:
+    """For numbers of `toks` aligned with nothing (`loose`, with the unit written after each):
+    the claim or quote each states, tied to its metrics; None for a number that only labels an
+    axis value of a metric tied in its sentence. A number left out stays unverified."""
+    out: dict[int, Reported | None] = {}
+    if not shown:
+        return out
+    wanted = set(loose)
+    for span in sentences(toks):
+        mine = [k for k in span if k in wanted]
+        if not mine:
+            continue
+        sentence = _Sentence(toks, span, shown)
+        claims = {k: c for k in mine if (c := _claim_at(toks, k)) is not None}
+        # a count's unit may follow a word: "2,048 output tokens", "12 timed requests"
+        unit_of = {k: units.get(k) or _counted(toks, k) for k in mine}
+        quoted = [k for k in mine if k not in claims and unit_of[k] in _QUOTED]
+        values = [*claims, *quoted]
+        for k, c in claims.items():
+            found = sentence.claim(k, c)
+            if found is not None:
+                out[k] = found
+        for k in quoted:
+            unit = unit_of[k]
+            assert unit is not None
+            found = sentence.quote(k, unit, values)
+            if found is not None:
+                out[k] = found
+        if out.keys() & set(values):
+            out.update({k: None for k in sentence.used if k in wanted and k not in values})
+    return out
