@@ -12,131 +12,44 @@ here, in its sentence:
 - a change in percent: a number with "%" after a verb ("rose by", "fell by") or before a
   comparative ("20% faster"). "from X to Y" gives its two sides; otherwise the subject is the
   new value and what follows "than" ("compared with", "vs") the base.
-- a quote: a number with a unit (s, ms, tok/s, req/s) that states one metric.
+- a quote: a number with a unit (s, ms, tok/s, req/s, or a count's "output tokens") that
+  states one metric or setting.
+
+How each is worded is `claimwords`'s.
 
 The subject (the words before the claim and up to "than") and the object (after it) are each
 tied to the one metric they name best (`labels.best`); the object shares the subject's
 quantity and axes unless it names others ("than at 1K" keeps the concurrency). The claim is
 then the reference the article could have written, judged at the precision the copy shows.
 A sentence that names no single metric leaves its number unverified: the checker does not
-guess. Numbers that named an axis value the tied metrics have ("16 concurrent requests") are
-labels, not statements, and are dropped.
+guess. Numbers that named an axis value the tied metrics have ("12 concurrent requests") are
+labels, not statements, and are dropped. In a sentence that states several numbers, or for a
+number said as a bound or an estimate ("within 0.5 s", "about 3x"), which metric is meant is a
+reader's guess: a match is a match, a difference is unverified (`Reported.tentative`), never a
+mismatch.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 
 from reportgen.check import labels
+from reportgen.check.claimwords import (
+    OBJECT,
+    QUOTED,
+    Claim,
+    claim_at,
+    counted,
+    hedged,
+    says_bigger,
+    sentences,
+    word,
+)
 from reportgen.check.labels import Metric, Said, best, said
 from reportgen.check.published import Reported, parse_number
 from reportgen.check.stream import Token
 from reportgen.metrics.display import unit_factor
-
-_BIGGER = frozenset(["higher", "more", "larger", "greater", "bigger", "longer"])
-_SMALLER = frozenset(["lower", "less", "smaller", "fewer", "shorter"])
-_FASTER = frozenset(("faster", "quicker"))
-_SLOWER = frozenset(("slower",))
-_AS = {"fast": "faster", "quick": "faster", "high": "higher", "much": "more", "large": "larger"}
-_AS |= {"long": "longer", "big": "bigger", "many": "more", "slow": "slower"}
-_RISE = frozenset(
-    ["rose", "risen", "increased", "grew", "grown", "climbed", "gained", "jumped", "up"]
-)
-_FALL = frozenset(
-    ["fell", "fallen", "dropped", "decreased", "declined", "shrank", "sank", "down", "lost"]
-)
-_OBJECT = frozenset(["than", "vs", "vs.", "versus", "compared", "relative", "against"])
-_QUOTED = ("s", "ms", "tok/s", "req/s", "tokens", "requests")
-_END = re.compile(r"[.!?;][)\]\"'\u201d\u2019]*$")
-
-
-def _word(toks: Sequence[Token], k: int) -> str:
-    """Token `k` in lower case, without the punctuation around it ("" past either end)."""
-    if not 0 <= k < len(toks):
-        return ""
-    word = toks[k].text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019").lower()
-    return word[:-1] if word.endswith(".") and not word[:-1].endswith(".") else word
-
-
-def sentences(toks: Sequence[Token]) -> list[range]:
-    """The sentences of a token stream: ended by . ! ? ; or by a blank line."""
-    out, start = [], 0
-    for k, tok in enumerate(toks):
-        last = k + 1 == len(toks)
-        gap = not last and toks[k + 1].line - tok.line > 1
-        if last or gap or _END.search(tok.text) and not re.search(r"\d\.$", tok.text[:-1] or ""):
-            out.append(range(start, k + 1))
-            start = k + 1
-    return out
-
-
-@dataclass(frozen=True)
-class _Claim:
-    kind: str  # "ratio" or "change"
-    value: float
-    decimals: int
-    text: str
-    end: int  # the first token after the claim's words
-    relation: str | None  # "bigger", "smaller", "faster", "slower"; None: plain
-    sign: int  # for a change: +1 rose, -1 fell, 0 none said
-    words: str  # the claim as the copy words it: "fell by 12%", "2.0x longer"
-
-
-def _claim_at(toks: Sequence[Token], i: int) -> _Claim | None:
-    text = toks[i].text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019")
-    text = text[:-1] if text.endswith(".") else text
-    parsed = parse_number(text.replace("\u00a0", ""))
-    if parsed is None:
-        return None
-    value, decimals, unit = parsed
-    j = i + 1
-    if unit is None and _word(toks, j) in ("x", "\u00d7", "times", "%", "percent"):
-        unit, j = (
-            {"times": "x", "\u00d7": "x", "percent": "%"}.get(_word(toks, j), _word(toks, j)),
-            j + 1,
-        )
-    if unit not in ("x", "\u00d7", "%"):
-        return None
-    relation, w = None, _word(toks, j)
-    if w == "as" and _word(toks, j + 1) in _AS and _word(toks, j + 2) == "as":
-        w, j = _AS[_word(toks, j + 1)], j + 2
-    for group, name in ((_BIGGER, "bigger"), (_SMALLER, "smaller"), (_FASTER, "faster")):
-        if w in group:
-            relation, j = name, j + 1
-    if w in _SLOWER:
-        relation, j = "slower", j + 1
-    sign, first = 0, i
-    for k in (i - 1, i - 2):
-        verb = _word(toks, k)
-        if verb in _RISE or verb in _FALL:
-            sign, first = (1 if verb in _RISE else -1), k
-            break
-        if verb != "by":
-            break
-    kind = "change" if unit == "%" else "ratio"
-    if kind == "change" and not sign and relation is None:
-        return None  # a percentage that compares nothing
-    words = " ".join(
-        [
-            *(_word(toks, k) for k in range(first, i)),
-            text,
-            *(_word(toks, k) for k in range(i + 1, j)),
-        ]
-    )
-    return _Claim(kind, value, decimals, text, j, relation, sign, words)
-
-
-def _bigger(relation: str | None, subject: Metric) -> bool | None:
-    """Whether the claim says the subject is the bigger number (None: it cannot say)."""
-    if relation in (None, "bigger"):
-        return True
-    if relation == "smaller":
-        return False
-    if subject.better is None:
-        return None
-    return (relation == "faster") == (subject.better == "higher")
 
 
 class _Sentence:
@@ -172,12 +85,12 @@ class _Sentence:
 
     def find(self, word_set: frozenset[str], after: int) -> int | None:
         return next(
-            (k for k in range(after, self.span.stop) if _word(self.toks, k) in word_set), None
+            (k for k in range(after, self.span.stop) if word(self.toks, k) in word_set), None
         )
 
-    def claim(self, i: int, c: _Claim) -> Reported | None:
+    def claim(self, i: int, c: Claim) -> Reported | None:
         start, stop = self.span.start, self.span.stop
-        head = [k for k in range(start, i) if _word(self.toks, k) not in ("by",)]
+        head = [k for k in range(start, i) if word(self.toks, k) not in ("by",)]
         frm = self.find(frozenset(("from",)), start)
         to = None if frm is None else self.find(frozenset(("to",)), frm + 1)
         if c.kind == "change" and frm is not None and to is not None and c.sign:
@@ -186,7 +99,7 @@ class _Sentence:
             if first is None or second is None:
                 return None
             return self._reported(i, c, f"{first.id}->{second.id}", c.sign * c.value)
-        marker = self.find(_OBJECT, c.end)
+        marker = self.find(OBJECT, c.end)
         subject_at = [*head, *range(c.end, marker if marker is not None else c.end)]
         obj_said = self.said(range((marker + 1) if marker is not None else c.end, stop))
         subject = self.name(self.said(subject_at))
@@ -202,18 +115,18 @@ class _Sentence:
         if c.kind == "change":
             sign = c.sign
             if c.relation is not None:
-                bigger = _bigger(c.relation, subject)
+                bigger = says_bigger(c.relation, subject)
                 if bigger is None:
                     return None
                 sign = 1 if bigger else -1
             return self._reported(i, c, f"{other.id}->{subject.id}", sign * c.value)
-        bigger = _bigger(c.relation, subject)
+        bigger = says_bigger(c.relation, subject)
         if bigger is None:
             return None
         a, b = (subject, other) if bigger else (other, subject)
         return self._reported(i, c, f"{a.id}/{b.id}", c.value)
 
-    def _reported(self, i: int, c: _Claim, claim: str, value: float) -> Reported:
+    def _reported(self, i: int, c: Claim, claim: str, value: float) -> Reported:
         tok = self.toks[i]
         unit = "x" if c.kind == "ratio" else "%"
         near = " ".join(self.texts[max(self.span.start, i - 5) : i])[-60:]
@@ -265,15 +178,6 @@ class _Sentence:
         )
 
 
-def _counted(toks: Sequence[Token], k: int) -> str | None:
-    """The unit of a count written with a word between ("2,048 output tokens"); none for a
-    concurrency ("12 concurrent requests" says where, not how many were counted)."""
-    unit, word = _word(toks, k + 2), _word(toks, k + 1)
-    if unit not in ("tokens", "requests") or not word.isalpha():
-        return None
-    return None if word.startswith(("concurr", "parall", "simult")) else unit
-
-
 def tie(
     toks: Sequence[Token],
     loose: Sequence[int],
@@ -292,10 +196,14 @@ def tie(
         if not mine:
             continue
         sentence = _Sentence(toks, span, shown)
-        claims = {k: c for k in mine if (c := _claim_at(toks, k)) is not None}
+        claims = {k: c for k in mine if (c := claim_at(toks, k)) is not None}
         # a count's unit may follow a word: "2,048 output tokens", "12 timed requests"
-        unit_of = {k: units.get(k) or _counted(toks, k) for k in mine}
-        quoted = [k for k in mine if k not in claims and unit_of[k] in _QUOTED]
+        # "N requests" says where (a concurrency), "N completed requests" how many were counted
+        unit_of = {
+            k: counted(toks, k) if units.get(k) == "requests" else units.get(k) or counted(toks, k)
+            for k in mine
+        }
+        quoted = [k for k in mine if k not in claims and unit_of[k] in QUOTED]
         values = [*claims, *quoted]
         for k, c in claims.items():
             found = sentence.claim(k, c)
@@ -309,4 +217,12 @@ def tie(
                 out[k] = found
         if out.keys() & set(values):
             out.update({k: None for k in sentence.used if k in wanted and k not in values})
+        for k in values:
+            found = out.get(k)
+            if found is None:
+                continue
+            if hedged(toks, k):
+                out[k] = replace(found, tentative="it is said as an estimate or a bound")
+            elif len(values) > 1:
+                out[k] = replace(found, tentative="its sentence states other numbers too")
     return out

@@ -195,9 +195,14 @@ def check_published(
         if problem is None:
             matched += 1
         else:
+            if r.tentative:
+                problem += (
+                    f"; {r.tentative}, so it may state something else: not judged (state it "
+                    "alone in its sentence, or as a reference)"
+                )
             items.append(
                 Item(
-                    "mismatch",
+                    "unverified" if r.tentative else "mismatch",
                     source,
                     r.line,
                     r.col,

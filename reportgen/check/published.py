@@ -75,6 +75,10 @@ class Reported:
     # a number the article's source writes literally (a date, a version): the text it writes
     expected_text: str | None = None
     in_prose: bool = False  # read from running text, where a setting may be said twice
+    # why a number tied to its metric by a sentence's words may state something else (the
+    # sentence states other numbers too; it is said as a bound): a match is a match, a
+    # difference is unverified, not a mismatch. Empty: judged as any number is.
+    tentative: str = ""
 
 
 @dataclass(frozen=True)

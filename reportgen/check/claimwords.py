@@ -1,0 +1,142 @@
+"""How a copy words a claim (pure): the ratio or change a number states, which way it goes,
+where its sentence ends, and whether it is said as a bound or an estimate.
+
+- a ratio: a number with "x", "×" or "times", then maybe a comparative ("faster", "longer",
+  "lower", "as fast as");
+- a change in percent: a number with "%" after a verb ("rose by", "fell by") or before a
+  comparative ("20% faster"); a percentage with neither compares nothing and is no claim;
+- a count's unit may follow one word ("2,048 output tokens"), but "12 concurrent requests" says
+  where a number was measured, not how many were counted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reportgen.check.labels import Metric
+from reportgen.check.published import parse_number
+from reportgen.check.stream import Token
+
+_BIGGER = frozenset(["higher", "more", "larger", "greater", "bigger", "longer"])
+_SMALLER = frozenset(["lower", "less", "smaller", "fewer", "shorter"])
+_FASTER = frozenset(("faster", "quicker"))
+_SLOWER = frozenset(("slower",))
+_AS = {"fast": "faster", "quick": "faster", "high": "higher", "much": "more", "large": "larger"}
+_AS |= {"long": "longer", "big": "bigger", "many": "more", "slow": "slower"}
+_RISE = frozenset(
+    ["rose", "risen", "increased", "grew", "grown", "climbed", "gained", "jumped", "up"]
+)
+_FALL = frozenset(
+    ["fell", "fallen", "dropped", "decreased", "declined", "shrank", "sank", "down", "lost"]
+)
+OBJECT = frozenset(["than", "vs", "vs.", "versus", "compared", "relative", "against"])
+_HEDGES = frozenset(
+    ["about", "around", "near", "nearly", "roughly", "approximately", "almost", "within", "under"]
+    + ["over", "below", "above", "least", "most", "than", "some", "circa", "only", "just"]
+)
+QUOTED = ("s", "ms", "tok/s", "req/s", "tokens", "requests")
+_END = re.compile(r"[.!?;][)\]\"'\u201d\u2019]*$")
+
+
+def word(toks: Sequence[Token], k: int) -> str:
+    """Token `k` in lower case, without the punctuation around it ("" past either end)."""
+    if not 0 <= k < len(toks):
+        return ""
+    word = toks[k].text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019").lower()
+    return word[:-1] if word.endswith(".") and not word[:-1].endswith(".") else word
+
+
+def sentences(toks: Sequence[Token]) -> list[range]:
+    """The sentences of a token stream: ended by . ! ? ; or by a blank line."""
+    out, start = [], 0
+    for k, tok in enumerate(toks):
+        last = k + 1 == len(toks)
+        gap = not last and toks[k + 1].line - tok.line > 1
+        if last or gap or _END.search(tok.text) and not re.search(r"\d\.$", tok.text[:-1] or ""):
+            out.append(range(start, k + 1))
+            start = k + 1
+    return out
+
+
+@dataclass(frozen=True)
+class Claim:
+    kind: str  # "ratio" or "change"
+    value: float
+    decimals: int
+    text: str
+    end: int  # the first token after the claim's words
+    relation: str | None  # "bigger", "smaller", "faster", "slower"; None: plain
+    sign: int  # for a change: +1 rose, -1 fell, 0 none said
+    words: str  # the claim as the copy words it: "fell by 12%", "2.0x longer"
+
+
+def claim_at(toks: Sequence[Token], i: int) -> Claim | None:
+    text = toks[i].text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019")
+    text = text[:-1] if text.endswith(".") else text
+    parsed = parse_number(text.replace("\u00a0", ""))
+    if parsed is None:
+        return None
+    value, decimals, unit = parsed
+    j = i + 1
+    if unit is None and word(toks, j) in ("x", "\u00d7", "times", "%", "percent"):
+        unit, j = (
+            {"times": "x", "\u00d7": "x", "percent": "%"}.get(word(toks, j), word(toks, j)),
+            j + 1,
+        )
+    if unit not in ("x", "\u00d7", "%"):
+        return None
+    relation, w = None, word(toks, j)
+    if w == "as" and word(toks, j + 1) in _AS and word(toks, j + 2) == "as":
+        w, j = _AS[word(toks, j + 1)], j + 2
+    for group, name in ((_BIGGER, "bigger"), (_SMALLER, "smaller"), (_FASTER, "faster")):
+        if w in group:
+            relation, j = name, j + 1
+    if w in _SLOWER:
+        relation, j = "slower", j + 1
+    sign, first = 0, i
+    for k in (i - 1, i - 2):
+        verb = word(toks, k)
+        if verb in _RISE or verb in _FALL:
+            sign, first = (1 if verb in _RISE else -1), k
+            break
+        if verb != "by":
+            break
+    kind = "change" if unit == "%" else "ratio"
+    if kind == "change" and not sign and relation is None:
+        return None  # a percentage that compares nothing
+    words = " ".join(
+        [
+            *(word(toks, k) for k in range(first, i)),
+            text,
+            *(word(toks, k) for k in range(i + 1, j)),
+        ]
+    )
+    return Claim(kind, value, decimals, text, j, relation, sign, words)
+
+
+def says_bigger(relation: str | None, subject: Metric) -> bool | None:
+    """Whether the claim says the subject is the bigger number (None: it cannot say)."""
+    if relation in (None, "bigger"):
+        return True
+    if relation == "smaller":
+        return False
+    if subject.better is None:
+        return None
+    return (relation == "faster") == (subject.better == "higher")
+
+
+def counted(toks: Sequence[Token], k: int) -> str | None:
+    """The unit of a count written with a word between ("2,048 output tokens"); none for a
+    concurrency ("12 concurrent requests" says where, not how many were counted)."""
+    unit, between = word(toks, k + 2), word(toks, k + 1)
+    if unit not in ("tokens", "requests") or not between.isalpha():
+        return None
+    return None if between.startswith(("concurr", "parall", "simult")) else unit
+
+
+def hedged(toks: Sequence[Token], k: int) -> bool:
+    """Whether the number at `k` is said as a bound or an estimate ("about 3x", "within 0.5 s",
+    "under 2 s"): not a value to judge at the precision shown."""
+    return bool({word(toks, k - 1), word(toks, k - 2)} & _HEDGES) or toks[k].text[:1] in "~\u2248<>"
