@@ -225,3 +225,14 @@ def test_memory_stays_far_below_the_parsed_lines_and_grows_by_packed_numbers(
     base, one, two = _peak(lines_kept), _peak(ours(1)), _peak(ours(2))
     assert one / base < 0.05, (one, base)  # about 200 bytes a record against 17 KB
     assert (two - one) / base < 0.05, (one, two, base)  # n more records: packed numbers only
+
+
+def test_times_written_as_whole_floats_are_read(tmp_path: Path) -> None:
+    records = _records("c1")
+    meta = records[0]["metadata"]
+    meta["request_start_ns"] = float(meta["request_start_ns"] // 1024 * 1024)  # exact in 64 bits
+    path = tmp_path / "profile_export.jsonl"
+    path.write_text(_text(records), encoding="utf-8")
+    run, problems = _streamed(path)
+    assert isinstance(run, SweepRun) and problems == []
+    assert run.points[0].duration_s == pytest.approx(_whole(path)[0].points[0].duration_s)  # type: ignore[union-attr]

@@ -230,8 +230,9 @@ class Reduction:
         at = f"/{key}"
         self.phases.setdefault(meta.get("profiling_index"), f"{at}/metadata/profiling_index")
         self.samples.append(int(key), _sample(at, record, self.report, self.tally))
-        self.starts.append(meta["request_start_ns"])
-        self.ends.append(meta["request_end_ns"])
+        # int(): the schema lets an integer be written 1.7e18; the value, in 64 bits, is the same
+        self.starts.append(int(meta["request_start_ns"]))
+        self.ends.append(int(meta["request_end_ns"]))
         if meta.get("worker_id") is not None:
             self.workers.add(meta["worker_id"])
         self.reason = self.reason or _reason(record)
