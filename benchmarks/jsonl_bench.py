@@ -13,10 +13,11 @@ the peak RSS (`resource.getrusage(RUSAGE_SELF).ru_maxrss`) and the wall time of
 and prints their ratio (goal: peak RSS <= the baseline's), and reportgen's peak at N and 2N with
 the growth per record (packed numbers only: well under 100 bytes a record).
 
-The baseline needs about 17 KB of RAM a record (17 GB at a million). So that it never takes more
-than `--baseline-mb` (default: 40% of the memory available, at most 4096 MB) it is measured at
-the most records that fit (estimated from a run of 10,000) and at half as many, and when that is
-fewer than N its figures at N are extrapolated on the line through those two, and said to be.
+The baseline needs about 18 KB of RAM a record (18 GB at a million). So that it never takes more
+than `--baseline-mb` (default: 40% of the memory available, at most 4096 MB) it is run on the
+first 5,000 records, 10,000, then twice as many each time while the next run, by the line
+through the last two, stays within that; when it stops short of N its figures at N are
+extrapolated on that line (it is linear: one list of parsed records), and said to be.
 
 Run it with `.venv/bin/python benchmarks/jsonl_bench.py` (`--help`); `make bench` runs it with
 `--json`, `--quick` uses 200,000 records. It asserts that reportgen loads the files without a
@@ -40,7 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "tests" / "data" / "realtools" / "aiperf" / "c4" / "profile_export.jsonl"
 FIGURE = "jsonl peak RSS / json.loads lines (1M records)"  # the headline figure `--json` writes
 QUICK_RECORDS = 200_000
-PROBE = 10_000  # records of the baseline run that estimates its RAM a record
+PROBE = 10_000  # records of the baseline's second run; its first reads half as many
+SAFETY = 1.5  # margin on the RAM a baseline run is expected to take
 
 
 def _templates() -> tuple[list[str], list[dict[str, int]], int]:
@@ -138,21 +140,27 @@ def _extrapolated(small: dict[str, Any], big: dict[str, Any], n: int, key: str) 
 
 
 def baseline(path: Path, n: int, budget_mb: float) -> tuple[dict[str, float], str]:
-    """The baseline's peak RSS and wall time at `n` records, and how it was found."""
-    probe = measure("baseline", path, min(n, PROBE))
-    empty = measure("baseline", path, 0)
-    per_record = (probe["rss_mb"] - empty["rss_mb"]) / probe["records"]
-    fits = int((budget_mb - empty["rss_mb"]) / per_record)
-    if fits >= n:
-        run = measure("baseline", path, n)
-        return {"rss_mb": run["rss_mb"], "wall_s": run["wall_s"]}, f"measured at {n:,} records"
-    big = measure("baseline", path, fits)
-    small = measure("baseline", path, fits // 2)
+    """The baseline's peak RSS and wall time at `n` records, and how they were found: runs of
+    twice the records each time, from `PROBE`, while the next one, on the line through the last
+    two (with a margin of `SAFETY`), stays within `budget_mb`; extrapolated when it stops short."""
+    runs = [measure("baseline", path, PROBE // 2), measure("baseline", path, PROBE)]
+    while runs[-1]["records"] < n:
+        small, big = runs[-2], runs[-1]
+        slope = (big["rss_mb"] - small["rss_mb"]) / (big["records"] - small["records"])
+        size = min(n, 2 * big["records"])
+        if big["rss_mb"] + SAFETY * slope * (size - big["records"]) > budget_mb:
+            break
+        runs.append(measure("baseline", path, size))
+    for run in runs:
+        print(f"  baseline run: {run['records']:,} records, {run['rss_mb']:,.0f} MB")
+    small, big = runs[-2], runs[-1]
+    if big["records"] == n:
+        return {"rss_mb": big["rss_mb"], "wall_s": big["wall_s"]}, f"measured at {n:,} records"
     figures = {key: _extrapolated(small, big, n, key) for key in ("rss_mb", "wall_s")}
     how = (
-        f"EXTRAPOLATED to {n:,} records from runs of {small['records']:,} and "
-        f"{big['records']:,} ({per_record * 1024:.1f} KB a record would need "
-        f"{per_record * n / 1024:.1f} GB, above the {budget_mb:.0f} MB allowed)"
+        f"EXTRAPOLATED to {n:,} records on the line through runs of {small['records']:,} and "
+        f"{big['records']:,} records ({small['rss_mb']:,.0f} and {big['rss_mb']:,.0f} MB): "
+        f"twice as many would pass the {budget_mb:,.0f} MB allowed (--baseline-mb)"
     )
     return figures, how
 
