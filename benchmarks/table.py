@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 REGRESSION = 1.10  # a figure more than 10% worse than the recorded one is named
+WIDTH = 48  # the figure column: the longest figure name
 
 
 @dataclass(frozen=True)
@@ -45,12 +46,12 @@ def rows(
 
 def render(table: list[Row], color: bool) -> str:
     """The table as text; regressed figures marked REGRESSED, and red when `color`."""
-    lines = [f"{'figure':<44} {'goal':>8} {'measured':>9} {'ratio':>7}  result"]
+    lines = [f"{'figure':<{WIDTH}} {'goal':>8} {'measured':>9} {'ratio':>7}  result"]
     for r in table:
         verdict = "pass" if r.passed else "FAIL"
         if r.regressed:
             verdict += f" REGRESSED (recorded {r.recorded:.3f})"
-        line = f"{r.name:<44} {r.goal:>8.3f} {r.measured:>9.3f} {r.measured / r.goal:>7.2f}  "
+        line = f"{r.name:<{WIDTH}} {r.goal:>8.3f} {r.measured:>9.3f} {r.measured / r.goal:>7.2f}  "
         line += verdict
         lines.append(f"\033[31m{line}\033[0m" if color and r.regressed else line)
     return "\n".join(lines)

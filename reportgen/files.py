@@ -18,7 +18,7 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from reportgen.errors import InputError, Problem
 
@@ -73,15 +73,27 @@ def _refuse(label: str, message: str) -> InputError:
     return InputError([Problem(label, 1, 1, "", message)])
 
 
-def read_input(
+def too_big(label: str, kind: Kind, limit: int) -> InputError:
+    """The refusal of a file of `kind` larger than its cap of `limit` bytes."""
+    cap = CAPS[kind]
+    return _refuse(
+        label,
+        f"is larger than the {limit / _MB:g} MiB allowed for {cap.what}; "
+        f"set {cap.env} (MiB) to allow more",
+    )
+
+
+def open_input(
     path: Path,
     kind: Kind,
     *,
     label: str | None = None,
     inside: Path | None = None,
     environ: Mapping[str, str] | None = None,
-) -> bytes:
-    """The bytes of the regular file `path`, or `InputError` naming what is wrong with it.
+) -> BinaryIO:
+    """The regular file `path` open for reading in binary, or `InputError` naming what is wrong
+    with it; one larger than the cap for `kind` is refused by its size. The caller reads it (at
+    most `cap_bytes(kind)`) and closes it.
 
     `inside`: the folder the file must resolve into (symlinks followed first).
     """
@@ -110,15 +122,28 @@ def read_input(
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise _refuse(label, f"is {_kind_of(info.st_mode)}, not a regular file; refusing it")
-    with os.fdopen(fd, "rb") as handle:
-        cap = CAPS[kind]
-        too_big = (
-            f"is larger than the {limit / _MB:g} MiB allowed for {cap.what}; "
-            f"set {cap.env} (MiB) to allow more"
-        )
-        if info.st_size > limit:
-            raise _refuse(label, too_big)
-        data = handle.read(limit + 1)  # the file may have grown since fstat
+    if info.st_size > limit:
+        os.close(fd)
+        raise too_big(label, kind, limit)
+    return os.fdopen(fd, "rb")
+
+
+def read_input(
+    path: Path,
+    kind: Kind,
+    *,
+    label: str | None = None,
+    inside: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> bytes:
+    """The bytes of the regular file `path`, or `InputError` naming what is wrong with it.
+
+    `inside`: the folder the file must resolve into (symlinks followed first).
+    """
+    label = label or str(path)
+    limit = cap_bytes(kind, environ)
+    with open_input(path, kind, label=label, inside=inside, environ=environ) as handle:
+        data = handle.read(limit + 1)  # the file may have grown since it was opened
     if len(data) > limit:
-        raise _refuse(label, too_big)
+        raise too_big(label, kind, limit)
     return data

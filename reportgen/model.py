@@ -10,6 +10,7 @@ tokens per second.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -115,6 +116,11 @@ class RequestSample(NamedTuple):
     output_tokens: int
     completed: bool
 
+    @property
+    def decoded(self) -> bool:
+        """Completed with an inter-token latency: at least two output tokens and an ITL above 0."""
+        return self.completed and self.output_tokens >= 2 and self.itl_s > 0
+
 
 @dataclass(frozen=True)
 class CellSummary:
@@ -204,9 +210,10 @@ class Summary(NamedTuple):
 class LoadPoint:
     """One load point of a sweep: the requests sent at one concurrency or request rate.
 
-    `samples` are the per-request records when the file has them; `summaries` the tool's own
-    statistics (seconds, or tok/s for `per_request_tok_s`), used when it has no records and
-    cross-checked when it has.
+    `samples` are the per-request records when the file has them: a tuple, or for a file of many
+    requests a packed sequence that builds each on demand (`reportgen.formats.packed`), so read
+    them one at a time, not into a list. `summaries` are the tool's own statistics (seconds, or
+    tok/s for `per_request_tok_s`), used when it has no records and cross-checked when it has.
     """
 
     pointer: str
@@ -221,7 +228,7 @@ class LoadPoint:
     aggregate_tok_s: float | None  # the tool's own output tok/s
     requests_ok: int | None
     requests_failed: int
-    samples: tuple[RequestSample, ...]
+    samples: Sequence[RequestSample]
     summaries: tuple[tuple[str, Summary], ...] = ()  # quantity -> the tool's statistics
     prompt_tokens: int | None = None  # the configured prompt length, when the load point fixes it
     max_tokens: int | None = None  # the configured output length

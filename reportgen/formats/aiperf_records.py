@@ -28,20 +28,25 @@ an article run that lists both files of one load point would otherwise combine t
 the same requests as repetitions (`reportgen.metrics.repeats`); with two labels they stay two
 points. Two profiling phases in one file are refused, as by the summary importer.
 
-Memory: the reader holds the file's bytes and every parsed record; this module adds one
-`RequestSample` (about 250 bytes) a record, and warns once per kind of disagreement, not per record.
+Memory: the file is read one line at a time (`reportgen.formats.jsonl_stream`) and each record
+reduced at once by `Reduction` into packed columns (`reportgen.formats.packed`): 49 bytes a
+profiling record for its sample and 16 for its start and end, no Python object per record. It
+warns once per kind of disagreement, not per record. `parse` feeds the same reduction from a file
+read whole (`reportgen.formats.jsonl`).
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from reportgen import tolerances as tol
 from reportgen.errors import Problem
 from reportgen.formats.aiperf import SECONDS_PER
-from reportgen.formats.base import Detection, RunFormat
+from reportgen.formats.base import Detection, ProblemAt, RunFormat
 from reportgen.formats.jsonfile import JsonDocument
+from reportgen.formats.packed import PackedSamples
 from reportgen.formats.records import most_in_flight, records_point
 from reportgen.model import RequestSample, Scalar, SourceFile, SweepRun
 from reportgen.stats import close
@@ -158,42 +163,13 @@ def _sample(at: str, record: Mapping[str, Any], report: Report, tally: Tally) ->
     return RequestSample(at, ttft, latency, decode / (out - 1), inputs or 0, out, True)
 
 
-def _reason(records: list[tuple[str, dict[str, Any]]]) -> str:
-    for _, record in records:
-        error = record.get("error")
-        if error is not None:
-            lines = str(error.get("message") or error.get("type") or "").strip().splitlines()
-            if lines:
-                return lines[-1]
-    return "no request completed"
-
-
-def _profiling(
-    doc: JsonDocument, report: Report
-) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, int]]:
-    """The measured records with their pointers, and how many of the others were skipped."""
-    kept: list[tuple[str, dict[str, Any]]] = []
-    skipped = {"warmup_records": 0, "context_overflow_records": 0}
-    phases: dict[Any, str] = {}
-    for key, record in doc.data.items():
-        meta = record["metadata"]
-        if meta["benchmark_phase"] != "profiling":
-            skipped["warmup_records"] += 1
-        elif meta.get("context_overflow_skip"):
-            skipped["context_overflow_records"] += 1
-        else:
-            kept.append((f"/{key}", record))
-            phases.setdefault(meta.get("profiling_index"), f"/{key}/metadata/profiling_index")
-    if len(phases) > 1:
-        second = list(phases.values())[1]
-        report(
-            second,
-            f"{len(phases)} profiling phases; reportgen reads one load point per file",
-            "error",
-        )
-    if not kept:
-        report("", f"no profiling record: {len(doc.data)} warm-up or skipped records only", "error")
-    return kept, skipped
+def _reason(record: Mapping[str, Any]) -> str | None:
+    """The last line of a failed record's error message (or type), if it says anything."""
+    error = record.get("error")
+    if error is None:
+        return None
+    lines = str(error.get("message") or error.get("type") or "").strip().splitlines()
+    return lines[-1] if lines else None
 
 
 def _definitions(tally: Tally, skipped: int) -> tuple[tuple[str, str], ...]:
@@ -223,38 +199,88 @@ def _definitions(tally: Tally, skipped: int) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(found))
 
 
+class Reduction:
+    """One file's records reduced as they come (`add`), into the packed samples, start and end
+    times of its profiling records and a few counts: a record is dropped once added."""
+
+    def __init__(self, base: str, problem: ProblemAt) -> None:
+        self.base, self.problem = base, problem
+        self.found: list[Problem] = []  # the records' own problems, in record order
+        self.tally: Tally = {}
+        self.skipped = {"warmup_records": 0, "context_overflow_records": 0}
+        self.phases: dict[Any, str] = {}  # profiling_index -> its first record's pointer
+        self.samples = PackedSamples()
+        self.starts, self.ends = array("q"), array("q")
+        self.workers: set[str] = set()
+        self.reason: str | None = None  # the first failed profiling record's, when it says one
+
+    def report(self, pointer: str, message: str, severity: str) -> None:
+        """Record a problem of the current record, at `pointer` under the run's base."""
+        self.found.append(self.problem(self.base + pointer, message, severity))
+
+    def add(self, key: str, record: dict[str, Any]) -> None:
+        """Take the schema-valid record at index `key`: skipped, or measured."""
+        meta = record["metadata"]
+        if meta["benchmark_phase"] != "profiling":
+            self.skipped["warmup_records"] += 1
+            return
+        if meta.get("context_overflow_skip"):
+            self.skipped["context_overflow_records"] += 1
+            return
+        at = f"/{key}"
+        self.phases.setdefault(meta.get("profiling_index"), f"{at}/metadata/profiling_index")
+        self.samples.append(int(key), _sample(at, record, self.report, self.tally))
+        # int(): the schema lets an integer be written 1.7e18; the value, in 64 bits, is the same
+        self.starts.append(int(meta["request_start_ns"]))
+        self.ends.append(int(meta["request_end_ns"]))
+        if meta.get("worker_id") is not None:
+            self.workers.add(meta["worker_id"])
+        self.reason = self.reason or _reason(record)
+
+    def finish(self, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
+        """The one-point run of the records added, and every problem found."""
+        base, kept = self.base, len(self.samples)
+        problems = []
+        if len(self.phases) > 1:
+            second = list(self.phases.values())[1]
+            message = (
+                f"{len(self.phases)} profiling phases; reportgen reads one load point per file"
+            )
+            problems.append(self.problem(base + second, message, "error"))
+        if not kept:
+            message = (
+                f"no profiling record: {sum(self.skipped.values())} warm-up or skipped records only"
+            )
+            problems.append(self.problem(base, message, "error"))
+        problems += self.found
+        for kind, message in _TALLIED.items():
+            if kind in self.tally:
+                count, first = self.tally[kind]
+                where = f"{count} of {kept} profiling records, the first here"
+                problems.append(self.problem(base + first, f"{message} ({where})", "warning"))
+        seconds = (max(self.ends) - min(self.starts)) * _NS if kept else 0.0
+        most = most_in_flight(self.starts, self.ends)
+        reason = self.reason or "no request completed"
+        point = records_point(base, self.samples, seconds, most, reason)
+        settings: dict[str, Scalar] = {"most_in_flight": most, "profiling_records": kept}
+        settings |= {k: v for k, v in self.skipped.items() if v} | {"workers": len(self.workers)}
+        run = SweepRun(
+            source=source,
+            engine=None,  # AIPerf is a client: it does not name the server
+            model=None,  # the records do not name the model
+            points=(point,),
+            definitions=_definitions(self.tally, sum(self.skipped.values())),
+            settings=tuple(sorted(settings.items())),
+        )
+        return run, problems
+
+
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
-    """Build the one-point `SweepRun` of a schema-valid AIPerf records file."""
-    problems: list[Problem] = []
-
-    def report(pointer: str, message: str, severity: str) -> None:
-        problems.append(doc.problem(base + pointer, message, severity))
-
-    kept, skipped = _profiling(doc, report)
-    tally: Tally = {}
-    samples = tuple(_sample(at, record, report, tally) for at, record in kept)
-    for kind, message in _TALLIED.items():
-        if kind in tally:
-            count, first = tally[kind]
-            where = f"{count} of {len(kept)} profiling records, the first here"
-            report(first, f"{message} ({where})", "warning")
-    starts = [r["metadata"]["request_start_ns"] for _, r in kept]
-    ends = [r["metadata"]["request_end_ns"] for _, r in kept]
-    seconds = (max(ends) - min(starts)) * _NS if kept else 0.0
-    most = most_in_flight(starts, ends)
-    point = records_point(base, samples, seconds, most, _reason(kept))
-    workers = {r["metadata"].get("worker_id") for _, r in kept} - {None}
-    settings: dict[str, Scalar] = {"most_in_flight": most, "profiling_records": len(kept)}
-    settings |= {k: v for k, v in skipped.items() if v} | {"workers": len(workers)}
-    run = SweepRun(
-        source=source,
-        engine=None,  # AIPerf is a client: it does not name the server
-        model=None,  # the records do not name the model
-        points=(point,),
-        definitions=_definitions(tally, sum(skipped.values())),
-        settings=tuple(sorted(settings.items())),
-    )
-    return run, problems
+    """Build the one-point `SweepRun` of a schema-valid AIPerf records file read whole."""
+    reduction = Reduction(base, doc.problem)
+    for key, record in doc.data.items():
+        reduction.add(key, record)
+    return reduction.finish(source)
 
 
 FORMAT = RunFormat(
@@ -269,4 +295,5 @@ FORMAT = RunFormat(
     version=version,
     parse=parse,
     lines=True,
+    reduce=Reduction,
 )

@@ -9,13 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from reportgen.errors import Problem
 from reportgen.formats.jsonfile import JsonDocument
 from reportgen.model import FormatName, Run, SourceFile
 
 VersionRange = tuple[tuple[int, int], tuple[int, int]]  # (major, minor) lowest, highest known
+# (pointer, message, severity) -> the problem located in the file being read
+ProblemAt = Callable[[str, str, str], Problem]
+
+
+class Reducer(Protocol):
+    """A run built from a JSON Lines file's records one at a time, each dropped once read."""
+
+    def add(self, key: str, record: dict[str, Any]) -> None:
+        """Take the schema-valid record at index `key` ("0", "1", ...)."""
+
+    def finish(self, source: SourceFile) -> tuple[Run, list[Problem]]:
+        """The run and its semantic problems, once every record was added."""
 
 
 @dataclass(frozen=True)
@@ -51,3 +63,7 @@ class RunFormat:
     # own. A file whose top level is an array is offered to these formats only, and refused as
     # JSON when none claims it.
     top_list: bool = False
+    # For a JSON Lines format: a reducer of its records, given the run's base pointer and a
+    # `ProblemAt`. Its files are then read one line at a time (`reportgen.formats.jsonl_stream`),
+    # so a file of a million records is never in memory; `detect` must decide from record "0".
+    reduce: Callable[[str, ProblemAt], Reducer] | None = None

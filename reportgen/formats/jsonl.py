@@ -21,9 +21,11 @@ Infinity. SGLang writes an unbounded request rate as a bare `Infinity` (Python's
 a number that overflows to infinity as that value (`1e999`): an infinite `request_rate` in a
 record always means the tool wrote `Infinity`.
 
-Memory: the file's bytes are read once (by the capped run-file reader); each line is sliced,
-decoded and parsed on its own, so no decoded copy of the whole file is ever made. The document
-keeps the bytes and each record's span, and decodes one line again only to locate a value in it.
+Memory: `parse_json_lines` reads the file's bytes once (by the capped run-file reader); each line
+is sliced, decoded and parsed on its own, so no decoded copy of the whole file is ever made. The
+document keeps the bytes and each record's span, and decodes one line again only to locate a value
+in it. A format that reads its records one at a time (AIPerf's per-request export) is not read
+here but by `reportgen.formats.jsonl_stream`, line by line with the same `LineReader`.
 
 The fast path and the slow walk that locates a problem are `jsonfile`'s own, run on one line.
 """
@@ -34,7 +36,7 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reportgen.errors import InputError, Problem
@@ -51,7 +53,9 @@ from reportgen.formats.jsonfile import (
 )
 
 INFINITY_KEY = "request_rate"  # the one top-level key whose value may be a bare Infinity
-_BOM = b"\xef\xbb\xbf"
+BOM = b"\xef\xbb\xbf"
+BOM_MESSAGE = "file starts with a UTF-8 byte order mark; JSON Lines must not"
+EMPTY_MESSAGE = "file is empty: no line holds a record"
 _CONTENT = re.compile(rb"[^ \t\r\n]")
 _BARE = object()  # what the parser hook returns for an Infinity token, until it is checked
 # jsonfile's messages for a document cut short, and what they mean for a line that is not last
@@ -87,8 +91,7 @@ class JsonLinesDocument(JsonDocument):
         if not tokens or not tokens[0].isdigit() or int(tokens[0]) >= len(self.spans):
             return 1, 1
         number, start, end = self.spans[int(tokens[0])]
-        text = self.raw[start:end].decode("utf-8", "replace")
-        return number, line_col(text, _offset_of(text, tokens[1:]))[1]
+        return line_position(number, self.raw[start:end], tokens[1:])
 
 
 def _record(text: str) -> Any:
@@ -125,85 +128,110 @@ def _kind(value: Any) -> str:
     )
 
 
-class _Reader:
-    """The records of one file and the problems found so far."""
+class LineReader:
+    """Reads the non-empty lines of one file, in order, as records, and collects every problem.
 
-    def __init__(self, label: str, raw: bytes) -> None:
-        self.label, self.raw = label, raw
-        self.records: dict[str, Any] = {}
-        self.spans: list[tuple[int, int, int]] = []
+    It never holds a record: `record` returns each to the caller. Whether a line cut short is the
+    file's end is known only when another record follows, so the last line's problems keep the
+    file-end wording until `record` is called again (`problems` is right at any time).
+    """
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.count = 0  # the non-empty lines read: the next record's index
         self.problems: list[Problem] = []
+        self._pending: list[int] = []  # problems of the last line that say the file ends there
 
     def at(self, number: int, col: int, pointer: str, message: str) -> None:
+        """Record a problem at line `number`, column `col`."""
         self.problems.append(Problem(self.label, number, col, pointer, message))
 
-    def line(self, number: int, start: int, end: int) -> None:
-        """Read the non-empty line `number`, bytes `start` to `end`, as the next record."""
-        index = len(self.spans)
-        self.spans.append((number, start, end))
-        chunk = self.raw[start:end]
+    def record(self, number: int, chunk: bytes) -> Any | None:
+        """The record on the non-empty line `number` (its bytes `chunk`, without the newline);
+        None when the line has problems (collected)."""
+        for k in self._pending:  # a record follows: the line before was not the file's end
+            found = self.problems[k]
+            self.problems[k] = replace(found, message=_CUT_SHORT[found.message])
+        self._pending = []
+        index, self.count = self.count, self.count + 1
         try:
             text = chunk.decode("utf-8")
         except UnicodeDecodeError as exc:
             col = len(chunk[: exc.start].decode("utf-8", "replace")) + 1
             self.at(number, col, f"/{index}", f"invalid UTF-8 (byte 0x{chunk[exc.start]:02x})")
-            return
+            return None
         try:
             value = _record(text)
         except _Rejected:
-            self._walked(number, index, text, end)
-            return
+            self._walked(number, index, text)
+            return None
         except json.JSONDecodeError as exc:
-            message = self._said(_syntax_problem(self.label, text, exc).message, end)
-            self.at(number, exc.colno, f"/{index}", message)
-            return
+            message = _syntax_problem(self.label, text, exc).message
+            self._said(number, exc.colno, f"/{index}", message)
+            return None
         except ValueError as exc:  # an integer too long for int(), or an overflowing rate
-            if str(exc) == TOO_LARGE:
-                col = line_col(text, _offset_of(text, [INFINITY_KEY]))[1]
-                self.at(number, col, f"/{index}/{INFINITY_KEY}", TOO_LARGE)
-            else:
-                self._walked(number, index, text, end)
-            return
+            if str(exc) != TOO_LARGE:
+                self._walked(number, index, text)
+                return None
+            col = line_col(text, _offset_of(text, [INFINITY_KEY]))[1]
+            self.at(number, col, f"/{index}/{INFINITY_KEY}", TOO_LARGE)
+            return None
         except RecursionError:
             self.at(number, 1, f"/{index}", "JSON nested too deeply")
-            return
+            return None
         if not isinstance(value, dict):
             col = len(text) - len(text.lstrip(" \t\r")) + 1
             self.at(number, col, f"/{index}", f"a record must be an object, not {_kind(value)}")
-            return
-        self.records[str(index)] = value
+            return None
+        return value
 
-    def _walked(self, number: int, index: int, text: str, end: int) -> None:
+    def _walked(self, number: int, index: int, text: str) -> None:
         found = [p for p in _walk_problems(self.label, text) if not _allowed(p, text)]
         for p in found or [Problem(self.label, 1, 1, "", "invalid JSON")]:
-            self.at(number, p.col, f"/{index}{p.pointer}", self._said(p.message, end))
+            self._said(number, p.col, f"/{index}{p.pointer}", p.message)
 
-    def _said(self, message: str, end: int) -> str:
-        """jsonfile's syntax message as it applies to a line ending at byte `end`."""
+    def _said(self, number: int, col: int, pointer: str, message: str) -> None:
+        """jsonfile's syntax message as it applies to a line (see `_CUT_SHORT`)."""
         if message == _EXTRA:
-            return "invalid JSON: more data after the end of the line's record"
-        if _CONTENT.search(self.raw, end) is not None:  # more records follow: not the file's end
-            return _CUT_SHORT.get(message, message)
-        return message
+            message = "invalid JSON: more data after the end of the line's record"
+        elif message in _CUT_SHORT:
+            self._pending.append(len(self.problems))
+        self.at(number, col, pointer, message)
+
+
+def is_blank(chunk: bytes) -> bool:
+    """True for a line of spaces, tabs and carriage returns only: it holds no record."""
+    return _CONTENT.search(chunk) is None
+
+
+def line_position(number: int, line: bytes, tokens: list[str]) -> tuple[int, int]:
+    """Line and column of the value at `tokens` (a pointer's, after the record's index) in the
+    record on line `number`, whose bytes are `line`."""
+    text = line.decode("utf-8", "replace")
+    return number, line_col(text, _offset_of(text, tokens))[1]
 
 
 def parse_json_lines(label: str, raw: bytes) -> JsonLinesDocument:
     """Parse one JSON Lines file's bytes; raise `InputError` with every located problem."""
-    if raw.startswith(_BOM):
-        message = "file starts with a UTF-8 byte order mark; JSON Lines must not"
-        raise InputError([Problem(label, 1, 1, "", message)])
-    reader = _Reader(label, raw)
+    if raw.startswith(BOM):
+        raise InputError([Problem(label, 1, 1, "", BOM_MESSAGE)])
+    reader = LineReader(label)
+    records: dict[str, Any] = {}
+    spans: list[tuple[int, int, int]] = []
     start, number = 0, 0
     while start < len(raw):
         end = raw.find(b"\n", start)
         end = len(raw) if end < 0 else end
         number += 1
         if _CONTENT.search(raw, start, end) is not None:  # a line of blanks holds no record
-            reader.line(number, start, end)
+            spans.append((number, start, end))
+            value = reader.record(number, raw[start:end])
+            if value is not None:
+                records[str(len(spans) - 1)] = value
         start = end + 1
-    if not reader.spans:
-        reader.at(1, 1, "", "file is empty: no line holds a record")
+    if not spans:
+        reader.at(1, 1, "", EMPTY_MESSAGE)
     if reader.problems:
         raise InputError(reader.problems)
     digest = hashlib.sha256(raw).hexdigest()
-    return JsonLinesDocument(label, digest, "", reader.records, raw=raw, spans=tuple(reader.spans))
+    return JsonLinesDocument(label, digest, "", records, raw=raw, spans=tuple(spans))

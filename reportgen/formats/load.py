@@ -4,7 +4,9 @@ Reads each file (the only I/O here), parses it as JSON (as JSON Lines when it is
 `reportgen.formats.jsonl`; a top-level array only for a format that reads one), detects its
 format from content (`registry`), checks it against its schema, refuses format versions
 reportgen does not know, then hands the raw JSON to the format's parser for semantic checks and
-normalization.
+normalization. A `.jsonl` file whose first record is of a format that reduces its records as they
+come (AIPerf's per-request export) is instead read one line at a time, validated and reduced
+record by record (`reportgen.formats.jsonl_stream`), with the same problems.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError, Problem, has_errors
-from reportgen.files import read_input
+from reportgen.files import open_input, read_input
 from reportgen.formats.base import RunFormat
 from reportgen.formats.jsonfile import (
     JsonArrayDocument,
@@ -26,6 +28,7 @@ from reportgen.formats.jsonfile import (
     split_pointer,
 )
 from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
+from reportgen.formats.jsonl_stream import Streamed, stream_json_lines
 from reportgen.formats.registry import FORMATS, detect, known_formats
 from reportgen.formats.schemas import check
 from reportgen.model import Provenance, Run, Scalar, SourceFile
@@ -134,6 +137,35 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     return (None if has_errors(problems) else run), problems
 
 
+def _streamed(path: Path, label: str, inside: Path | None) -> Streamed | None:
+    """A `.jsonl` file read one line at a time through its format's reducer; None when its
+    format has none (`reportgen.formats.jsonl_stream`)."""
+    with open_input(path, "run", label=label, inside=inside) as handle:
+        return stream_json_lines(label, handle, path)
+
+
+def load_streamed(streamed: Streamed) -> tuple[Run | None, list[Problem]]:
+    """A streamed file's run and problems, as `load_document` gives them for the file read whole:
+    its schema problems if any, else a version refused, else the reducer's run."""
+    if streamed.problems:
+        return None, list(streamed.problems)
+    fmt, lines = streamed.fmt, streamed.lines
+    version, version_at = fmt.version(streamed.head)
+    refused = _version_problem(fmt, version)
+    if refused:
+        return None, [lines.problem(streamed.where.base + version_at, refused)]
+    source = SourceFile(
+        label=lines.label,
+        sha256=streamed.sha256,
+        format=fmt.name,
+        tool=f"{fmt.tool} {version}" if version else fmt.tool,
+        format_version=version,
+        provenance=Provenance("measured"),  # a JSON Lines file has no dataProvenance
+    )
+    run, problems = streamed.reducer.finish(source)
+    return (None if has_errors(problems) else run), problems
+
+
 RUN_FILE_GLOBS = ("*.json", "*.jsonl")
 
 
@@ -167,12 +199,14 @@ def load(
     for path in paths:
         label = str(path.relative_to(label_root)) if label_root else str(path)
         try:
-            raw = read_input(path, "run", label=label, inside=inside)
-            doc = parse_run_file(label, raw, path)
+            streamed = _streamed(path, label, inside) if path.suffix == ".jsonl" else None
+            if streamed is None:
+                raw = read_input(path, "run", label=label, inside=inside)
+                doc = parse_run_file(label, raw, path)
         except InputError as exc:
             problems.extend(exc.problems)
             continue
-        run, found = load_document(doc)
+        run, found = load_document(doc) if streamed is None else load_streamed(streamed)
         problems.extend(found)
         if run is not None:
             runs.append(run)

@@ -24,7 +24,7 @@ def most_in_flight(starts: Sequence[float], ends: Sequence[float]) -> int:
 
 def records_point(
     pointer: str,
-    samples: tuple[RequestSample, ...],
+    samples: Sequence[RequestSample],
     seconds: float,
     most: int,
     reason: str | None,
@@ -33,7 +33,10 @@ def records_point(
     never a summary file's label, so the two never combine as repetitions), with no load, rate or
     throughput of its own (the records state none); `reason` explains a point where none
     succeeded."""
-    done = [s for s in samples if s.completed]
+    done, tokens = 0, 0  # one sample at a time: `samples` may be a packed million
+    for s in samples:
+        if s.completed:
+            done, tokens = done + 1, tokens + s.output_tokens
     status: CellStatus = "ok" if done else "failed"
     return LoadPoint(
         pointer=pointer,
@@ -44,10 +47,10 @@ def records_point(
         status=status,
         reason=None if done else reason,
         duration_s=seconds if seconds > 0 else None,
-        output_tokens=sum(s.output_tokens for s in done),
+        output_tokens=tokens,
         aggregate_tok_s=None,
-        requests_ok=len(done),
-        requests_failed=len(samples) - len(done),
+        requests_ok=done,
+        requests_failed=len(samples) - done,
         samples=samples,
     )
 
