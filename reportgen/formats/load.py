@@ -18,6 +18,7 @@ from typing import Any
 from reportgen.errors import InputError, Problem, has_errors
 from reportgen.files import read_input
 from reportgen.formats.base import RunFormat
+from reportgen.formats.fastbench import GiveUp, fast_document
 from reportgen.formats.jsonfile import (
     JsonArrayDocument,
     JsonDocument,
@@ -147,6 +148,21 @@ def folder_run_files(folder: Path) -> list[Path]:
     )
 
 
+def fast_run(label: str, raw: bytes) -> Run | None:
+    """The run of an llm-inference-bench file that passes every check, by the fast path
+    (`reportgen.formats.fastbench`); None for any other file, which `parse_run_file` reads."""
+    doc = fast_document(label, raw)
+    if doc is None:
+        return None
+    try:
+        run, problems = load_document(doc)
+    except GiveUp:
+        return None
+    if problems or run is None or run.source.format != "llm-inference-bench":
+        return None
+    return run
+
+
 def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
     """One run file's bytes parsed: JSON Lines when `path` is named `.jsonl`, else JSON."""
     if path.suffix == ".jsonl":
@@ -168,6 +184,10 @@ def load(
         label = str(path.relative_to(label_root)) if label_root else str(path)
         try:
             raw = read_input(path, "run", label=label, inside=inside)
+            fast = None if path.suffix == ".jsonl" else fast_run(label, raw)
+            if fast is not None:
+                runs.append(fast)
+                continue
             doc = parse_run_file(label, raw, path)
         except InputError as exc:
             problems.extend(exc.problems)
