@@ -16,10 +16,14 @@ from operator import le, lt
 from typing import Literal, overload
 
 from reportgen.model import RequestSample
+from reportgen.stats import Ascending
 
 Series = Literal["ttft_s", "itl_s", "per_request_tok_s", "latency_s"]
 _POSITIVE = partial(lt, 0)  # v -> 0 < v: what the percentiles keep
 _DECODING = partial(le, 2)  # n -> 2 <= n: a request with an inter-token latency
+# From this many samples in a cell, numpy sorts and checks them: the same floats, several times
+# faster, once it is imported (~0.1 s, so not for the small files of most articles).
+NUMPY_FROM = 1000
 
 
 def _ints(values: Iterable[int]) -> Sequence[int]:
@@ -62,7 +66,7 @@ class PackedSamples(Sequence[RequestSample]):
         self.input_tokens = _ints(input_tokens)
         self.output_tokens = _ints(output_tokens)
         self.completed = bytes(completed)
-        self._sorted: dict[str, list[float]] = {}
+        self._sorted: dict[str, Ascending] = {}
         sizes = {len(c) for c in (self.latency_s, self.itl_s, self.input_tokens, self.completed)}
         if sizes | {len(self.output_tokens)} != {len(self.ttft_s)}:
             raise ValueError("request sample columns of different lengths")
@@ -131,7 +135,7 @@ class PackedSamples(Sequence[RequestSample]):
     def __repr__(self) -> str:
         return f"PackedSamples({self.pointer!r}, {len(self)} samples)"
 
-    def series(self, name: Series) -> list[float]:
+    def series(self, name: Series) -> Ascending:
         """The positive values of one series, sorted (computed once):
 
         - `ttft_s`: every request's time to first token;
@@ -144,17 +148,41 @@ class PackedSamples(Sequence[RequestSample]):
             found = self._sorted[name] = self._sort(name)
         return found
 
-    def _sort(self, name: Series) -> list[float]:
-        if name == "ttft_s":
-            return sorted(filter(_POSITIVE, self.ttft_s))
-        if name == "itl_s":
-            decoding = compress(self.itl_s, map(_DECODING, self.output_tokens))
-            return sorted(filter(_POSITIVE, decoding))
+    def _sort(self, name: Series) -> Ascending:
         if name == "per_request_tok_s":
             # 1/x falls as x grows: the reversed sorted ITLs give the rates in order, and the
             # same floats as sorting the rates themselves.
-            return [1 / x for x in reversed(self.series("itl_s"))]
-        return sorted(filter(_POSITIVE, compress(self.latency_s, self.completed)))
+            return Ascending([1 / x for x in reversed(self.series("itl_s"))])
+        if len(self) >= NUMPY_FROM and isinstance(self.output_tokens, array):
+            return Ascending(_sorted_by_numpy(self, name))
+        if name == "ttft_s":
+            return Ascending(sorted(filter(_POSITIVE, self.ttft_s)))
+        if name == "itl_s":
+            decoding = compress(self.itl_s, map(_DECODING, self.output_tokens))
+            return Ascending(sorted(filter(_POSITIVE, decoding)))
+        return Ascending(sorted(filter(_POSITIVE, compress(self.latency_s, self.completed))))
+
+
+def _sorted_by_numpy(samples: PackedSamples, name: Series) -> list[float]:
+    """`PackedSamples.series` sorted by numpy: the same floats, in the same order (a sorted list
+    of numbers without NaN is unique), ten times faster for a long series."""
+    import numpy as np  # only for long series: it takes ~0.1 s to import
+
+    if name == "ttft_s":
+        values = np.frombuffer(samples.ttft_s, dtype=np.float64)
+        keep = values > 0
+    elif name == "itl_s":
+        tokens = samples.output_tokens
+        assert isinstance(tokens, array)  # (not the tuple of a count too large for 64 bits)
+        values = np.frombuffer(samples.itl_s, dtype=np.float64)
+        keep = (values > 0) & (np.frombuffer(tokens, dtype=np.int64) >= 2)
+    else:
+        values = np.frombuffer(samples.latency_s, dtype=np.float64)
+        keep = (values > 0) & (np.frombuffer(samples.completed, dtype=np.uint8) != 0)
+    kept = values[keep]
+    kept.sort()
+    found: list[float] = kept.tolist()
+    return found
 
 
 def packed(samples: Sequence[RequestSample], pointer: str = "") -> PackedSamples:

@@ -14,12 +14,20 @@ from operator import lt
 _POSITIVE = partial(lt, 0)  # v -> 0 < v, the values every statistic here keeps
 
 
+class Ascending(list[float]):
+    """Values already kept (all > 0) and sorted: the statistics here take them as they are."""
+
+
+def _kept(values: Iterable[float]) -> Sequence[float]:
+    return values if isinstance(values, Ascending) else sorted(filter(_POSITIVE, values))
+
+
 def percentiles(values: Iterable[float], *ps: float) -> tuple[float | None, ...]:
     """`percentile` at each rank in `ps`, sorting the values once."""
     for p in ps:
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"percentile rank {p} outside [0, 1]")
-    kept = sorted(filter(_POSITIVE, values))
+    kept = _kept(values)
     if not kept:
         return (None,) * len(ps)
     return _ranks(kept, ps)
@@ -66,7 +74,7 @@ def describe(values: Iterable[float]) -> dict[str, float] | None:
     None when there is none. The statistics are over the same values the percentiles use: a value
     <= 0 is "no measurement" to the tools, and is left out of every statistic.
     """
-    kept = sorted(filter(_POSITIVE, values))  # already sorted values are sorted in one pass
+    kept = _kept(values)
     if not kept:
         return None
     ranks = _ranks(kept, (0.5, 0.9, 0.95, 0.99))

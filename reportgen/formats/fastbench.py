@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeAlias
 
@@ -38,7 +38,7 @@ from reportgen.formats.jsonfile import (
     _strict_pairs,
     pointer_of,
 )
-from reportgen.samples import PackedSamples
+from reportgen.samples import NUMPY_FROM, PackedSamples
 from reportgen.stats import close
 
 _BIG = 2**63  # an integer this large or larger goes to the located path
@@ -154,26 +154,46 @@ def _pack(samples: list[_Sample], where: str, max_tokens: object) -> PackedSampl
         )
     ):
         raise GiveUp(where)
-    slack, rate_rel, rate_abs = tol.LATENCY_SLACK_S, tol.SAMPLE_RATE.rel, tol.SAMPLE_RATE.abs_
-    late = [
-        1
-        for latency, ttft, itl, n, completed in zip(
-            latencies, ttfts, itls, outputs, done, strict=True
-        )
-        if completed and itl > 0 and n >= 2 and latency + slack < ttft + itl * (n - 1)
-    ]
-    off = [
-        1
-        for rate, itl in zip([s.output_tps_per_user for s in samples], itls, strict=True)
-        if rate  # a rate within rate_abs is close enough: `close` only decides beyond it
-        and itl > 0
-        and abs(rate - 1 / itl) > rate_abs
-        and not close(rate, 1 / itl, rel=rate_rel, abs_=rate_abs)
-    ]
-    if late or off:
+    rates = [s.output_tps_per_user for s in samples]
+    check = _flagged_by_numpy if len(samples) >= NUMPY_FROM else _flagged
+    if any(check(ttfts, latencies, itls, outputs, done, rates)):
         raise GiveUp(where)
     inputs = [s.input_tokens or 0 for s in samples]
     return PackedSamples(f"{where}/request_samples", ttfts, latencies, itls, inputs, outputs, done)
+
+
+def _flagged(*columns: Any) -> Iterator[int]:
+    """The samples the latency or the rate check of `llm_inference_bench_cells` would report."""
+    slack, rate_rel, rate_abs = tol.LATENCY_SLACK_S, tol.SAMPLE_RATE.rel, tol.SAMPLE_RATE.abs_
+    for i, (ttft, latency, itl, n, completed, rate) in enumerate(zip(*columns, strict=True)):
+        if itl > 0 and n >= 2 and completed and latency + slack < ttft + itl * (n - 1):
+            yield i
+        # a rate within rate_abs is always close enough: `close` only decides beyond it
+        if (
+            rate
+            and itl > 0
+            and abs(rate - 1 / itl) > rate_abs
+            and not close(rate, 1 / itl, rel=rate_rel, abs_=rate_abs)
+        ):
+            yield i
+
+
+def _flagged_by_numpy(*columns: Any) -> Iterator[int]:
+    """`_flagged`, each test made by numpy over whole columns (the same IEEE operations, on the
+    same doubles); only the few samples beyond rate_abs are then decided one by one."""
+    import numpy as np  # only for long cells: it takes ~0.1 s to import
+
+    ttfts, latencies, itls, outputs, done, rates = columns
+    ttft, latency, itl = np.array(ttfts), np.array(latencies), np.array(itls)
+    n, completed = np.array(outputs, dtype=np.int64), np.array(done, dtype=bool)
+    rate = np.array([r or 0.0 for r in rates])
+    slack, rate_abs = tol.LATENCY_SLACK_S, tol.SAMPLE_RATE.abs_
+    with np.errstate(all="ignore"):  # 1/0 and overflows: those samples are masked out
+        late = (itl > 0) & (n >= 2) & completed & (latency + slack < ttft + itl * (n - 1))
+        off = (rate != 0) & (itl > 0) & (np.abs(rate - 1.0 / itl) > rate_abs)
+    yield from np.flatnonzero(late).tolist()
+    suspects = np.flatnonzero(off).tolist()
+    yield from _flagged(*([c[i] for i in suspects] for c in columns))
 
 
 def _bench_at(top: dict[str, Any]) -> str | None:
