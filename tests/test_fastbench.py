@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from reportgen.errors import InputError, Problem
 from reportgen.formats.fastbench import fast_document
 from reportgen.formats.load import fast_run, load, load_document, parse_run_file
 from reportgen.model import MatrixRun, Run
-from reportgen.samples import PackedSamples
+from reportgen.samples import NUMPY_FROM, PackedSamples
 
 ROOT = Path(__file__).resolve().parents[1]
 MATRIX = ROOT / "runs" / "paiton-kimi-k3.1-pro" / "matrix.json"
@@ -155,15 +156,23 @@ _FLOATS = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=
     n=st.integers(min_value=0, max_value=2000),
     rate=st.one_of(st.none(), _FLOATS),
     completed=st.booleans(),
+    index=st.sampled_from([0, 1]),
     extra=st.sampled_from(
         ["", '"k": 1, ', '"k": "v:w", ', '"ttft": 2, ', '"k": {"a": 1, "a": 1}, ']
     ),
 )
 def test_fast_and_located_paths_agree(
-    ttft: float, latency: float, itl: float, n: int, rate: float | None, completed: bool, extra: str
+    ttft: float,
+    latency: float,
+    itl: float,
+    n: int,
+    rate: float | None,
+    completed: bool,
+    index: int,
+    extra: str,
 ) -> None:
     doc = small_bench()
-    sample = doc["results"][3]["request_samples"][1]
+    sample = doc["results"][3]["request_samples"][index]
     sample.update(
         ttft=ttft,
         latency=latency,
@@ -180,3 +189,57 @@ def test_fast_and_located_paths_agree(
     if problems:  # whatever the located path finds, the fast path must not accept the file
         assert fast is None
     assert fast is None or fast == run
+
+
+@cache
+def long_cells() -> bytes:
+    """A consistent bench file whose concurrency-512 cells hold more than NUMPY_FROM samples."""
+    doc = GENERATE(4, seed=5)
+    doc["results"] = [c for c in doc["results"] if c["concurrency"] in (1, 2, 512)]
+    for row in doc["summary_table"].values():
+        for c in [c for c in row if c not in ("1", "2", "512")]:
+            del row[c]
+    return dumps(doc)
+
+
+def test_long_cells_are_checked_and_sorted_by_numpy_to_the_same_result() -> None:
+    raw = long_cells()
+    run, problems = located(raw)
+    fast = fast_run("f.json", raw)
+    assert problems == [] and fast is not None and fast == run
+    long = [c.samples for c in fast.cells if len(c.samples) >= NUMPY_FROM]
+    assert len(long) == 8
+    for samples in long:
+        assert isinstance(samples, PackedSamples)
+        decoding = [s.itl_s for s in samples if s.output_tokens >= 2]
+        assert samples.series("ttft_s") == sorted(v for v in samples.ttft_s if v > 0)
+        assert samples.series("itl_s") == sorted(v for v in decoding if v > 0)
+        assert samples.series("per_request_tok_s") == sorted(1 / v for v in decoding if v > 0)
+        done = [s.latency_s for s in samples if s.completed]
+        assert samples.series("latency_s") == sorted(v for v in done if v > 0)
+
+
+LONG_SPOILED = {
+    "latency shorter than its tokens": (rb'"latency": [0-9.]+', b'"latency": 0.5'),
+    "rate disagrees with the ITL": (
+        rb'"output_tps_per_user": [0-9.]+',
+        b'"output_tps_per_user": 1.0',
+    ),
+    "more tokens than max_tokens": (rb'"output_tokens": [0-9]+', b'"output_tokens": 5000'),
+    "no ITL with tokens": (rb'"inter_token_latency_avg": [0-9.]+', b'"inter_token_latency_avg": 0'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_SPOILED))
+def test_a_problem_in_a_long_cell_takes_the_located_path(name: str) -> None:
+    pattern, new = LONG_SPOILED[name]
+    raw = long_cells()
+    at = raw.index(b'"concurrency": 512')
+    sample = raw.index(b'"ttft"', raw.index(b'"request_samples"', at))
+    found = re.search(pattern, raw[sample:])
+    assert found is not None
+    start = sample + found.start()
+    raw = raw[:start] + new + raw[sample + found.end() :]
+    run, problems = located(raw)
+    assert any(p.severity in ("error", "warning") for p in problems), name
+    assert fast_run("f.json", raw) is None

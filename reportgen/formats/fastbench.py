@@ -156,8 +156,8 @@ def _pack(samples: list[_Sample], where: str, max_tokens: object) -> PackedSampl
         raise GiveUp(where)
     rates = [s.output_tps_per_user for s in samples]
     check = _flagged_by_numpy if len(samples) >= NUMPY_FROM else _flagged
-    if any(check(ttfts, latencies, itls, outputs, done, rates)):
-        raise GiveUp(where)
+    for i in check(ttfts, latencies, itls, outputs, done, rates):
+        raise GiveUp(f"{where}/request_samples/{i}")
     inputs = [s.input_tokens or 0 for s in samples]
     return PackedSamples(f"{where}/request_samples", ttfts, latencies, itls, inputs, outputs, done)
 
