@@ -26,8 +26,15 @@ _DECODING = partial(le, 2)  # n -> 2 <= n: a request with an inter-token latency
 NUMPY_FROM = 1000
 
 
+def _floats(values: Iterable[float]) -> array[float]:
+    """Machine doubles (`values` themselves when they already are)."""
+    return values if isinstance(values, array) and values.typecode == "d" else array("d", values)
+
+
 def _ints(values: Iterable[int]) -> Sequence[int]:
     """Machine integers, or a tuple for the rare count too large for 64 bits."""
+    if isinstance(values, array) and values.typecode == "q":
+        return values
     kept = values if isinstance(values, list | tuple) else list(values)
     try:
         return array("q", kept)
@@ -60,9 +67,9 @@ class PackedSamples(Sequence[RequestSample]):
         completed: Iterable[bool],
     ) -> None:
         self.pointer = pointer
-        self.ttft_s = array("d", ttft_s)
-        self.latency_s = array("d", latency_s)
-        self.itl_s = array("d", itl_s)
+        self.ttft_s = _floats(ttft_s)
+        self.latency_s = _floats(latency_s)
+        self.itl_s = _floats(itl_s)
         self.input_tokens = _ints(input_tokens)
         self.output_tokens = _ints(output_tokens)
         self.completed = bytes(completed)
@@ -149,12 +156,12 @@ class PackedSamples(Sequence[RequestSample]):
         return found
 
     def _sort(self, name: Series) -> Ascending:
+        if len(self) >= NUMPY_FROM and isinstance(self.output_tokens, array):
+            return Ascending(_sorted_by_numpy(self, name))
         if name == "per_request_tok_s":
             # 1/x falls as x grows: the reversed sorted ITLs give the rates in order, and the
             # same floats as sorting the rates themselves.
             return Ascending([1 / x for x in reversed(self.series("itl_s"))])
-        if len(self) >= NUMPY_FROM and isinstance(self.output_tokens, array):
-            return Ascending(_sorted_by_numpy(self, name))
         if name == "ttft_s":
             return Ascending(sorted(filter(_POSITIVE, self.ttft_s)))
         if name == "itl_s":
@@ -168,6 +175,10 @@ def _sorted_by_numpy(samples: PackedSamples, name: Series) -> list[float]:
     of numbers without NaN is unique), ten times faster for a long series."""
     import numpy as np  # only for long series: it takes ~0.1 s to import
 
+    if name == "per_request_tok_s":  # as in `_sort`, each 1/x an IEEE division as Python's
+        with np.errstate(all="ignore"):  # 1/x overflows to inf for a subnormal x, as in Python
+            rates: list[float] = (1.0 / np.array(samples.series("itl_s"))[::-1]).tolist()
+        return rates
     if name == "ttft_s":
         values = np.frombuffer(samples.ttft_s, dtype=np.float64)
         keep = values > 0

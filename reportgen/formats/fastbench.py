@@ -21,23 +21,23 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from array import array
+from collections.abc import Iterator
+from operator import attrgetter
 from typing import Annotated, Any, TypeAlias
 
 import msgspec
 from msgspec import Meta, Raw
 
 from reportgen import tolerances as tol
-from reportgen.errors import Problem
 from reportgen.formats.jsonfile import (
     FLOAT_MAX,
-    JsonDocument,
     _no_constant,
     _Rejected,
     _strict_pairs,
     pointer_of,
 )
+from reportgen.formats.packed import GiveUp, PackedDocument
 from reportgen.samples import NUMPY_FROM, PackedSamples
 from reportgen.stats import close
 
@@ -63,32 +63,13 @@ class _Sample(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 _SAMPLE_KEYS = len(_Sample.__struct_fields__)
+_SECONDS = ("ttft", "latency", "inter_token_latency_avg")
 _Scalar: TypeAlias = str | int | float | bool | None
 _Cell: TypeAlias = dict[str, list[_Sample] | dict[str, Raw] | _Scalar]
 _Level: TypeAlias = dict[str, list[_Cell] | dict[str, Raw] | _Scalar]
 _LEVEL = msgspec.json.Decoder(_Level)
 _CELLS = msgspec.json.Decoder(list[_Cell])
 _ESCAPED_COLON = (b"\\u003a", b"\\u003A")
-
-
-class GiveUp(Exception):
-    """The fast path stops: the file goes to the located path."""
-
-
-@dataclass(frozen=True)
-class PackedDocument(JsonDocument):
-    """A bench file decoded by the fast path: `data` holds `[]` for every `request_samples`, and
-    `samples` the cell's packed samples by the cell's pointer. Locating anything gives up."""
-
-    samples: Mapping[str, PackedSamples] = field(default_factory=dict)
-
-    def locate(self, pointer: str) -> tuple[int, int]:
-        """Never located here: raises `GiveUp`."""
-        raise GiveUp(pointer)
-
-    def problem(self, pointer: str, message: str, severity: str = "error") -> Problem:
-        """Never reported here: raises `GiveUp`."""
-        raise GiveUp(pointer)
 
 
 class _Counter:
@@ -139,33 +120,28 @@ def _pack(samples: list[_Sample], where: str, max_tokens: object) -> PackedSampl
     most = FLOAT_MAX
     if isinstance(max_tokens, int | float) and not isinstance(max_tokens, bool):
         most = max_tokens
+    if len(samples) >= NUMPY_FROM:
+        return _pack_by_numpy(samples, where, most)
     ttfts = [s.ttft for s in samples]
     latencies = [s.latency for s in samples]
     itls = [s.inter_token_latency_avg for s in samples]
     outputs = [s.output_tokens for s in samples]
     done = [s.completed for s in samples]
-    # Usually 2 <= n <= most with a positive ITL everywhere: no token problem can arise.
-    if (
-        samples
-        and not (min(outputs) >= 2 and max(outputs) <= most and min(itls) > 0)
-        and any(
-            n > most or (n < 2 and itl > 0) or (n >= 2 and itl <= 0)
-            for n, itl in zip(outputs, itls, strict=True)
-        )
-    ):
-        raise GiveUp(where)
     rates = [s.output_tps_per_user for s in samples]
-    check = _flagged_by_numpy if len(samples) >= NUMPY_FROM else _flagged
-    for i in check(ttfts, latencies, itls, outputs, done, rates):
+    for i in _flagged(most, ttfts, latencies, itls, outputs, done, rates):
         raise GiveUp(f"{where}/request_samples/{i}")
     inputs = [s.input_tokens or 0 for s in samples]
     return PackedSamples(f"{where}/request_samples", ttfts, latencies, itls, inputs, outputs, done)
 
 
-def _flagged(*columns: Any) -> Iterator[int]:
-    """The samples the latency or the rate check of `llm_inference_bench_cells` would report."""
+def _flagged(most: float, *columns: Any) -> Iterator[int]:
+    """The samples `llm_inference_bench_cells` would report a problem with (most: max_tokens)."""
     slack, rate_rel, rate_abs = tol.LATENCY_SLACK_S, tol.SAMPLE_RATE.rel, tol.SAMPLE_RATE.abs_
     for i, (ttft, latency, itl, n, completed, rate) in enumerate(zip(*columns, strict=True)):
+        if not (2 <= n <= most and itl > 0) and (
+            n > most or (n < 2 and itl > 0) or (n >= 2 and itl <= 0)
+        ):
+            yield i  # a token problem
         if itl > 0 and n >= 2 and completed and latency + slack < ttft + itl * (n - 1):
             yield i
         # a rate within rate_abs is always close enough: `close` only decides beyond it
@@ -178,22 +154,48 @@ def _flagged(*columns: Any) -> Iterator[int]:
             yield i
 
 
-def _flagged_by_numpy(*columns: Any) -> Iterator[int]:
-    """`_flagged`, each test made by numpy over whole columns (the same IEEE operations, on the
-    same doubles); only the few samples beyond rate_abs are then decided one by one."""
+def _pack_by_numpy(samples: list[_Sample], where: str, most: float) -> PackedSamples:
+    """`_pack` for a long cell: numpy reads the columns and makes each of `_flagged`'s tests over
+    whole columns (the same IEEE operations on the same doubles); only samples that fail one are
+    then looked at one by one."""
     import numpy as np  # only for long cells: it takes ~0.1 s to import
 
-    ttfts, latencies, itls, outputs, done, rates = columns
-    ttft, latency, itl = np.array(ttfts), np.array(latencies), np.array(itls)
-    n, completed = np.array(outputs, dtype=np.int64), np.array(done, dtype=bool)
-    rate = np.array([r or 0.0 for r in rates])
+    def column(name: str, dtype: Any) -> Any:
+        values = map(attrgetter(name), samples)
+        try:
+            return np.fromiter(values, dtype=dtype, count=len(samples))
+        except TypeError:  # a null: 0 as `llm_inference_bench_cells` takes it
+            return np.array([getattr(s, name) or 0 for s in samples], dtype=dtype)
+
+    ttft, latency, itl = (column(k, np.float64) for k in _SECONDS)
+    n, done = column("output_tokens", np.int64), column("completed", np.bool_)
+    rate = column("output_tps_per_user", np.float64)
     slack, rate_abs = tol.LATENCY_SLACK_S, tol.SAMPLE_RATE.abs_
     with np.errstate(all="ignore"):  # 1/0 and overflows: those samples are masked out
-        late = (itl > 0) & (n >= 2) & completed & (latency + slack < ttft + itl * (n - 1))
-        off = (rate != 0) & (itl > 0) & (np.abs(rate - 1.0 / itl) > rate_abs)
-    yield from np.flatnonzero(late).tolist()
-    suspects = np.flatnonzero(off).tolist()
-    yield from _flagged(*([c[i] for i in suspects] for c in columns))
+        suspect = ~((n >= 2) & (n <= most) & (itl > 0))  # a token problem, maybe
+        suspect |= (itl > 0) & (n >= 2) & done & (latency + slack < ttft + itl * (n - 1))
+        suspect |= (rate != 0) & (itl > 0) & (np.abs(rate - 1.0 / itl) > rate_abs)
+    at = np.flatnonzero(suspect)
+    if at.size:
+        picked = (c[at].tolist() for c in (ttft, latency, itl, n, done, rate))
+        for i in _flagged(most, *picked):
+            raise GiveUp(f"{where}/request_samples/{at[i]}")
+
+    def machine(typecode: str, values: Any) -> array[Any]:
+        out = array(typecode)
+        out.frombytes(values.tobytes())
+        return out
+
+    inputs = column("input_tokens", np.int64)
+    return PackedSamples(
+        f"{where}/request_samples",
+        machine("d", ttft),
+        machine("d", latency),
+        machine("d", itl),
+        machine("q", inputs),
+        machine("q", n),
+        done.tobytes(),
+    )
 
 
 def _bench_at(top: dict[str, Any]) -> str | None:

@@ -14,7 +14,6 @@ from typing import Any
 from reportgen import tolerances as tol
 from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
-from reportgen.formats.fastbench import GiveUp, PackedDocument
 from reportgen.formats.jsonfile import (
     JsonDocument,
     pointer_of,
@@ -22,6 +21,7 @@ from reportgen.formats.jsonfile import (
     unfit_numbers,
 )
 from reportgen.formats.llm_inference_bench_cells import Report, decode_cell, fit, opt_float
+from reportgen.formats.packed import GiveUp, PackedDocument
 from reportgen.model import (
     DecodeCell,
     MatrixRun,

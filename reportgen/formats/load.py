@@ -18,7 +18,6 @@ from typing import Any
 from reportgen.errors import InputError, Problem, has_errors
 from reportgen.files import read_input
 from reportgen.formats.base import RunFormat
-from reportgen.formats.fastbench import GiveUp, fast_document
 from reportgen.formats.jsonfile import (
     JsonArrayDocument,
     JsonDocument,
@@ -27,6 +26,7 @@ from reportgen.formats.jsonfile import (
     split_pointer,
 )
 from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
+from reportgen.formats.packed import GiveUp
 from reportgen.formats.registry import FORMATS, detect, known_formats
 from reportgen.formats.schemas import check
 from reportgen.model import Provenance, Run, Scalar, SourceFile
@@ -34,6 +34,9 @@ from reportgen.written import is_written_by_reportgen
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
 _TOP_LIST = any(f.top_list for f in FORMATS)  # a JSON file may then be a top-level array
+# From this size a JSON file is first offered to the fast path (smaller ones load in a few ms
+# either way, and the command need not import msgspec).
+FAST_FROM_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,8 @@ def folder_run_files(folder: Path) -> list[Path]:
 def fast_run(label: str, raw: bytes) -> Run | None:
     """The run of an llm-inference-bench file that passes every check, by the fast path
     (`reportgen.formats.fastbench`); None for any other file, which `parse_run_file` reads."""
+    from reportgen.formats.fastbench import fast_document  # msgspec: ~50 ms to import
+
     doc = fast_document(label, raw)
     if doc is None:
         return None
@@ -184,7 +189,8 @@ def load(
         label = str(path.relative_to(label_root)) if label_root else str(path)
         try:
             raw = read_input(path, "run", label=label, inside=inside)
-            fast = None if path.suffix == ".jsonl" else fast_run(label, raw)
+            big = len(raw) >= FAST_FROM_BYTES and path.suffix != ".jsonl"
+            fast = fast_run(label, raw) if big else None
             if fast is not None:
                 runs.append(fast)
                 continue
