@@ -154,6 +154,8 @@ def folder_run_files(folder: Path) -> list[Path]:
 def fast_run(label: str, raw: bytes) -> Run | None:
     """The run of an llm-inference-bench file that passes every check, by the fast path
     (`reportgen.formats.fastbench`); None for any other file, which `parse_run_file` reads."""
+    if b'"request_samples"' not in raw:  # not a bench file: found early in one, or scanned once
+        return None
     from reportgen.formats.fastbench import fast_document  # msgspec: ~50 ms to import
 
     doc = fast_document(label, raw)
