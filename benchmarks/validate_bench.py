@@ -2,15 +2,16 @@
 
 Generates (seeded, into a temporary folder) a schema-valid, semantically consistent
 `benchmark_results.json` of 8 contexts x 10 concurrency levels (1 to 512) with ~200,000 request
-samples, and a second one with twice the samples. For each size it times, interleaved and as the
-median of several repetitions, a plain `json.load` of the file and the whole reportgen path
-(`reportgen.formats.load.load` then `reportgen.metrics.compute`), and prints their ratio and how
-each grows when the file doubles. A breakdown by stage shows where the time goes.
+samples, and two more with twice and four times the samples. For each size it times, interleaved
+and as the median of several repetitions, a plain `json.load` of the file and the whole reportgen
+path (`reportgen.formats.load.load` then `reportgen.metrics.compute`), and prints their ratio and
+how each grows with the file. It then measures the peak memory (maximum resident set size) of
+each, alone in a fresh process. A breakdown by stage shows where the time goes.
 
 Run it with `make bench` (or `.venv/bin/python benchmarks/validate_bench.py --help`). It asserts
 that the generated files load without a single problem; it asserts nothing about timing.
-`--json PATH` writes the headline figure (reportgen / json.load CPU ratio at 1x) for
-`benchmarks/run.py`; `--quick` times the 1x file only, 2 repetitions, and skips the breakdown.
+`--json PATH` writes the headline figures (reportgen / json.load: CPU time and peak memory, at 1x)
+for `benchmarks/run.py`; `--quick` takes the 1x file only, 2 repetitions, and skips the breakdown.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import hashlib
 import json
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -29,17 +32,31 @@ from pathlib import Path
 from typing import Any
 
 from reportgen import metrics
-from reportgen.formats import llm_inference_bench as bench
 from reportgen.formats import schemas
-from reportgen.formats.jsonfile import parse_json
+from reportgen.formats.fastbench import fast_document
 from reportgen.formats.load import load as load_runs
-from reportgen.model import Provenance, SourceFile
+from reportgen.formats.load import load_document
 from reportgen.stats import percentile
 
 CONTEXTS = (0, 1024, 2048, 4096, 8192, 16384, 32768, 65536)
 CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 MAX_TOKENS = 1024
-FIGURE = "validate+metrics / json.load (1x, CPU)"  # the headline figure `--json` writes
+FIGURE = "validate+metrics / json.load (1x, CPU)"  # the headline figures `--json` writes
+RSS_FIGURE = "peak RSS: validate+metrics / json.load"
+FIGURES = (FIGURE, RSS_FIGURE)
+# Each alone in a fresh process; prints the process's peak resident set size in KiB (Linux). The
+# peak is reset first: a forked child starts with its parent's (getrusage's ru_maxrss keeps it).
+_RSS = (
+    "import sys\nwith open('/proc/self/clear_refs', 'w') as f:\n    f.write('5')\n{}\n"
+    "print(next(s for s in open('/proc/self/status') if s.startswith('VmHWM')).split()[1])"
+)
+_RSS_JSON = "import json\nwith open(sys.argv[1], 'rb') as f:\n    json.load(f)"
+_RSS_REPORTGEN = (
+    "from pathlib import Path\nfrom reportgen import metrics\n"
+    "from reportgen.formats.load import load\n"
+    "result = load([Path(sys.argv[1])])\nassert result.runs and not result.problems\n"
+    "metrics.compute(result.runs)"
+)
 DURATION_S = 30.0
 FAMILIES = (
     ("ttft", "ttft"),
@@ -189,21 +206,31 @@ def _stages(path: Path) -> dict[str, float]:
     """CPU seconds of each of reportgen's stages, run one after another on `path`."""
     t_read, _, raw = _timed(path.read_bytes)
     t_sha, _, _ = _timed(lambda: hashlib.sha256(raw).hexdigest())
-    t_parse, _, doc = _timed(lambda: parse_json(str(path), raw))
-    t_schema, _, found = _timed(lambda: schemas.check("llm-inference-bench", doc.data))
-    assert found == [], found
-    source = SourceFile(str(path), "", "llm-inference-bench", "", "0.7.7", Provenance("measured"))
-    t_model, _, (run, problems) = _timed(lambda: bench.parse(doc, "", source))
-    assert problems == [], problems
+    t_colons, _, _ = _timed(lambda: raw.count(b":"))
+    t_fast, _, doc = _timed(lambda: fast_document(str(path), raw))
+    assert doc is not None, "the fast path gave up on a consistent file"
+    t_model, _, (run, problems) = _timed(lambda: load_document(doc))
+    assert problems == [] and run is not None, problems
     t_metrics, _, _ = _timed(lambda: metrics.compute([run]))
     return {
         "read the file": t_read,
-        "parse: decode, sha256, json.loads + duplicate-key hook": t_parse,
+        "fast path: msgspec decode, checks, columns, sha256": t_fast,
         "  of which sha256": t_sha,
-        "schema: compiled predicate, every sample": t_schema,
-        "model + semantic checks (bench.parse)": t_model,
+        "  of which counting the colons (duplicate keys)": t_colons,
+        "rest of the document: schema, semantic checks": t_model,
         "metrics.compute": t_metrics,
     }
+
+
+def _peak_rss_kib(code: str, path: Path) -> int:
+    """Peak resident set size (KiB) of a fresh Python process running `code` on `path`."""
+    done = subprocess.run(
+        [sys.executable, "-c", _RSS.format(code), str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return int(done.stdout.split()[-1])
 
 
 def _write(
@@ -238,7 +265,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="reportgen-bench-") as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        files = _write(folder, args.per_slot, args.seed, (1,) if args.quick else (1, 2))
+        files = _write(folder, args.per_slot, args.seed, (1,) if args.quick else (1, 2, 4))
         for path, _ in files:
             values = len(_reportgen(path).values)  # loads with no problem at all; warms up
         print(
@@ -270,13 +297,24 @@ def main() -> None:
                 f"{samples:>9,} {path.stat().st_size / 1e6:>8.1f} {j:>12.3f} {r:>12.3f} "
                 f"{r / j:>6.2f}x {ratio_wall:>10.2f}x"
             )
-        if len(files) > 1:
-            growth = [med[(1, k)] / med[(0, k)] for k in ("json", "reportgen")]
-            print(f"{'growth 2x/1x':>18} {growth[0]:>12.2f}x {growth[1]:>11.2f}x")
+        for i in range(1, len(files)):
+            scale = round(files[i][1] / files[0][1])
+            growth = [med[(i, k)] / med[(0, k)] for k in ("json", "reportgen")]
+            print(f"{f'growth {scale}x/1x':>18} {growth[0]:>12.2f}x {growth[1]:>11.2f}x")
         print("(seconds are CPU time of this process, median; wall ratio: the same on the clock)")
+
+        print("\npeak memory, each alone in a fresh process (max RSS, interpreter included)")
+        print(f"{'samples':>9} {'json.load MB':>13} {'reportgen MB':>13} {'ratio':>7}")
+        rss = []
+        for path, samples in files:
+            j_kib = _peak_rss_kib(_RSS_JSON, path)
+            r_kib = _peak_rss_kib(_RSS_REPORTGEN, path)
+            rss.append(r_kib / j_kib)
+            print(f"{samples:>9,} {j_kib / 1024:>13.1f} {r_kib / 1024:>13.1f} {rss[-1]:>6.2f}x")
         if args.json:
             ratio = med[(0, "reportgen")] / med[(0, "json")]
-            args.json.write_text(json.dumps({FIGURE: ratio}) + "\n", encoding="utf-8")
+            figures = {FIGURE: ratio, RSS_FIGURE: rss[0]}
+            args.json.write_text(json.dumps(figures) + "\n", encoding="utf-8")
         if args.quick:
             return
 

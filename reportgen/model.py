@@ -153,7 +153,7 @@ class DecodeCell:
     effective_concurrency: float | None
     num_errors: int
     summary: CellSummary
-    samples: tuple[RequestSample, ...]
+    samples: Sequence[RequestSample]  # a `reportgen.samples.PackedSamples` when parsed from a file
     # (counter name, tokens it counted in the window) when the aggregate is a server counter's
     server_counter: tuple[str, float] | None = None
     aggregate_key: str = "aggregate_tps"  # the key under `pointer` of the file's aggregate

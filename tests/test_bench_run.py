@@ -25,7 +25,7 @@ def test_collect_merges_and_names_what_is_wrong() -> None:
 
 
 def test_every_goal_is_a_figure_one_script_writes() -> None:
-    written = [bench_script("validate_bench").FIGURE]
+    written = list(bench_script("validate_bench").FIGURES)
     written += [name for name, _, _ in bench_script("build_bench").FIGURES]
     written += list(bench_script("check_bench").FIGURES)
     written += [bench_script("jsonl_bench").FIGURE]

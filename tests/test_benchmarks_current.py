@@ -18,5 +18,6 @@ def test_every_stage_the_build_benchmark_times_exists() -> None:
 def test_the_validate_benchmark_calls_the_loader_and_the_parser() -> None:
     validate_bench = script("validate_bench")
     assert callable(validate_bench.load_runs)
-    assert callable(validate_bench.bench.parse)
+    assert callable(validate_bench.fast_document)
+    assert callable(validate_bench.load_document)
     assert callable(validate_bench.schemas.check)

@@ -15,7 +15,17 @@ PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
 
 # The ground floor: modules every stage may use.
 GROUND = frozenset(
-    {"__init__", "errors", "files", "model", "stats", "tolerances", "resources", "written"}
+    {
+        "__init__",
+        "errors",
+        "files",
+        "model",
+        "samples",
+        "stats",
+        "tolerances",
+        "resources",
+        "written",
+    }
 )
 
 # stage -> the stages it may import (itself included)

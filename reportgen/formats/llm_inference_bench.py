@@ -14,6 +14,7 @@ from typing import Any
 from reportgen import tolerances as tol
 from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
+from reportgen.formats.fastdoc import GiveUp, PackedDocument
 from reportgen.formats.jsonfile import (
     JsonDocument,
     pointer_of,
@@ -28,6 +29,7 @@ from reportgen.model import (
     SourceFile,
     context_label,
 )
+from reportgen.samples import PackedSamples
 from reportgen.stats import close
 
 
@@ -140,6 +142,15 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _packed(packed: Mapping[str, PackedSamples] | None, where: str) -> PackedSamples | None:
+    """The cell's samples as the fast path packed them (None: the located path reads them)."""
+    if packed is None:
+        return None
+    if where not in packed:
+        raise GiveUp(where)
+    return packed[where]
+
+
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, list[Problem]]:
     """Build the `MatrixRun` for the bench result at pointer `base` of a schema-valid document."""
     raw: dict[str, Any] = doc.data
@@ -153,10 +164,15 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, 
     # Every pointer below, in problems and in the model, is absolute in the file (base included).
     meta = fit(raw["metadata"], f"{base}/metadata", report)
     max_tokens = meta.get("max_tokens")
+    packed = doc.samples if isinstance(doc, PackedDocument) else None
     with _gc_paused():
         cells = [
             decode_cell(
-                fit(c, f"{base}/results/{i}", report), f"{base}/results/{i}", max_tokens, report
+                fit(c, f"{base}/results/{i}", report),
+                f"{base}/results/{i}",
+                max_tokens,
+                report,
+                _packed(packed, f"{base}/results/{i}"),
             )
             for i, c in enumerate(raw["results"])
         ]

@@ -25,6 +25,7 @@ from reportgen.model import (
     Setup,
     SweepRun,
 )
+from reportgen.samples import packed
 from reportgen.stats import median
 
 # Metrics that are a run's settings, not measurements: files that agree on them may share them.
@@ -125,24 +126,20 @@ def _decode(cell: DecodeCell, emit: Emitter) -> Iterator[MetricValue]:
         where = f"{cell.pointer}/{cell.aggregate_key}"
         yield emit.value("decode.aggregate_tok_s", cell.aggregate_tok_s, "summary", where, at)
     samples = f"{cell.pointer}/request_samples"
-    decoding = [r for r in cell.samples if r.output_tokens >= 2 and r.itl_s > 0]
-    own = cell.summary
-    speeds = [1 / r.itl_s for r in decoding]
-    rates = list(distribution(emit, "decode.per_request_tok_s", speeds, samples, at))
+    series = packed(cell.samples, samples).series  # each series sorted once, positive values
+    own, key = cell.summary, "decode.per_request_tok_s"
+    rates = list(distribution(emit, key, series("per_request_tok_s"), samples, at))
     yield from _median_with_own(rates, own.output_tps_per_user_p50)
     if not rates and own.output_tps_per_user_p50:
         where = f"{cell.pointer}/output_tps_per_user_p50"
-        yield emit.value(
-            "decode.per_request_tok_s", own.output_tps_per_user_p50, "summary", where, at
-        )
-    ttfts = list(distribution(emit, "decode.ttft_s", [r.ttft_s for r in cell.samples], samples, at))
+        yield emit.value(key, own.output_tps_per_user_p50, "summary", where, at)
+    ttfts = list(distribution(emit, "decode.ttft_s", series("ttft_s"), samples, at))
     yield from _median_with_own(ttfts, own.ttft_p50_s)
     if not ttfts and own.ttft_p50_s:
         yield emit.value("decode.ttft_s", own.ttft_p50_s, "summary", f"{cell.pointer}/ttft_p50", at)
-    itls = list(distribution(emit, "decode.itl_s", [r.itl_s for r in decoding], samples, at))
+    itls = list(distribution(emit, "decode.itl_s", series("itl_s"), samples, at))
     yield from _median_with_own(itls, own.itl_p50_s)
-    done = [r.latency_s for r in cell.samples if r.completed]
-    yield from distribution(emit, "decode.latency_s", done, samples, at)
+    yield from distribution(emit, "decode.latency_s", series("latency_s"), samples, at)
 
 
 def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
