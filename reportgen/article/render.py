@@ -162,9 +162,11 @@ def build_context(
     css: str,
     *,
     charts: bool = True,
+    chart_cache: Path | None = None,
 ) -> ArticleContext:
     """The template context for one article; without `charts` (for `check`, which reads only
-    numbers), no chart is drawn and none is on the page."""
+    numbers), no chart is drawn and none is on the page. `chart_cache`: a folder of charts
+    drawn before (article/chartcache.py)."""
     tools = tool_versions(metrics.runs)
     setups = tuple((r.id, r.setup) for r in article.runs) if len(article.runs) > 1 else ()
     resolver = Resolver(metrics, article.setup, tools, article.date, setups)
@@ -176,10 +178,10 @@ def build_context(
     notes = Notes()
     tables = {t.id: t for t in table_views(article, metrics, findings, notes)}
     drawn = {}
-    if charts:  # matplotlib is imported only to draw
+    if charts:
         from reportgen.article.charts import render_charts
 
-        drawn = {c.id: c for c in render_charts(article, metrics, notes)}
+        drawn = {c.id: c for c in render_charts(article, metrics, notes, chart_cache)}
 
     def section(s: Section) -> SectionView:
         level = 1 if s.title is None else 2

@@ -81,8 +81,11 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from reportgen.article.build import build_article
+    from reportgen.article.chartcache import default_folder
 
-    target, built = build_article(args.article, args.out)
+    cache = None if args.no_chart_cache else default_folder()
+    # A fresh process: WeasyPrint is imported by a forked worker while the charts are drawn.
+    target, built = build_article(args.article, args.out, chart_cache=cache, ahead=True)
     for finding, (line, col) in built.stale:
         print(f"{finding.file}:{line}:{col}: warning: {finding.message}", file=sys.stderr)
     for name in ("index.html", "article.pdf", "metrics.json"):
