@@ -21,7 +21,7 @@ from reportgen import __version__
 from reportgen.article.consistency import consistency
 from reportgen.article.data import article_metrics
 from reportgen.article.decl import ArticleSource, Text
-from reportgen.article.pdfahead import Forked, InProcess, pdf_stage, request
+from reportgen.article.pdfahead import Forked, InProcess, request
 from reportgen.article.publish import check_output, publish
 from reportgen.article.quality import review
 from reportgen.article.render import DATA_DIR, TABLES_DIR, build_context, render_html, stylesheet
@@ -209,17 +209,15 @@ def build_article(
     environ: dict[str, str] | None = None,
     *,
     chart_cache: Path | None = None,
-    ahead: bool = False,
+    pdf: InProcess | Forked | None = None,
 ) -> tuple[Path, Built]:
     """Build the article in `folder` into `out/<article>/`: the folder and what was built.
     `chart_cache`: a folder of charts drawn before (article/chartcache.py); none by default.
-    `ahead`: import WeasyPrint in a forked worker meanwhile (article/pdfahead.py), for a fresh
-    process such as the CLI's."""
+    `pdf`: the PDF stage, such as one started ahead (article/pdfahead.py); else in-process."""
     target = out / folder.resolve().name
     check_output(folder, out, target)  # before any work: never at the article's expense
-    with pdf_stage(ahead) as stage:
-        built = render_article(folder, environ, chart_cache=chart_cache)
-        files = render_outputs(built, stage)
+    built = render_article(folder, environ, chart_cache=chart_cache)
+    files = render_outputs(built, pdf)
     publish(target, files)
     return target, built
 
