@@ -76,22 +76,24 @@ def _font_lists(environ: Mapping[str, str]) -> list[bytes]:
 
 
 @functools.cache
-def _environment() -> bytes:
-    """What the drawing depends on besides the Plot, as bytes (read once per process)."""
-    here = Path(__file__).parent
+def _environment(code: Path) -> bytes:
+    """What the drawing depends on besides the Plot, as bytes (read once per process); `code`
+    is the folder of the drawing modules."""
     parts = [FORMAT.encode(), sys.version.encode()]
-    parts += [(here / name).read_bytes() for name in _CODE]
+    parts += [(code / name).read_bytes() for name in _CODE]
     parts += _package_files("matplotlib", ("_version.py",))
     parts += _package_files("numpy", ("version.py",))
     parts += _font_lists(os.environ)
     return b"\0".join(hashlib.sha256(p).digest() for p in parts)
 
 
-def key(plot: Plot) -> str:
-    """The cache key of `plot`'s SVG: SHA-256 of the Plot and of what draws it."""
+def key(plot: Plot, code: Path | None = None) -> str:
+    """The cache key of `plot`'s SVG: SHA-256 of the Plot and of what draws it (the drawing
+    modules in `code`, by default the ones that will draw it)."""
     if not plain(plot):
         raise TypeError(f"{plot.svg_id}: a Plot must hold plain values only, to be a cache key")
-    return hashlib.sha256(_environment() + repr(plot).encode("utf-8")).hexdigest()
+    environment = _environment((code or Path(__file__).parent).resolve())
+    return hashlib.sha256(environment + repr(plot).encode("utf-8")).hexdigest()
 
 
 def _read(path: Path) -> str | None:
