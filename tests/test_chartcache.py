@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from reportgen.article import chartcache
+from reportgen.article.ahead import Forked
 from reportgen.article.build import build_article, render_article
-from reportgen.article.chartcache import chart_svg, default_folder, key
+from reportgen.article.chartcache import CHARTSVG, chart_svg, default_folder, expects_drawing, key
 from reportgen.article.chartplot import Line, Plot, plain
 from reportgen.article.charts import render_charts
 from reportgen.article.data import article_metrics
@@ -200,3 +201,33 @@ def test_a_warm_build_with_metrics_from_another_process_gives_the_same_bytes(
     assert len(stored) == 4
     assert _svgs(SMALL, cache) == _svgs(SMALL, None)
     assert _entries(cache) == stored
+
+
+def test_charts_drawn_by_a_forked_worker_are_the_ones_drawn_here(tmp_path: Path) -> None:
+    article, metrics = article_metrics(SMALL)
+    here = render_charts(article, metrics)
+    assert render_charts(article, metrics, drawer=Forked(CHARTSVG)) == here
+    cache = tmp_path / "cache"
+    assert render_charts(article, metrics, cache=cache, drawer=Forked(CHARTSVG)) == here
+    # Every chart in the cache: the worker is stopped at once, and nothing is drawn.
+    worker = Forked(CHARTSVG)
+    assert render_charts(article, metrics, cache=cache, drawer=worker) == here
+    assert worker.done and worker.job is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(worker.pid, os.WNOHANG)
+
+
+def test_the_cli_starts_a_chart_worker_unless_the_last_builds_charts_are_all_cached(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "cache"
+    folder = tmp_path / "small"
+    shutil.copytree(SMALL, folder)
+    assert expects_drawing(None, folder) and expects_drawing(cache, folder)
+    _svgs(folder, cache)
+    assert not expects_drawing(cache, folder)
+    assert expects_drawing(cache, SMALL)  # another article
+    _entries(cache)[0].unlink()
+    assert expects_drawing(cache, folder)
+    _svgs(folder, cache)
+    assert not expects_drawing(cache, folder)

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.article import pdfahead
+from reportgen.article import ahead
+from reportgen.article.ahead import Forked, InProcess
 from reportgen.article.build import build_article
-from reportgen.article.pdfahead import Forked, InProcess, Request, pdf_stage, request
+from reportgen.article.pdfahead import WEASYPRINT, Request, pdf_stage, request
 from reportgen.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +48,7 @@ def test_the_worker_gives_the_bytes_and_the_errors_of_this_process(tmp_path: Pat
         here = _outcome(InProcess(), req)
         with pdf_stage(ahead=False) as stage:
             assert isinstance(stage, InProcess)
-        worker = Forked()
+        worker = Forked(WEASYPRINT)
         assert _outcome(worker, req) == here
     assert isinstance(here, list) and "the PDF may not load file:///etc/hostname" in here[0]
     good_pdf = _outcome(InProcess(), good)
@@ -56,7 +57,7 @@ def test_the_worker_gives_the_bytes_and_the_errors_of_this_process(tmp_path: Pat
 
 def test_a_worker_that_died_leaves_the_pdf_to_this_process(tmp_path: Path) -> None:
     req = _request(tmp_path, "<p>Hello</p>")
-    worker = Forked()
+    worker = Forked(WEASYPRINT)
     os.kill(worker.pid, signal.SIGKILL)
     assert _outcome(worker, req) == _outcome(InProcess(), req)
 
@@ -65,7 +66,7 @@ def test_a_build_that_stops_before_its_pdf_stops_the_worker(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # This process has imported WeasyPrint (so it would not fork): as in a fresh one, it does.
-    monkeypatch.setattr(pdfahead, "can_fork", lambda: True)
+    monkeypatch.setattr(ahead, "can_fork", lambda module: True)
     with pytest.raises(RuntimeError), pdf_stage(ahead=True) as stage:
         assert isinstance(stage, Forked)
         raise RuntimeError("the data was bad")
@@ -74,7 +75,7 @@ def test_a_build_that_stops_before_its_pdf_stops_the_worker(
 
 
 def test_a_fresh_process_forks_its_worker() -> None:
-    code = "from reportgen.article.pdfahead import can_fork; print(can_fork())"
+    code = "from reportgen.article.ahead import can_fork; print(can_fork('weasyprint'))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "True\n"
 

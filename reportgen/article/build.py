@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen import __version__
+from reportgen.article.ahead import Forked, InProcess
 from reportgen.article.consistency import consistency
 from reportgen.article.data import article_metrics
 from reportgen.article.decl import ArticleSource, Text
-from reportgen.article.pdfahead import Forked, InProcess, request
+from reportgen.article.pdfahead import pdf_result, request
 from reportgen.article.publish import check_output, publish
 from reportgen.article.quality import review
 from reportgen.article.render import DATA_DIR, TABLES_DIR, build_context, render_html, stylesheet
@@ -97,17 +98,24 @@ def render_article(
     *,
     charts: bool = True,
     chart_cache: Path | None = None,
+    chart_drawer: InProcess | Forked | None = None,
 ) -> Built:
     """Load, validate, compute, lint and render one article, in memory (`charts`: draw them;
     `check` does not, as charts hold no number it reads; `chart_cache`: a folder of charts drawn
-    before, see article/chartcache.py)."""
+    before, see article/chartcache.py; `chart_drawer`: who draws the others)."""
     article, metrics = article_metrics(folder)
     reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
     metrics = with_comparisons(metrics, pairs)
     findings = reviewed.findings
     context = build_context(
-        article, metrics, findings, stylesheet(), charts=charts, chart_cache=chart_cache
+        article,
+        metrics,
+        findings,
+        stylesheet(),
+        charts=charts,
+        chart_cache=chart_cache,
+        chart_drawer=chart_drawer,
     )
     html = render_html(context)
     created = build_date(article.date, environ)
@@ -177,7 +185,7 @@ def render_outputs(built: Built, stage: InProcess | Forked | None = None) -> dic
     }
     raw = _raw_data(built)  # while the PDF is rendered, when it is rendered ahead
     try:
-        pdf = stage.result()
+        pdf = pdf_result(stage)
     except InputError as exc:
         raise InputError(_locate_glyphs(exc.problems, built.article)) from None
     return {
@@ -210,13 +218,15 @@ def build_article(
     *,
     chart_cache: Path | None = None,
     pdf: InProcess | Forked | None = None,
+    chart_drawer: InProcess | Forked | None = None,
 ) -> tuple[Path, Built]:
     """Build the article in `folder` into `out/<article>/`: the folder and what was built.
     `chart_cache`: a folder of charts drawn before (article/chartcache.py); none by default.
-    `pdf`: the PDF stage, such as one started ahead (article/pdfahead.py); else in-process."""
+    `pdf`, `chart_drawer`: the PDF and chart stages, such as ones started ahead in forked
+    workers (article/ahead.py); else this process."""
     target = out / folder.resolve().name
     check_output(folder, out, target)  # before any work: never at the article's expense
-    built = render_article(folder, environ, chart_cache=chart_cache)
+    built = render_article(folder, environ, chart_cache=chart_cache, chart_drawer=chart_drawer)
     files = render_outputs(built, pdf)
     publish(target, files)
     return target, built

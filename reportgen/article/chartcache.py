@@ -19,15 +19,18 @@ error, only a miss.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
 import os
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from reportgen.article.ahead import Forked, InProcess, started
 from reportgen.article.chartplot import Plot, plain
 
 FORMAT = "reportgen chart cache 1"  # bump when the entries' layout or the key's recipe changes
@@ -111,10 +114,8 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _write(path: Path, svg: str) -> None:
-    """Store `svg` at `path` atomically; a folder that cannot be written is left as it is."""
-    body = svg.encode("utf-8")
-    data = _HEAD + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+def _write(path: Path, data: bytes) -> None:
+    """Store `data` at `path` atomically; a folder that cannot be written is left as it is."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=".", suffix=".part", dir=path.parent)
@@ -129,20 +130,91 @@ def _write(path: Path, svg: str) -> None:
         return
 
 
-def chart_svg(plot: Plot, cache: Path | None) -> str:
-    """`plot` as an inline `<svg>` element: from `cache` when it holds it, else drawn (and then
-    stored there); always drawn when `cache` is None."""
-    path = None
-    if cache is not None:
-        digest = key(plot)
-        path = cache / digest[:2] / f"{digest}.svg"
-        found = _read(path)
-        if found is not None:
-            return found
-    # matplotlib is imported only here, when a chart has to be drawn.
-    from reportgen.article.chartsvg import draw_plot
+def _entry(svg: str) -> bytes:
+    body = svg.encode("utf-8")
+    return _HEAD + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
 
-    svg = draw_plot(plot)
-    if path is not None:
-        _write(path, svg)
-    return svg
+
+def _path(cache: Path, digest: str) -> Path:
+    return cache / digest[:2] / f"{digest}.svg"
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """Plots to draw: a job for a chart stage (article/ahead.py)."""
+
+    plots: tuple[Plot, ...]
+
+    def run(self) -> list[str]:
+        """Each plot as an inline `<svg>` element, drawn in this process."""
+        # matplotlib is imported only here, when a chart has to be drawn.
+        from reportgen.article.chartsvg import draw_plot
+
+        return [draw_plot(plot) for plot in self.plots]
+
+
+def chart_svgs(
+    plots: Sequence[Plot], cache: Path | None, drawer: InProcess | Forked | None = None
+) -> list[str]:
+    """Each plot as an inline `<svg>` element: from `cache` when it holds it, else drawn by
+    `drawer` (in this process by default) and then stored there; all drawn without a cache."""
+    paths = [None if cache is None else _path(cache, key(plot)) for plot in plots]
+    found = [None if path is None else _read(path) for path in paths]
+    missing = tuple(plot for plot, svg in zip(plots, found, strict=True) if svg is None)
+    if not missing:
+        if drawer is not None:
+            drawer.close()  # a worker started for nothing stops at once
+        return [svg for svg in found if svg is not None]
+    drawer = drawer or InProcess()
+    drawer.submit(Drawing(missing))
+    drawn = iter(drawer.result())
+    out = []
+    for path, svg in zip(paths, found, strict=True):
+        if svg is None:
+            svg = next(drawn)
+            if path is not None:
+                _write(path, _entry(svg))
+        out.append(svg)
+    return out
+
+
+def chart_svg(plot: Plot, cache: Path | None) -> str:
+    """One plot as an inline `<svg>` element (see `chart_svgs`)."""
+    return chart_svgs([plot], cache)[0]
+
+
+def _record(cache: Path, folder: Path) -> Path:
+    """Where the keys of the charts of the last build of the article in `folder` are noted."""
+    name = hashlib.sha256(str(folder.resolve()).encode("utf-8")).hexdigest()
+    return cache / "articles" / name
+
+
+def remember(cache: Path | None, folder: Path, plots: Sequence[Plot]) -> None:
+    """Note the keys of the charts the article in `folder` was built with."""
+    if cache is not None:
+        _write(_record(cache, folder), "".join(f"{key(p)}\n" for p in plots).encode())
+
+
+def expects_drawing(cache: Path | None, folder: Path) -> bool:
+    """Whether a build of the article in `folder` is likely to draw a chart: unless `cache` holds
+    every chart the article's last build had (a guess: the build finds out for sure)."""
+    if cache is None:
+        return True
+    try:
+        keys = _record(cache, folder).read_text(encoding="ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return True
+    return not keys or not all(_path(cache, k).is_file() for k in keys)
+
+
+CHARTSVG = "reportgen.article.chartsvg"  # what a chart worker imports: matplotlib, through it
+
+
+@contextlib.contextmanager
+def chart_stage(ahead: bool) -> Iterator[InProcess | Forked]:
+    """The chart stage, started ahead in a forked worker when `ahead` and it can be."""
+    stage = started(CHARTSVG, ahead)
+    try:
+        yield stage
+    finally:
+        stage.close()

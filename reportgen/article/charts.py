@@ -16,8 +16,9 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from reportgen.article.ahead import Forked, InProcess
 from reportgen.article.axes import axis_label, kind_of, matches, sort_values
-from reportgen.article.chartcache import chart_svg
+from reportgen.article.chartcache import chart_svgs, remember
 from reportgen.article.chartplot import (
     DASHES,
     HEIGHT_IN,
@@ -66,22 +67,33 @@ def render_charts(
     metrics: MetricSet,
     notes: Notes | None = None,
     cache: Path | None = None,
+    drawer: InProcess | Forked | None = None,
 ) -> tuple[Chart, ...]:
     """Every declared chart, drawn from the metrics, in page order; a chart over values the
     data lacks is a located error. With a `cache` folder, a chart drawn before is read from it
-    (article/chartcache.py), and matplotlib is imported only when one is not."""
+    (article/chartcache.py), and matplotlib is imported only when one is not; `drawer` draws
+    the others (a worker started ahead, article/ahead.py), else this process."""
     notes = notes if notes is not None else Notes()
-    out: list[Chart] = []
+    planned: list[tuple[ChartDecl, Markup, Plot]] = []
     problems: list[Problem] = []
     for decl in article.charts():
         try:
-            draw = _interactivity if decl.kind == "interactivity" else _line
-            out.append(draw(decl, article, metrics, notes, cache))
+            plan = _interactivity if decl.kind == "interactivity" else _line
+            extra, plot = plan(decl, article, metrics, notes)
+            planned.append((decl, _caption(decl, article, metrics) + extra, plot))
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:
+        if drawer is not None:
+            drawer.close()
         raise InputError(problems)
-    return tuple(out)
+    plots = [plot for _, _, plot in planned]
+    svgs = chart_svgs(plots, cache, drawer)
+    remember(cache, article.folder, plots)
+    return tuple(
+        Chart(decl.id, decl.title, caption, svg)
+        for (decl, caption, _), svg in zip(planned, svgs, strict=True)
+    )
 
 
 def _problem(decl: ChartDecl, message: str) -> InputError:
@@ -122,8 +134,8 @@ def _values(decl: ChartDecl, metrics: MetricSet, metric: str) -> list[MetricValu
 
 
 def _line(
-    decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: Notes, cache: Path | None
-) -> Chart:
+    decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: Notes
+) -> tuple[Markup, Plot]:
     values = _values(decl, metrics, decl.metric)
     key, stat = _metric(decl, decl.metric)
     display = display_of(key, stat)
@@ -182,12 +194,12 @@ def _line(
         _legend(decl, len(series)),
     )
     missing = gaps(decl, article, series, xs, index, cells, notes)
-    return _chart(decl, article, metrics, missing, plot, cache)
+    return missing, plot
 
 
 def _interactivity(
-    decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: Notes, cache: Path | None
-) -> Chart:
+    decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: Notes
+) -> tuple[Markup, Plot]:
     """Aggregate throughput against the speed each request sees: one curve per series, each
     point labelled by `label` (concurrency by default)."""
     ys = _values(decl, metrics, decl.metric)
@@ -254,7 +266,7 @@ def _interactivity(
         _legend(decl, len(series)),
     )
     words = f" Each point is labelled by its {axis_words(label_axis)}."
-    return _chart(decl, article, metrics, words, plot, cache)
+    return Markup(words), plot
 
 
 def _legend(decl: ChartDecl, series: int) -> str | None:
@@ -264,19 +276,11 @@ def _legend(decl: ChartDecl, series: int) -> str | None:
     return decl.legend or axis_words(decl.series)
 
 
-def _chart(
-    decl: ChartDecl,
-    article: ArticleSource,
-    metrics: MetricSet,
-    extra: str,
-    plot: Plot,
-    cache: Path | None,
-) -> Chart:
-    caption = Markup("")
-    if decl.caption is not None:
-        resolver = Resolver(metrics, article.setup, tool_versions(metrics.runs), article.date)
-        caption = render_inline(decl.caption, resolver)
-    return Chart(decl.id, decl.title, caption + Markup(extra), chart_svg(plot, cache))
+def _caption(decl: ChartDecl, article: ArticleSource, metrics: MetricSet) -> Markup:
+    if decl.caption is None:
+        return Markup("")
+    resolver = Resolver(metrics, article.setup, tool_versions(metrics.runs), article.date)
+    return render_inline(decl.caption, resolver)
 
 
 def _number(value: Scalar) -> float:

@@ -86,16 +86,20 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from reportgen.article.chartcache import chart_stage, default_folder, expects_drawing
     from reportgen.article.pdfahead import pdf_stage
 
     # The PDF stage starts first, in a forked worker that imports WeasyPrint while this process
-    # imports the rest, reads the runs and draws the charts.
-    with pdf_stage(ahead=True) as pdf:
+    # imports the rest and reads the runs; the charts' too (matplotlib), unless the chart cache
+    # holds every chart the article's last build had.
+    cache = None if args.no_chart_cache else default_folder()
+    draw = expects_drawing(cache, args.article)
+    with pdf_stage(ahead=True) as pdf, chart_stage(ahead=draw) as drawer:
         from reportgen.article.build import build_article
-        from reportgen.article.chartcache import default_folder
 
-        cache = None if args.no_chart_cache else default_folder()
-        target, built = build_article(args.article, args.out, chart_cache=cache, pdf=pdf)
+        target, built = build_article(
+            args.article, args.out, chart_cache=cache, pdf=pdf, chart_drawer=drawer
+        )
     for finding, (line, col) in built.stale:
         print(f"{finding.file}:{line}:{col}: warning: {finding.message}", file=sys.stderr)
     for name in ("index.html", "article.pdf", "metrics.json"):
