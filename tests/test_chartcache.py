@@ -231,3 +231,9 @@ def test_the_cli_starts_a_chart_worker_unless_the_last_builds_charts_are_all_cac
     assert expects_drawing(cache, folder)
     _svgs(folder, cache)
     assert not expects_drawing(cache, folder)
+    # An article without charts: nothing to draw, no worker.
+    manifest = folder / "article.toml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text[: text.index("[[sections.chart]]")], encoding="utf-8")
+    assert _svgs(folder, cache) == []
+    assert not expects_drawing(cache, folder)
