@@ -10,11 +10,13 @@ them needs matplotlib imported to be read.
 The cache is a folder: `reportgen build` uses `$REPORTGEN_CACHE_DIR/charts`, else
 `$XDG_CACHE_HOME/reportgen/charts`, else `~/.cache/reportgen/charts` (a user cache, not the output
 folder: it serves every article and every output folder, and an output folder is meant to be
-published whole). Each entry is one file, `<key[:2]>/<key>.svg`, whose
-first line holds the SHA-256 of the rest; it is written to a temporary file and renamed into
-place, so a reader finds a whole entry or none. An entry that does not match its first line
-(truncated, edited) is ignored and drawn again; a cache that cannot be read or written is no
-error, only a miss.
+published whole). Each entry is one file, `<key[:2]>/<key>.svg`, whose first line holds the
+SHA-256 of the rest; it is written to a temporary file and renamed into place, so a reader finds a
+whole entry or none. An entry that does not match its first line (truncated, edited) is ignored
+and drawn again; a cache that cannot be read or written is no error, only a miss. Nothing is ever
+removed: an entry is a few tens of KB, and deleting the folder is always safe. `articles/` notes
+the keys of each article's last build, for the CLI's guess whether a chart worker is worth
+starting (`expects_drawing`).
 """
 
 from __future__ import annotations
