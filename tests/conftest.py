@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,3 +12,12 @@ import pytest
 def examples_dir() -> Path:
     """The folder of example run files (`valid/`, `invalid/`)."""
     return Path(__file__).parent / "examples"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _chart_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """`reportgen build` run by the tests (in-process or as a subprocess) keeps its drawn charts
+    in a folder of this session, never in the user's ~/.cache."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("REPORTGEN_CACHE_DIR", str(tmp_path_factory.mktemp("reportgen-cache")))
+        yield

@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen import __version__
+from reportgen.article.ahead import Forked, InProcess
 from reportgen.article.consistency import consistency
 from reportgen.article.data import article_metrics
 from reportgen.article.decl import ArticleSource, Text
+from reportgen.article.pdfahead import pdf_result, request
 from reportgen.article.publish import check_output, publish
 from reportgen.article.quality import review
 from reportgen.article.render import DATA_DIR, TABLES_DIR, build_context, render_html, stylesheet
@@ -91,16 +93,30 @@ def metrics_document(
 
 
 def render_article(
-    folder: Path, environ: dict[str, str] | None = None, *, charts: bool = True
+    folder: Path,
+    environ: dict[str, str] | None = None,
+    *,
+    charts: bool = True,
+    chart_cache: Path | None = None,
+    chart_drawer: InProcess | Forked | None = None,
 ) -> Built:
     """Load, validate, compute, lint and render one article, in memory (`charts`: draw them;
-    `check` does not, as charts hold no number it reads)."""
+    `check` does not, as charts hold no number it reads; `chart_cache`: a folder of charts drawn
+    before, see article/chartcache.py; `chart_drawer`: who draws the others)."""
     article, metrics = article_metrics(folder)
     reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
     metrics = with_comparisons(metrics, pairs)
     findings = reviewed.findings
-    context = build_context(article, metrics, findings, stylesheet(), charts=charts)
+    context = build_context(
+        article,
+        metrics,
+        findings,
+        stylesheet(),
+        charts=charts,
+        chart_cache=chart_cache,
+        chart_drawer=chart_drawer,
+    )
     html = render_html(context)
     created = build_date(article.date, environ)
     document = metrics_document(article, metrics, findings)
@@ -150,30 +166,35 @@ def _locate_glyphs(problems: tuple[Problem, ...], article: ArticleSource) -> lis
     return out
 
 
-def render_outputs(built: Built) -> dict[str, bytes]:
-    """The three output files' bytes."""
+def render_outputs(built: Built, stage: InProcess | Forked | None = None) -> dict[str, bytes]:
+    """The output files' bytes; the PDF by `stage` (article/pdfahead.py), else in-process."""
     # WeasyPrint is imported only to make a PDF: `check` renders articles without one.
-    from reportgen.article.pdf import render_pdf
-
-    try:
-        pdf = render_pdf(
+    stage = stage or InProcess()
+    stage.submit(
+        request(
             built.html,
             label=f"{built.article.slug}/index.html",
             base=built.article.folder,
             roots=(built.article.folder, template_dir()),
             created=built.created,
         )
+    )
+    tables = {
+        f"{TABLES_DIR}/{view.id}.csv": table_csv(view, built.metrics).encode("utf-8")
+        for view in built.tables
+    }
+    raw = _raw_data(built)  # while the PDF is rendered, when it is rendered ahead
+    try:
+        pdf = pdf_result(stage)
     except InputError as exc:
         raise InputError(_locate_glyphs(exc.problems, built.article)) from None
-    files = {
+    return {
         "index.html": built.html.encode("utf-8"),
         "article.pdf": pdf,
         "metrics.json": built.metrics_json.encode("utf-8"),
+        **tables,
+        **raw,
     }
-    for view in built.tables:
-        files[f"{TABLES_DIR}/{view.id}.csv"] = table_csv(view, built.metrics).encode("utf-8")
-    files.update(_raw_data(built))
-    return files
 
 
 def _raw_data(built: Built) -> dict[str, bytes]:
@@ -191,13 +212,22 @@ def _raw_data(built: Built) -> dict[str, bytes]:
 
 
 def build_article(
-    folder: Path, out: Path, environ: dict[str, str] | None = None
+    folder: Path,
+    out: Path,
+    environ: dict[str, str] | None = None,
+    *,
+    chart_cache: Path | None = None,
+    pdf: InProcess | Forked | None = None,
+    chart_drawer: InProcess | Forked | None = None,
 ) -> tuple[Path, Built]:
-    """Build the article in `folder` into `out/<article>/`: the folder and what was built."""
+    """Build the article in `folder` into `out/<article>/`: the folder and what was built.
+    `chart_cache`: a folder of charts drawn before (article/chartcache.py); none by default.
+    `pdf`, `chart_drawer`: the PDF and chart stages, such as ones started ahead in forked
+    workers (article/ahead.py); else this process."""
     target = out / folder.resolve().name
     check_output(folder, out, target)  # before any work: never at the article's expense
-    built = render_article(folder, environ)
-    files = render_outputs(built)
+    built = render_article(folder, environ, chart_cache=chart_cache, chart_drawer=chart_drawer)
+    files = render_outputs(built, pdf)
     publish(target, files)
     return target, built
 

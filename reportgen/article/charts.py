@@ -11,25 +11,23 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from markupsafe import Markup
-from matplotlib.figure import Figure
 
+from reportgen.article.ahead import Forked, InProcess
 from reportgen.article.axes import axis_label, kind_of, matches, sort_values
-from reportgen.article.chartsvg import (
+from reportgen.article.chartcache import chart_svgs, remember
+from reportgen.article.chartplot import (
     DASHES,
     HEIGHT_IN,
     HOLLOW,
     MARKERS,
     PALETTE,
     WIDTH_IN,
-    draw_legend,
-    line_style,
-    log2_axis,
-    render_svg,
-    y_axis,
+    Line,
+    Plot,
 )
 from reportgen.article.chartwords import axis_words, default_label, gaps, series_name
 from reportgen.article.decl import ArticleSource, ChartDecl
@@ -65,22 +63,37 @@ class Chart:
 
 
 def render_charts(
-    article: ArticleSource, metrics: MetricSet, notes: Notes | None = None
+    article: ArticleSource,
+    metrics: MetricSet,
+    notes: Notes | None = None,
+    cache: Path | None = None,
+    drawer: InProcess | Forked | None = None,
 ) -> tuple[Chart, ...]:
     """Every declared chart, drawn from the metrics, in page order; a chart over values the
-    data lacks is a located error."""
+    data lacks is a located error. With a `cache` folder, a chart drawn before is read from it
+    (article/chartcache.py), and matplotlib is imported only when one is not; `drawer` draws
+    the others (a worker started ahead, article/ahead.py), else this process."""
     notes = notes if notes is not None else Notes()
-    out: list[Chart] = []
+    planned: list[tuple[ChartDecl, Markup, Plot]] = []
     problems: list[Problem] = []
     for decl in article.charts():
         try:
-            draw = _interactivity if decl.kind == "interactivity" else _line
-            out.append(draw(decl, article, metrics, notes))
+            plan = _interactivity if decl.kind == "interactivity" else _line
+            extra, plot = plan(decl, article, metrics, notes)
+            planned.append((decl, _caption(decl, article, metrics) + extra, plot))
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:
+        if drawer is not None:
+            drawer.close()
         raise InputError(problems)
-    return tuple(out)
+    plots = [plot for _, _, plot in planned]
+    svgs = chart_svgs(plots, cache, drawer)
+    remember(cache, article.folder, plots)
+    return tuple(
+        Chart(decl.id, decl.title, caption, svg)
+        for (decl, caption, _), svg in zip(planned, svgs, strict=True)
+    )
 
 
 def _problem(decl: ChartDecl, message: str) -> InputError:
@@ -120,7 +133,9 @@ def _values(decl: ChartDecl, metrics: MetricSet, metric: str) -> list[MetricValu
     return found
 
 
-def _line(decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: Notes) -> Chart:
+def _line(
+    decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: Notes
+) -> tuple[Markup, Plot]:
     values = _values(decl, metrics, decl.metric)
     key, stat = _metric(decl, decl.metric)
     display = display_of(key, stat)
@@ -154,34 +169,37 @@ def _line(decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: No
         decl, "y_label", decl.y_label, default_label(key, stat, display.unit), display.unit
     )
 
-    def draw(fig: Figure) -> None:
-        ax = fig.add_subplot()
-        positions = numbers if log2 else [float(i) for i in range(len(xs))]
-        for i, s in enumerate(series):
-            ys = [index.get((s, x), math.nan) for x in xs]
-            label = series_name(series_axis, s, article) if series_axis else None
-            gid = f"line-{axis_label(series_axis, s, article)}" if series_axis else "line"
-            ax.plot(positions, ys, label=label, gid=gid, **line_style(i))
-        labels = [axis_label(decl.x, x, article) for x in xs]
-        if log2:
-            log2_axis(ax, positions, labels)
-        else:
-            ax.set_xticks(positions, labels)
-            ax.set_xmargin(0.08)
-            ax.grid(False, axis="x")
-        ax.set_xlabel(decl.x_label or axis_words(decl.x))
-        ax.set_ylabel(y_label)
-        y_axis(ax, display.unit, log=decl.y_log)
-        if series_axis and len(series) > 1:
-            draw_legend(ax, decl.legend or axis_words(series_axis), len(series))
-
+    positions = numbers if log2 else [float(i) for i in range(len(xs))]
+    lines = tuple(
+        Line(
+            tuple(positions),
+            tuple(index.get((s, x), math.nan) for x in xs),
+            series_name(series_axis, s, article) if series_axis else None,
+            f"line-{axis_label(series_axis, s, article)}" if series_axis else "line",
+            i,
+        )
+        for i, s in enumerate(series)
+    )
+    labels = [axis_label(decl.x, x, article) for x in xs]
+    plot = Plot(
+        f"chart-{decl.id}",
+        decl.title,
+        lines,
+        "log2" if log2 else "categorical",
+        tuple(zip(positions, labels, strict=True)),
+        decl.x_label or axis_words(decl.x),
+        y_label,
+        display.unit,
+        decl.y_log,
+        _legend(decl, len(series)),
+    )
     missing = gaps(decl, article, series, xs, index, cells, notes)
-    return _chart(decl, article, metrics, missing, draw)
+    return missing, plot
 
 
 def _interactivity(
     decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: Notes
-) -> Chart:
+) -> tuple[Markup, Plot]:
     """Aggregate throughput against the speed each request sees: one curve per series, each
     point labelled by `label` (concurrency by default)."""
     ys = _values(decl, metrics, decl.metric)
@@ -219,51 +237,50 @@ def _interactivity(
         y_display.unit,
     )
 
-    def draw(fig: Figure) -> None:
-        ax = fig.add_subplot()
-        for i, s in enumerate(series):
-            line = sorted(
-                ((x, y) for x, y in pairs if series_axis is None or y.coord(series_axis) == s),
-                key=lambda p: _number(p[1].coord(label_axis)),
+    lines = []
+    for i, s in enumerate(series):
+        line = sorted(
+            ((x, y) for x, y in pairs if series_axis is None or y.coord(series_axis) == s),
+            key=lambda p: _number(p[1].coord(label_axis)),
+        )
+        lines.append(
+            Line(
+                tuple(x.value * x_display.scale for x, _ in line),
+                tuple(y.value * y_display.scale for _, y in line),
+                series_name(series_axis, s, article) if series_axis else None,
+                f"line-{axis_label(series_axis, s, article)}" if series_axis else "line",
+                i,
+                tuple(axis_label(label_axis, y.coord(label_axis), article) for _, y in line),
             )
-            px = [x.value * x_display.scale for x, _ in line]
-            py = [y.value * y_display.scale for _, y in line]
-            label = series_name(series_axis, s, article) if series_axis else None
-            gid = f"line-{axis_label(series_axis, s, article)}" if series_axis else "line"
-            ax.plot(px, py, label=label, gid=gid, **line_style(i))
-            for (_, y), a, b in zip(line, px, py, strict=True):
-                ax.annotate(
-                    axis_label(label_axis, y.coord(label_axis), article),
-                    (a, b),
-                    textcoords="offset points",
-                    xytext=(5, 4),
-                    fontsize=10.5,
-                    color="#333333",
-                )
-        ax.set_xlabel(x_label)
-        ax.set_ylabel(y_label)
-        ax.set_xlim(left=0, right=ax.dataLim.x1 * 1.15)
-        y_axis(ax, y_display.unit, log=decl.y_log)
-        if series_axis and len(series) > 1:
-            draw_legend(ax, decl.legend or axis_words(series_axis), len(series))
-
+        )
+    plot = Plot(
+        f"chart-{decl.id}",
+        decl.title,
+        tuple(lines),
+        "from-zero",
+        (),
+        x_label,
+        y_label,
+        y_display.unit,
+        decl.y_log,
+        _legend(decl, len(series)),
+    )
     words = f" Each point is labelled by its {axis_words(label_axis)}."
-    return _chart(decl, article, metrics, words, draw)
+    return Markup(words), plot
 
 
-def _chart(
-    decl: ChartDecl,
-    article: ArticleSource,
-    metrics: MetricSet,
-    extra: str,
-    draw: Callable[[Figure], None],
-) -> Chart:
-    caption = Markup("")
-    if decl.caption is not None:
-        resolver = Resolver(metrics, article.setup, tool_versions(metrics.runs), article.date)
-        caption = render_inline(decl.caption, resolver)
-    svg = render_svg(f"chart-{decl.id}", decl.title, draw)
-    return Chart(decl.id, decl.title, caption + Markup(extra), svg)
+def _legend(decl: ChartDecl, series: int) -> str | None:
+    """The legend's title, when the chart has more than one series."""
+    if not decl.series or series < 2:
+        return None
+    return decl.legend or axis_words(decl.series)
+
+
+def _caption(decl: ChartDecl, article: ArticleSource, metrics: MetricSet) -> Markup:
+    if decl.caption is None:
+        return Markup("")
+    resolver = Resolver(metrics, article.setup, tool_versions(metrics.runs), article.date)
+    return render_inline(decl.caption, resolver)
 
 
 def _number(value: Scalar) -> float:

@@ -1,5 +1,6 @@
-"""Drawing for the charts: matplotlib figures in the article's look (palette, markers, axes,
-legend, fixed margins) and their SVG made an element to inline in the page.
+"""Drawing for the charts: a `Plot` (article/chartplot.py) in, matplotlib's figure of it in the
+article's look (palette, markers, axes, legend, fixed margins) made an SVG element to inline in
+the page out.
 
 Each chart is drawn with matplotlib's SVG backend (no pyplot, no `matplotlib.use`) inside a style
 context (an `rc_context`) that starts from matplotlib's defaults, so a user's matplotlibrc cannot
@@ -23,16 +24,8 @@ import matplotlib.style
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter, NullLocator
 
-# Okabe-Ito, yellow last (weak on white); markers differ too, for grey print.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-# Lines that lie on top of each other stay apart by dash and by marker (hollow every other one),
-# not by colour alone.
-DASHES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 2)), "-", "--")
-HOLLOW = (False, True, False, True, False, True, False, True)
-# Sized for a phone: shown at its natural width (4.8 in = 461 CSS px) or narrower, the 12 pt
-# text stays at least as large as the page's small print (0.8rem) down to a 420 px screen.
-WIDTH_IN, HEIGHT_IN = 4.8, 3.6
+from reportgen.article.chartplot import DASHES, HEIGHT_IN, HOLLOW, MARKERS, PALETTE, WIDTH_IN, Plot
+
 _RC: dict[str, Any] = {
     "svg.hashsalt": "reportgen",
     "svg.fonttype": "none",
@@ -120,6 +113,46 @@ def _left_margin(fig: Figure) -> float:
         labels = ax.yaxis.get_major_formatter().format_ticks(ticks)
         widest = max([widest, *(len(label) for label in labels)])
     return min(0.3, _LEFT_BASE + _LEFT_PER_CHAR * widest)
+
+
+def draw_plot(plot: Plot) -> str:
+    """The chart `plot` describes, as an inline `<svg>` element."""
+
+    def draw(fig: Figure) -> None:
+        ax = fig.add_subplot()
+        for line in plot.lines:
+            ax.plot(
+                list(line.xs),
+                list(line.ys),
+                label=line.label,
+                gid=line.gid,
+                **line_style(line.style),
+            )
+            for text, x, y in zip(line.points, line.xs, line.ys, strict=bool(line.points)):
+                ax.annotate(
+                    text,
+                    (x, y),
+                    textcoords="offset points",
+                    xytext=(5, 4),
+                    fontsize=10.5,
+                    color="#333333",
+                )
+        positions, labels = [p for p, _ in plot.ticks], [label for _, label in plot.ticks]
+        if plot.x_axis == "log2":
+            log2_axis(ax, positions, labels)
+        elif plot.x_axis == "categorical":
+            ax.set_xticks(positions, labels)
+            ax.set_xmargin(0.08)
+            ax.grid(False, axis="x")
+        ax.set_xlabel(plot.x_label)
+        ax.set_ylabel(plot.y_label)
+        if plot.x_axis == "from-zero":
+            ax.set_xlim(left=0, right=ax.dataLim.x1 * 1.15)
+        y_axis(ax, plot.y_unit, log=plot.y_log)
+        if plot.legend is not None:
+            draw_legend(ax, plot.legend, len(plot.lines))
+
+    return render_svg(plot.svg_id, plot.title, draw)
 
 
 def render_svg(chart_id: str, title: str, draw: Callable[[Figure], None]) -> str:

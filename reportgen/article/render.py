@@ -14,6 +14,7 @@ import jinja2
 from markupsafe import Markup
 
 from reportgen import __version__
+from reportgen.article.ahead import Forked, InProcess
 from reportgen.article.decl import ArticleSource, Headline, Section, Text
 from reportgen.article.numbers import number_html
 from reportgen.article.pageview import (
@@ -162,9 +163,12 @@ def build_context(
     css: str,
     *,
     charts: bool = True,
+    chart_cache: Path | None = None,
+    chart_drawer: InProcess | Forked | None = None,
 ) -> ArticleContext:
     """The template context for one article; without `charts` (for `check`, which reads only
-    numbers), no chart is drawn and none is on the page."""
+    numbers), no chart is drawn and none is on the page. `chart_cache`: a folder of charts
+    drawn before (article/chartcache.py); `chart_drawer`: who draws the others."""
     tools = tool_versions(metrics.runs)
     setups = tuple((r.id, r.setup) for r in article.runs) if len(article.runs) > 1 else ()
     resolver = Resolver(metrics, article.setup, tools, article.date, setups)
@@ -176,10 +180,10 @@ def build_context(
     notes = Notes()
     tables = {t.id: t for t in table_views(article, metrics, findings, notes)}
     drawn = {}
-    if charts:  # matplotlib is imported only to draw
+    if charts:
         from reportgen.article.charts import render_charts
 
-        drawn = {c.id: c for c in render_charts(article, metrics, notes)}
+        drawn = {c.id: c for c in render_charts(article, metrics, notes, chart_cache, chart_drawer)}
 
     def section(s: Section) -> SectionView:
         level = 1 if s.title is None else 2

@@ -7,11 +7,12 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from reportgen.cli.inputs import load_arguments
 from reportgen.errors import Problem
-from reportgen.metrics import MetricSet, compute
+
+if TYPE_CHECKING:
+    from reportgen.metrics import MetricSet
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
@@ -26,6 +27,8 @@ def print_problems(problems: Sequence[Problem], as_json: bool, out: TextIO) -> N
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from reportgen.cli.inputs import load_arguments
+
     result = load_arguments(args.paths)
     print_problems(result.problems, args.json, sys.stdout)
     if not args.json:
@@ -61,6 +64,9 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     if not args.paths:
         print("reportgen metrics: give run files or an article folder (or --keys)", file=sys.stderr)
         return EXIT_INPUT
+    from reportgen.cli.inputs import load_arguments
+    from reportgen.metrics import compute
+
     result = load_arguments(args.paths)
     if not result.ok:
         print_problems(result.problems, False, sys.stderr)
@@ -80,9 +86,20 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from reportgen.article.build import build_article
+    from reportgen.article.chartcache import chart_stage, default_folder, expects_drawing
+    from reportgen.article.pdfahead import pdf_stage
 
-    target, built = build_article(args.article, args.out)
+    # The PDF stage starts first, in a forked worker that imports WeasyPrint while this process
+    # imports the rest and reads the runs; the charts' too (matplotlib), unless the chart cache
+    # holds every chart the article's last build had.
+    cache = None if args.no_chart_cache else default_folder()
+    draw = expects_drawing(cache, args.article)
+    with pdf_stage(ahead=True) as pdf, chart_stage(ahead=draw) as drawer:
+        from reportgen.article.build import build_article
+
+        target, built = build_article(
+            args.article, args.out, chart_cache=cache, pdf=pdf, chart_drawer=drawer
+        )
     for finding, (line, col) in built.stale:
         print(f"{finding.file}:{line}:{col}: warning: {finding.message}", file=sys.stderr)
     for name in ("index.html", "article.pdf", "metrics.json"):

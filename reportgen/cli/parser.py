@@ -32,6 +32,13 @@ def _environment_help() -> str:
         (cap.env, f"size cap of {cap.what}, in MiB (default {cap.default_mb})")
         for cap in CAPS.values()
     ]
+    rows += [
+        (
+            "REPORTGEN_CACHE_DIR",
+            "where `build` keeps drawn charts, in charts/ (default: "
+            "$XDG_CACHE_HOME/reportgen, else ~/.cache/reportgen)",
+        )
+    ]
     rows += [("LOCALMAXXING_API_KEY", "the key `reportgen submit` sends (or LMX_API_KEY)")]
     width = max(len(name) for name, _ in rows)
     return "environment:\n" + "\n".join(f"  {name:<{width}}  {what}" for name, what in rows)
@@ -100,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=Path("build"),
         metavar="DIR",
         help="output folder (default: %(default)s)",
+    )
+    p.add_argument(
+        "--no-chart-cache",
+        action="store_true",
+        help="draw every chart, and neither read nor fill the chart cache "
+        "(REPORTGEN_CACHE_DIR/charts, else $XDG_CACHE_HOME/reportgen/charts)",
     )
     p.set_defaults(func=cmd_build)
 
