@@ -61,8 +61,9 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check reportgen tests benchmarks conftest.py
 	$(BIN)/mypy
 
+# The suite on every core; `$(BIN)/pytest tests/test_x.py` runs a part of it in one process.
 test: test-packages lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto
 
 # One table: each figure, its goal, pass/fail, and REGRESSED (red) when more than 10% worse
 # than benchmarks/recorded.json. `$(BIN)/python benchmarks/run.py --quick` for a short run.
