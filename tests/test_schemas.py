@@ -208,3 +208,34 @@ def mutated_documents(draw: st.DrawFn) -> Any:
 def test_compiled_and_reference_validators_agree_on_mutations(data: Any) -> None:
     for name, value in applied_schemas(data):
         assert_agree(name, value)
+
+
+def test_the_asserting_keywords_are_jsonschemas_own() -> None:
+    """fastschema keeps jsonschema's list typed out, so that a valid file never imports it."""
+    from jsonschema import Draft202012Validator
+
+    from reportgen.formats.fastschema import ASSERTING
+
+    assert frozenset(Draft202012Validator.VALIDATORS) | {"then", "else"} == ASSERTING
+
+
+def test_a_valid_run_file_is_read_without_importing_jsonschema() -> None:
+    """jsonschema only explains a failure; a fresh process that validates a good file and
+    computes its metrics never pays for its import."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    article = Path(__file__).resolve().parents[1] / "runs" / "paiton-kimi-k3.1-pro"
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from reportgen.formats.load import load\n"
+        "from reportgen import metrics\n"
+        f"found = load(sorted(Path({str(article)!r}).glob('*.json')))\n"
+        "assert found.runs and not found.problems, found.problems\n"
+        "metrics.compute(found.runs)\n"
+        "print(sorted(m for m in ('jsonschema', 'referencing') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

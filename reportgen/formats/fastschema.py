@@ -18,8 +18,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from reportgen.formats.schemarefs import inline_refs
 
 __all__ = ["Predicate", "Unsupported", "inline_refs", "predicate"]
@@ -56,8 +54,17 @@ _GUARDS = {  # the test that a value is of a kind
 _SUPPORTED = frozenset(
     {"type", "enum", "const", "allOf", "anyOf", "oneOf", "not", "if", "then", "else"}
 ).union(*(keywords for keywords, _ in _KINDS.values()))
-# Every keyword jsonschema asserts with; any other key is an annotation it ignores, and so do we.
-_ASSERTING = frozenset(Draft202012Validator.VALIDATORS) | {"then", "else"}
+# Every keyword jsonschema's Draft 2020-12 validator asserts with (tests/test_schemas.py holds it
+# to jsonschema's own list, which costs an import of jsonschema to read); any other key is an
+# annotation it ignores, and so do we.
+ASSERTING = frozenset(
+    ["$dynamicRef", "$ref", "additionalProperties", "allOf", "anyOf", "const", "contains"]
+    + ["dependentRequired", "dependentSchemas", "enum", "exclusiveMaximum", "exclusiveMinimum"]
+    + ["format", "if", "items", "maxItems", "maxLength", "maxProperties", "maximum", "minItems"]
+    + ["minLength", "minProperties", "minimum", "multipleOf", "not", "oneOf", "pattern"]
+    + ["patternProperties", "prefixItems", "properties", "propertyNames", "required", "type"]
+    + ["unevaluatedItems", "unevaluatedProperties", "uniqueItems", "then", "else"]
+)
 
 
 class Unsupported(Exception):
@@ -131,7 +138,7 @@ def _schema(w: _Writer, schema: Any, x: str, depth: int) -> None:
         return
     if not isinstance(schema, dict):
         raise Unsupported(f"schema {schema!r}")
-    unknown = sorted(k for k in schema if k in _ASSERTING and k not in _SUPPORTED)
+    unknown = sorted(k for k in schema if k in ASSERTING and k not in _SUPPORTED)
     if unknown:
         raise Unsupported(", ".join(unknown))
     t = w.name("t")

@@ -17,11 +17,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
-from jsonschema import Draft202012Validator, ValidationError
-from referencing import Registry, Resource
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from referencing import Registry
 
 from reportgen.formats.fastschema import Predicate, inline_refs, predicate
 from reportgen.formats.jsonfile import TOO_LARGE, pointer_of
@@ -58,7 +60,6 @@ class SchemaProblem:
 class _Schemas:
     by_id: dict[str, dict[str, Any]]
     by_name: dict[str, dict[str, Any]]
-    registry: Registry[Any]
 
 
 @cache
@@ -74,10 +75,17 @@ def _schemas(folder: Path) -> _Schemas:
         schema = json.loads(path.read_text(encoding="utf-8"))
         by_id[schema["$id"]] = schema
         by_name[name] = schema
-    registry: Registry[Any] = Registry().with_resources(
-        (sid, Resource.from_contents(s)) for sid, s in by_id.items()
-    )
-    return _Schemas(by_id, by_name, registry)
+    return _Schemas(by_id, by_name)
+
+
+@cache
+def _registry(folder: Path) -> Registry[Any]:
+    """The schemas for jsonschema's validator, which explains a failure (imported only then:
+    jsonschema and referencing cost ~0.09 s a process)."""
+    from referencing import Registry, Resource
+
+    by_id = _schemas(folder).by_id
+    return Registry().with_resources((sid, Resource.from_contents(s)) for sid, s in by_id.items())
 
 
 @cache
@@ -162,10 +170,12 @@ def check(name: str, data: Any, folder: Path | None = None) -> list[SchemaProble
     folder = folder or schema_dir()
     if _accepts(name, folder)(data):
         return []
+    from jsonschema import Draft202012Validator
+
     schemas = _schemas(folder)
     validator = Draft202012Validator(
         schemas.by_name[name],
-        registry=schemas.registry,
+        registry=_registry(folder),
         format_checker=Draft202012Validator.FORMAT_CHECKER,
     )
     found = []
