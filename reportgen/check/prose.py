@@ -21,6 +21,7 @@ import difflib
 import math
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from html.parser import HTMLParser
 
 from reportgen.check.claimtext import tie
@@ -41,6 +42,7 @@ def core(text: str) -> str:
     return text[:-1] if text.endswith(".") and not text[:-1].endswith(".") else text
 
 
+@lru_cache(maxsize=1 << 14)
 def is_number(text: str) -> bool:
     """Whether a token shows a number (well formed or not) or a version."""
     c = core(text).replace("\u00a0", "")
@@ -49,6 +51,7 @@ def is_number(text: str) -> bool:
     return bool(parse_number(c) or VERSION.match(c) or malformed(c))
 
 
+@lru_cache(maxsize=1 << 14)
 def _key(text: str) -> str:
     return "#" if is_number(text) else " ".join(normalize(text).split())
 

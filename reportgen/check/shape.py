@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from html import unescape
 
 from reportgen.article.manifest import ArticleSource, Text
@@ -103,6 +104,7 @@ class Shape:
         return best
 
 
+@lru_cache(maxsize=1 << 14)  # a check reads the same words in every copy it is given
 def normalize(text: str) -> str:
     """Lower case, punctuation to spaces, whitespace collapsed: for matching titles."""
     return " ".join(re.sub(r"[^\w%/]+", " ", text.lower()).split())
