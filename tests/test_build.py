@@ -241,7 +241,6 @@ def test_the_pdf_may_load_nothing_outside_the_article(tmp_path: Path) -> None:
         render_pdf(
             html,
             label="x.html",
-            base=article,
             roots=(article,),
             created=render_article(SMALL, {}).created,
         )
@@ -281,3 +280,29 @@ def test_a_closed_pipe_ends_quietly() -> None:
     proc.stderr.close()
     assert proc.wait(timeout=60) == 0
     assert "Traceback" not in err
+
+
+def test_the_pdf_is_the_same_from_any_checkout_and_links_its_data_relatively(
+    tmp_path: Path,
+) -> None:
+    """The PDF names no path of the machine that built it: the same article built from two
+    folders gives the same bytes, and its links to the raw data are relative to the PDF."""
+    import re
+    import shutil
+    import zlib
+
+    pdfs = []
+    for where in ("one", "two/deeper"):
+        folder = tmp_path / where / "small"
+        shutil.copytree(SMALL, folder)
+        build(folder, tmp_path / where / "out", environ={"SOURCE_DATE_EPOCH": "0"})
+        pdfs.append((tmp_path / where / "out" / "small" / "article.pdf").read_bytes())
+    assert pdfs[0] == pdfs[1]
+    streams = b"".join(
+        zlib.decompress(pdfs[0][m.end() : m.end() + int(m.group(1))])
+        for m in re.finditer(rb"/Type /ObjStm[^>]*/Length (\d+)>>\nstream\n", pdfs[0])
+    )
+    links = re.findall(rb"/URI \(([^)]*)\)", streams)
+    assert b"data/bench.json" in links, links
+    assert all(link.startswith((b"data/", b"https://")) for link in links), links
+    assert str(tmp_path).encode() not in streams + pdfs[0]

@@ -30,7 +30,7 @@ CREATED = dt.datetime(2025, 1, 2, tzinfo=dt.UTC)
 
 def _request(folder: Path, body: str) -> Request:
     html = f"<!DOCTYPE html><html><head><title>t</title></head><body>{body}</body></html>"
-    return request(html, label="t/index.html", base=folder, roots=(folder,), created=CREATED)
+    return request(html, label="t/index.html", roots=(folder,), created=CREATED)
 
 
 def _outcome(stage: InProcess | Forked, req: Request) -> bytes | list[str]:

@@ -174,7 +174,6 @@ def render_outputs(built: Built, stage: InProcess | Forked | None = None) -> dic
         request(
             built.html,
             label=f"{built.article.slug}/index.html",
-            base=built.article.folder,
             roots=(built.article.folder, template_dir()),
             created=built.created,
         )

@@ -160,7 +160,6 @@ def render_pdf(
     html: str,
     *,
     label: str,
-    base: Path,
     roots: Sequence[Path],
     created: dt.datetime,
 ) -> bytes:
@@ -175,9 +174,11 @@ def render_pdf(
             if fonts
             else []
         )
-        document = weasyprint.HTML(
-            string=html, base_url=base.resolve().as_uri() + "/", url_fetcher=fetcher
-        ).render(stylesheets=stylesheets, font_config=font_config)
+        # no base URL: the page is self-contained, and its links to the raw data stay relative
+        # to the PDF ("data/run.json" beside it), not absolute paths of the machine that built it
+        document = weasyprint.HTML(string=html, url_fetcher=fetcher).render(
+            stylesheets=stylesheets, font_config=font_config
+        )
         document.metadata.created = stamp
         document.metadata.modified = stamp
         pdf: bytes = document.write_pdf()

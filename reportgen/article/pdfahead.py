@@ -27,7 +27,6 @@ class Request:
 
     html: str
     label: str
-    base: Path
     roots: tuple[Path, ...]
     created: dt.datetime
 
@@ -35,16 +34,12 @@ class Request:
         """The PDF, rendered in this process."""
         from reportgen.article.pdf import render_pdf
 
-        return render_pdf(
-            self.html, label=self.label, base=self.base, roots=self.roots, created=self.created
-        )
+        return render_pdf(self.html, label=self.label, roots=self.roots, created=self.created)
 
 
-def request(
-    html: str, *, label: str, base: Path, roots: Sequence[Path], created: dt.datetime
-) -> Request:
+def request(html: str, *, label: str, roots: Sequence[Path], created: dt.datetime) -> Request:
     """A job for the PDF stage."""
-    return Request(html, label, base, tuple(roots), created)
+    return Request(html, label, tuple(roots), created)
 
 
 def pdf_result(stage: InProcess | Forked) -> bytes:
