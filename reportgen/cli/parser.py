@@ -17,6 +17,7 @@ from reportgen.cli.commands import (
     cmd_metrics,
     cmd_validate,
 )
+from reportgen.cli.helptext import Help
 from reportgen.files import CAPS
 
 
@@ -49,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="reportgen",
         description="Turn raw LLM-inference benchmark run files into checked articles.",
         epilog=_environment_help(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Help,
     )
     parser.add_argument("--version", action="version", version=f"reportgen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -60,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Report every problem in every run file as path:line:col /pointer: message.",
         epilog="examples:\n  reportgen validate runs/paiton-kimi-k3.1-pro\n"
         "  reportgen validate matrix.json --json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Help,
     )
     p.add_argument("paths", nargs="+", type=Path, metavar="FILE|DIR")
     p.add_argument("--json", action="store_true", help="print problems as JSON")
@@ -72,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compute every metric through the registry: id, value, unit, source, file.",
         epilog="examples:\n  reportgen metrics runs/paiton-kimi-k3.1-pro\n"
         "  reportgen metrics runs/paiton-kimi-k3.1-pro --json\n  reportgen metrics --keys",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Help,
     )
     p.add_argument("paths", nargs="*", type=Path, metavar="ARTICLE_DIR|FILE")
     p.add_argument("--json", action="store_true", help="print metrics as JSON")
@@ -91,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         "article's manifest, prose and run files. Reproducible; honours SOURCE_DATE_EPOCH.",
         epilog="examples:\n  reportgen build\n"
         "  reportgen build runs/paiton-kimi-k3.1-pro --out build",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Help,
     )
     p.add_argument(
         "article",
@@ -128,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  reportgen init runs/my-article --from benchmark_results.json\n"
         "  reportgen init runs/a-vs-b --from a/*.json b/*.json --gpu 'NVIDIA H100 80GB HBM3' "
         "--gpus 8",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Help,
     )
     p.add_argument("article", type=Path, metavar="ARTICLE_DIR")
     p.add_argument(
@@ -154,14 +155,17 @@ def build_parser() -> argparse.ArgumentParser:
         "versions its article.toml names ([published] files) and each --published file (HTML, "
         "Markdown, text or PDF, at the precision shown) report. A number the article shows in a "
         "table or headline that a published version does not show is an error, unless "
-        "article.toml declares it omitted ([[published.omit]]). Exit 0 all match, 1 mismatches "
-        "or missing numbers (or, with --strict, warnings not acknowledged in article.toml), 2 "
-        "unusable input.",
+        "article.toml declares it omitted ([[published.omit]]). Numbers in running text are "
+        "read too: where the built article has them, and in sentences a copy adds in its own "
+        "words (a ratio, a change in percent, a metric quoted with its unit), recomputed from "
+        "the metrics the sentence names; a number tied to no metric is unverified.\n"
+        "Exit 0 all match, 1 mismatches or missing numbers (or, with --strict, unverified "
+        "numbers and warnings not acknowledged in article.toml), 2 unusable input.",
         epilog="examples:\n  reportgen check runs/paiton-kimi-k3.1-pro\n"
         "  reportgen check runs/paiton-kimi-k3.1-pro --published blog-post.html "
         "--published article.pdf\n"
         "  reportgen check runs/paiton-kimi-k3.1-pro --format github --strict",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Help,
     )
     p.add_argument("article", type=Path, metavar="ARTICLE_DIR")
     p.add_argument(
@@ -202,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  reportgen diff runs/paiton-kimi-k3.1-pro /tmp/recollected --json\n"
         "  reportgen diff main-build/paiton-kimi-k3.1-pro build/paiton-kimi-k3.1-pro "
         "--fail-on worse:5%,removed",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Help,
     )
     p.add_argument("old", type=Path, metavar="OLD")
     p.add_argument("new", type=Path, metavar="NEW")

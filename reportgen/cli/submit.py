@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit
 
+from reportgen.cli.helptext import Help
 from reportgen.errors import InputError, Problem
 from reportgen.localmaxxing.api import DEFAULT_API_BASE, DEFAULT_TIMEOUT_S
 from reportgen.model import Setup
@@ -57,7 +58,7 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
         description="Map each measured lmx run to a LocalMaxxing submission payload, check it "
         "against the API contract, then dry-run or submit it.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Help,
     )
     p.add_argument("path", type=Path, metavar="RUN_FILE|ARTICLE_DIR")
     mode = p.add_mutually_exclusive_group()
