@@ -211,7 +211,7 @@ class LoadPoint:
     """One load point of a sweep: the requests sent at one concurrency or request rate.
 
     `samples` are the per-request records when the file has them: a tuple, or for a file of many
-    requests a packed sequence that builds each on demand (`reportgen.formats.packed`), so read
+    requests a packed sequence that builds each on demand (`reportgen.samples`), so read
     them one at a time, not into a list. `summaries` are the tool's own statistics (seconds, or
     tok/s for `per_request_tok_s`), used when it has no records and cross-checked when it has.
     """

@@ -43,10 +43,13 @@ def _ints(values: Iterable[int]) -> Sequence[int]:
 
 
 class PackedSamples(Sequence[RequestSample]):
-    """The request samples of one cell, column by column (pointer: the samples array's)."""
+    """The request samples of one cell or load point, column by column. Sample k's pointer is
+    `{pointer}/{k}` (`pointer`: the samples array's), or `{pointer}/{records[k]}` when `records`
+    gives each sample's record (a per-request export, whose skipped records keep their index)."""
 
     __slots__ = (
         "pointer",
+        "records",
         "ttft_s",
         "latency_s",
         "itl_s",
@@ -64,9 +67,11 @@ class PackedSamples(Sequence[RequestSample]):
         itl_s: Iterable[float],
         input_tokens: Iterable[int],
         output_tokens: Iterable[int],
-        completed: Iterable[bool],
+        completed: Iterable[int],  # 1 (or True): the request completed
+        records: Iterable[int] | None = None,
     ) -> None:
         self.pointer = pointer
+        self.records = None if records is None else _ints(records)
         self.ttft_s = _floats(ttft_s)
         self.latency_s = _floats(latency_s)
         self.itl_s = _floats(itl_s)
@@ -75,7 +80,10 @@ class PackedSamples(Sequence[RequestSample]):
         self.completed = bytes(completed)
         self._sorted: dict[str, Ascending] = {}
         sizes = {len(c) for c in (self.latency_s, self.itl_s, self.input_tokens, self.completed)}
-        if sizes | {len(self.output_tokens)} != {len(self.ttft_s)}:
+        sizes.add(len(self.output_tokens))
+        if self.records is not None:
+            sizes.add(len(self.records))
+        if sizes != {len(self.ttft_s)}:
             raise ValueError("request sample columns of different lengths")
 
     @classmethod
@@ -106,7 +114,7 @@ class PackedSamples(Sequence[RequestSample]):
             return tuple(self[i] for i in range(*index.indices(len(self))))
         i = range(len(self))[index]  # IndexError, and negative indexes, as a tuple does
         return RequestSample(
-            f"{self.pointer}/{i}",
+            f"{self.pointer}/{i if self.records is None else self.records[i]}",
             self.ttft_s[i],
             self.latency_s[i],
             self.itl_s[i],
@@ -121,6 +129,7 @@ class PackedSamples(Sequence[RequestSample]):
     def _columns(self) -> tuple[object, ...]:
         return (
             self.pointer,
+            self.records,
             self.ttft_s,
             self.latency_s,
             self.itl_s,
@@ -194,6 +203,49 @@ def _sorted_by_numpy(samples: PackedSamples, name: Series) -> list[float]:
     kept.sort()
     found: list[float] = kept.tolist()
     return found
+
+
+class Packer:
+    """Columns filled one sample at a time, for a reader that streams its records: `add` each
+    sample of record `index`, then `packed` them (no Python object kept per sample)."""
+
+    def __init__(self, pointer: str = "") -> None:
+        self.pointer = pointer  # where the records are: sample k's is `{pointer}/{records[k]}`
+        self.records, self.ttft_s, self.latency_s, self.itl_s = (
+            array("q"),
+            array("d"),
+            array("d"),
+            array("d"),
+        )
+        self.input_tokens, self.output_tokens, self.completed = array("q"), array("q"), array("b")
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def add(self, index: int, sample: RequestSample) -> None:
+        """Add `sample`, the request of record `index` (its pointer must be the one it makes)."""
+        if sample.pointer != f"{self.pointer}/{index}":
+            raise ValueError(f"sample at {sample.pointer!r} is not record {index}'s")
+        self.records.append(index)
+        self.ttft_s.append(sample.ttft_s)
+        self.latency_s.append(sample.latency_s)
+        self.itl_s.append(sample.itl_s)
+        self.input_tokens.append(sample.input_tokens)
+        self.output_tokens.append(sample.output_tokens)
+        self.completed.append(sample.completed)
+
+    def packed(self) -> PackedSamples:
+        """The samples added, as `PackedSamples` (the columns are shared, not copied)."""
+        return PackedSamples(
+            self.pointer,
+            self.ttft_s,
+            self.latency_s,
+            self.itl_s,
+            self.input_tokens,
+            self.output_tokens,
+            self.completed,
+            self.records,
+        )
 
 
 def packed(samples: Sequence[RequestSample], pointer: str = "") -> PackedSamples:

@@ -32,7 +32,7 @@ def _plain(label: str) -> str:
     return re.sub(r"\s*\([^)]*\)", "", label).strip()
 
 
-def _shown(value: float, decimals: int) -> str:
+def half_up(value: float, decimals: int) -> str:
     """`value` rounded half up at `decimals`, as an article shows it."""
     scaled = math.floor(abs(value) * 10**decimals + 0.5) / 10**decimals
     return f"{scaled:.{decimals}f}"
@@ -106,11 +106,11 @@ def _claims_between(
     ratio, change = a / b, (a - b) / b * 100
     d = 1 if ratio >= 2 else 2
     for true, n in ((True, ratio), (False, ratio * 1.37)):
-        yield Said(f"ratio {name}", f"{subject} is {_shown(n, d)}x that {obj}.", true)
+        yield Said(f"ratio {name}", f"{subject} is {half_up(n, d)}x that {obj}.", true)
     big, small = (a, b) if a > b else (b, a)
     sa, so = (subject, obj) if a > b else (table.phrase(rb, cb), table.other(ra, ca))
     for true, n in ((True, big / small), (False, big / small + 0.6)):
-        yield Said(f"ratio-higher {name}", f"{sa} is {_shown(n, d)}x higher than {so}.", true)
+        yield Said(f"ratio-higher {name}", f"{sa} is {half_up(n, d)}x higher than {so}.", true)
     verb = "rose" if change > 0 else "fell"
     if table.col_word is None:
         where, frm, to = f"at {ra} {table.row_word}", cb, ca
@@ -119,12 +119,12 @@ def _claims_between(
         to = f"{ra} {table.row_word}"
     title = _plain(table.shape.title)
     for true, p in ((True, change), (False, change + math.copysign(9, change))):
-        text = f"{title} {where} {verb} by {_shown(p, 0)}% from {frm} to {to}."
+        text = f"{title} {where} {verb} by {half_up(p, 0)}% from {frm} to {to}."
         yield Said(f"fell-by {name}", text, true)
     better = DEFINITIONS[table.key or ""].better
     faster = "faster" if (a > b) == (better == "higher") else "slower"
     for true, p in ((True, change), (False, change + math.copysign(abs(change) / 2 + 5, change))):
-        text = f"{subject} is {_shown(p, 0)}% {faster} than {obj}."
+        text = f"{subject} is {half_up(p, 0)}% {faster} than {obj}."
         yield Said(f"faster {name}", text, true)
 
 
@@ -141,7 +141,7 @@ def quotes(shape: Shape, tied: list[Reported], built: Built) -> Iterator[Said]:
         seen.add(table.shape.id)
         subject = table.phrase(r.row, r.column)
         value = built.metrics.by_id()[r.metric_id or ""].value * (1000 if r.unit == "ms" else 1)
-        wrong = _shown(value * 1.25 + 10.0**-r.decimals * 3, r.decimals)
+        wrong = half_up(value * 1.25 + 10.0**-r.decimals * 3, r.decimals)
         name = f"{table.shape.id}:{r.row}/{r.column}"
         yield Said(f"quote {name}", f"{subject} was {r.text} {r.unit}.", True)
         yield Said(f"quote {name}", f"{subject} was {wrong} {r.unit}.", False)

@@ -5,10 +5,10 @@ metric. Every expected number is computed here from the article's metrics."""
 from __future__ import annotations
 
 import functools
-import math
 from pathlib import Path
 
 import pytest
+from helpers_claims import half_up
 
 from reportgen.article.build import Built, render_article
 from reportgen.check.claimwords import sentences
@@ -47,17 +47,13 @@ def _items(folder: Path, sentence: str) -> list[Item]:
     return [i for i in result.items if i.line == last]
 
 
-def _up(value: float, decimals: int) -> str:
-    return f"{math.floor(abs(value) * 10**decimals + 0.5) / 10**decimals:.{decimals}f}"
-
-
 def _ratio(a: str, b: str, decimals: int = 1) -> str:
-    return _up(_value(PAITON, a) / _value(PAITON, b), decimals)
+    return half_up(_value(PAITON, a) / _value(PAITON, b), decimals)
 
 
 def _change(a: str, b: str) -> str:
     """The change from `a` to `b` in percent, unsigned, as a copy writes it."""
-    return _up((_value(PAITON, b) - _value(PAITON, a)) / _value(PAITON, a) * 100, 0)
+    return half_up((_value(PAITON, b) - _value(PAITON, a)) / _value(PAITON, a) * 100, 0)
 
 
 C16, C1 = "canonical.c16.output_tok_s", "canonical.c1.output_tok_s"
@@ -93,8 +89,8 @@ TTFT32, TTFT8 = "decode.32K.c16.ttft_s", "decode.8K.c16.ttft_s"
             f"{_ratio(TTFT32, TTFT8)}x as fast as at 32K context."
         ),
         lambda: (
-            f"The cold prefill at 32K context took {_up(_value(PAITON, 'prefill.32K.ttft_s'), 2)}"
-            " s."
+            "The cold prefill at 32K context took "
+            f"{half_up(_value(PAITON, 'prefill.32K.ttft_s'), 2)} s."
         ),
     ],
 )
@@ -184,7 +180,7 @@ def test_runs_and_statistics_are_named_by_their_words() -> None:
     built, shape = _article(MEASURED)
     by_id = built.metrics.by_id()
     a, b = "aiperf.load.c4.ttft_s.p99", "guidellm.load.c4.ttft_s.p99"
-    ratio = _up(by_id[a].value / by_id[b].value, 2)
+    ratio = half_up(by_id[a].value / by_id[b].value, 2)
     text = f"AIPerf's p99 time to first token at 4 concurrent requests is {ratio}x GuideLLM's.\n"
     expected = expected_numbers(built.article, built.metrics, built.tables)
     result = check_published(text, "copy.txt", built.metrics, expected, shape)

@@ -23,9 +23,9 @@ from reportgen.errors import InputError, Problem
 from reportgen.formats.jsonl import parse_json_lines
 from reportgen.formats.jsonl_stream import stream_json_lines
 from reportgen.formats.load import load, load_document
-from reportgen.formats.packed import PackedSamples
 from reportgen.metrics import compute
 from reportgen.model import Run, SweepRun
+from reportgen.samples import PackedSamples
 
 REAL = Path(__file__).resolve().parent / "data" / "realtools" / "aiperf"
 

@@ -42,6 +42,7 @@ from reportgen.check.claimwords import (
     claim_at,
     counted,
     hedged,
+    near,
     says_bigger,
     sentences,
     word,
@@ -129,7 +130,7 @@ class _Sentence:
     def _reported(self, i: int, c: Claim, claim: str, value: float) -> Reported:
         tok = self.toks[i]
         unit = "x" if c.kind == "ratio" else "%"
-        near = " ".join(self.texts[max(self.span.start, i - 5) : i])[-60:]
+        where = near(self.toks, i, self.span.start)
         shown = c.words
         return Reported(
             tok.line,
@@ -141,7 +142,7 @@ class _Sentence:
             claim,
             None,
             None,
-            near,
+            where,
             in_prose=True,
         )
 
@@ -161,7 +162,7 @@ class _Sentence:
         parsed = parse_number(self.texts[i].strip("(),;:").removesuffix(".").replace("\u00a0", ""))
         if parsed is None:
             return None
-        tok, near = self.toks[i], " ".join(self.texts[max(self.span.start, i - 5) : i])[-60:]
+        tok, where = self.toks[i], near(self.toks, i, self.span.start)
         text = self.texts[i].strip("(),;:").removesuffix(".")
         return Reported(
             tok.line,
@@ -173,7 +174,7 @@ class _Sentence:
             found.id,
             None,
             None,
-            near,
+            where,
             in_prose=True,
         )
 

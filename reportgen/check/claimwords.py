@@ -48,6 +48,11 @@ def word(toks: Sequence[Token], k: int) -> str:
     return word[:-1] if word.endswith(".") and not word[:-1].endswith(".") else word
 
 
+def near(toks: Sequence[Token], i: int, start: int = 0) -> str:
+    """The words before token `i` (from `start` on), as a finding shows where a number is."""
+    return " ".join(t.text for t in toks[max(start, i - 5) : i])[-60:]
+
+
 def sentences(toks: Sequence[Token]) -> list[range]:
     """The sentences of a token stream: ended by . ! ? ; or by a blank line."""
     out, start = [], 0

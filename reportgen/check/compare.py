@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from reportgen.check.built import check_built
 from reportgen.check.htmltext import html_lines
+from reportgen.check.labels import metrics_shown
 from reportgen.check.prose import expected_prose
 from reportgen.check.published import Lines, Reported, find_tables, text_lines
 from reportgen.check.reading import reported as reported_in_lines
@@ -246,12 +247,13 @@ def article_shape(built: Built, html: str) -> Shape:
     the prose of its page `html`, the words its charts show, and how often it shows each metric."""
     prose, chart_text = expected_prose(html)
     times = tuple(Counter(re.findall(r'data-metric="([^"]+)"', html)).items())
-    return replace(
+    shape = replace(
         from_views(built.article, built.tables),
         prose=tuple(prose),
         chart_text=chart_text,
         times=times,
     )
+    return replace(shape, shown=metrics_shown(shape))
 
 
 def check_article(

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from reportgen.check.shape import HeadlineShape, Shape, TableShape, normalize
 from reportgen.metrics.registry import DEFINITIONS, coordinates
+from reportgen.model import context_label
 
 _STOP = frozenset(
     [
@@ -125,20 +126,8 @@ def _axes(found: dict[str, str], stats: bool) -> dict[str, str]:
     return axes
 
 
-# the last shape asked about and its metrics: `check` reads every published copy against one
-_LAST: list[tuple[Shape, tuple[Metric, ...]]] = []
-
-
 def metrics_shown(shape: Shape) -> tuple[Metric, ...]:
     """Every metric the built article shows, with the words it labels it by."""
-    if _LAST and _LAST[0][0] is shape:
-        return _LAST[0][1]
-    found = _metrics_shown(shape)
-    _LAST[:] = [(shape, found)]
-    return found
-
-
-def _metrics_shown(shape: Shape) -> tuple[Metric, ...]:
     words: dict[str, set[str]] = {}
     for table in shape.tables:
         for metric, text in _table_words(table):
@@ -214,7 +203,7 @@ def said(texts: Sequence[str], picks: Iterable[int], runs: frozenset[str]) -> Sa
         elif _PLAIN.match(word.replace(",", "")):
             number = word.replace(",", "")
             if after.startswith(("context", "-token", "token context")):
-                out.add("context", _context_label(int(number)), k)
+                out.add("context", context_label(int(number)).lower(), k)
             elif after.startswith(_CONCURRENT) or before.startswith("concurren"):
                 out.add("concurrency", str(int(number)), k)
         elif word in _ONE and after.startswith(_CONCURRENT):
@@ -234,13 +223,6 @@ def said(texts: Sequence[str], picks: Iterable[int], runs: frozenset[str]) -> Sa
 
 def _plain(text: str) -> str:
     return text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019.").lower()
-
-
-def _context_label(tokens: int) -> str:
-    for unit, suffix in ((1024 * 1024, "m"), (1024, "k"), (1000, "k")):
-        if tokens and tokens % unit == 0:
-            return f"{tokens // unit}{suffix}"
-    return str(tokens)
 
 
 def score(m: Metric, s: Said, like: Metric | None = None) -> int:

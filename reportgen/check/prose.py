@@ -25,6 +25,7 @@ from functools import lru_cache
 from html.parser import HTMLParser
 
 from reportgen.check.claimtext import tie
+from reportgen.check.claimwords import near
 from reportgen.check.htmltext import SKIP
 from reportgen.check.labels import Metric
 from reportgen.check.published import UNITS, Reported, malformed, parse_number
@@ -113,24 +114,11 @@ def expected_prose(html: str) -> tuple[list[Expected], frozenset[str]]:
     parser.close()
     text = "".join(parser.chars)
     tokens = [
-        Expected(found.group(0), parser.owner[found.start()])
+        Expected(found.group(0), parser.owner[found.start()], _key(found.group(0)))
         for found in re.finditer(r"\S+", text)
         if normalize(found.group(0)) or is_number(found.group(0))
     ]
     return tokens, frozenset(parser.chart_text)
-
-
-# the built prose last aligned with, and a matcher that has indexed its words: every published
-# copy of one check aligns with the same (a tuple, so it cannot change in between)
-_LAST: list[tuple[object, difflib.SequenceMatcher[str]]] = []
-
-
-def _matcher(expected: object, exp: Sequence[Expected]) -> difflib.SequenceMatcher[str]:
-    if _LAST and _LAST[0][0] is expected and isinstance(expected, tuple):
-        return _LAST[0][1]
-    matcher = difflib.SequenceMatcher(None, [], [_key(e.text) for e in exp], autojunk=False)
-    _LAST[:] = [(expected, matcher)]
-    return matcher
 
 
 def _digits(text: str) -> int:
@@ -164,10 +152,6 @@ def _furniture(pub: Sequence[Token], i: int, chart_text: frozenset[str]) -> bool
         and not re.search(r"[,.;:]$", pub[min(i, k)].text)  # "1, 2" is a list in a sentence
         for k in (i - 1, i + 1)
     )
-
-
-def _near(toks: Sequence[Token], i: int) -> str:
-    return " ".join(t.text for t in toks[max(0, i - 5) : i])[-60:]
 
 
 def _unit_after(toks: Sequence[Token], i: int, number: str) -> str | None:
@@ -218,8 +202,7 @@ def prose_numbers(
     exp = list(expected)
     pub = [t for t in toks if t.words or is_number(t.text)]
     keys = [_key(t.text) for t in pub]
-    matcher = _matcher(expected, exp)
-    matcher.set_seq1(keys)
+    matcher = difflib.SequenceMatcher(None, keys, [e.key for e in exp], autojunk=False)
     pairs: dict[int, int] = {}
     edges: set[int] = set()  # the first and last token of each aligned run
     for op, a0, a1, b0, b1 in matcher.get_opcodes():
@@ -232,7 +215,7 @@ def prose_numbers(
     for i, tok in enumerate(pub):
         if not is_number(tok.text):
             continue
-        near = _near(pub, i)
+        before = near(pub, i)
         j = pairs.get(i)
         partner = exp[j] if j is not None and is_number(exp[j].text) else None
         # aligned by the words on one side only, a literal of another length is another
@@ -247,7 +230,7 @@ def prose_numbers(
         if _page_footer(pub, i):
             continue
         if partner is not None and partner.metric is not None:
-            found = _reported(tok, near, _unit_after(pub, i, tok.text), partner.metric)
+            found = _reported(tok, before, _unit_after(pub, i, tok.text), partner.metric)
             if found is not None:
                 out.append(found)
                 continue
@@ -265,7 +248,7 @@ def prose_numbers(
             None,
             None,
             None,
-            near,
+            before,
             expected_text=literal,
             in_prose=True,
         )

@@ -13,7 +13,6 @@ of them claims it.
 from __future__ import annotations
 
 from reportgen.check.headlines import stream_headlines
-from reportgen.check.labels import metrics_shown
 from reportgen.check.prose import prose_numbers
 from reportgen.check.published import Lines, Reported, find_tables, reported_in_lines
 from reportgen.check.shape import Shape
@@ -43,7 +42,7 @@ def reported(lines: Lines, shape: Shape) -> list[Reported]:
     claimed = {(r.line, r.col) for r in out}
     if shape.prose:
         rest_toks = [t for t in free if (t.line, t.col) not in claimed]
-        out += prose_numbers(rest_toks, shape.prose, shape.chart_text, metrics_shown(shape))
+        out += prose_numbers(rest_toks, shape.prose, shape.chart_text, shape.shown)
     else:
         out += [r for r in untied if (r.line, r.col) not in claimed]
     return sorted(out, key=lambda r: (r.line, r.col))

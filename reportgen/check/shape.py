@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from html import unescape
+from typing import TYPE_CHECKING
 
 from reportgen.article.manifest import ArticleSource, Text
 from reportgen.article.prose import REFERENCE
@@ -21,6 +22,9 @@ from reportgen.article.tablecells import MARKS, CellView
 from reportgen.article.tableview import TableView
 from reportgen.metrics.display import display_of
 from reportgen.metrics.registry import DEFINITIONS, key_of, split_metric
+
+if TYPE_CHECKING:
+    from reportgen.check.labels import Metric
 
 Cell = Callable[[str, str], str | None]  # (row label, column label) -> metric id
 
@@ -78,6 +82,7 @@ class Expected:
 
     text: str
     metric: str | None
+    key: str  # what the alignment compares: "#" for a number, else its normalized words
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,8 @@ class Shape:
     # how many times the built article shows each metric (a key result and a table cell, say):
     # a copy may show it as often without showing it "twice"
     times: tuple[tuple[str, int], ...] = ()
+    # the metrics shown, with the words the article labels each by (`labels.metrics_shown`)
+    shown: tuple[Metric, ...] = ()
 
     def table_for(self, caption: str) -> TableShape | None:
         """The table whose title the caption (a line or two above it) starts with."""

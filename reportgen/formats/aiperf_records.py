@@ -29,7 +29,7 @@ the same requests as repetitions (`reportgen.metrics.repeats`); with two labels 
 points. Two profiling phases in one file are refused, as by the summary importer.
 
 Memory: the file is read one line at a time (`reportgen.formats.jsonl_stream`) and each record
-reduced at once by `Reduction` into packed columns (`reportgen.formats.packed`): 49 bytes a
+reduced at once by `Reduction` into packed columns (`reportgen.samples.Packer`): 49 bytes a
 profiling record for its sample and 16 for its start and end, no Python object per record. It
 warns once per kind of disagreement, not per record. `parse` feeds the same reduction from a file
 read whole (`reportgen.formats.jsonl`).
@@ -46,9 +46,9 @@ from reportgen.errors import Problem
 from reportgen.formats.aiperf import SECONDS_PER
 from reportgen.formats.base import Detection, ProblemAt, RunFormat
 from reportgen.formats.jsonfile import JsonDocument
-from reportgen.formats.packed import PackedSamples
 from reportgen.formats.records import most_in_flight, records_point
 from reportgen.model import RequestSample, Scalar, SourceFile, SweepRun
+from reportgen.samples import Packer
 from reportgen.stats import close
 
 Report = Callable[[str, str, str], None]  # (pointer, message, severity)
@@ -209,7 +209,7 @@ class Reduction:
         self.tally: Tally = {}
         self.skipped = {"warmup_records": 0, "context_overflow_records": 0}
         self.phases: dict[Any, str] = {}  # profiling_index -> its first record's pointer
-        self.samples = PackedSamples()
+        self.samples = Packer()
         self.starts, self.ends = array("q"), array("q")
         self.workers: set[str] = set()
         self.reason: str | None = None  # the first failed profiling record's, when it says one
@@ -229,7 +229,7 @@ class Reduction:
             return
         at = f"/{key}"
         self.phases.setdefault(meta.get("profiling_index"), f"{at}/metadata/profiling_index")
-        self.samples.append(int(key), _sample(at, record, self.report, self.tally))
+        self.samples.add(int(key), _sample(at, record, self.report, self.tally))
         # int(): the schema lets an integer be written 1.7e18; the value, in 64 bits, is the same
         self.starts.append(int(meta["request_start_ns"]))
         self.ends.append(int(meta["request_end_ns"]))
@@ -261,7 +261,7 @@ class Reduction:
         seconds = (max(self.ends) - min(self.starts)) * _NS if kept else 0.0
         most = most_in_flight(self.starts, self.ends)
         reason = self.reason or "no request completed"
-        point = records_point(base, self.samples, seconds, most, reason)
+        point = records_point(base, self.samples.packed(), seconds, most, reason)
         settings: dict[str, Scalar] = {"most_in_flight": most, "profiling_records": kept}
         settings |= {k: v for k, v in self.skipped.items() if v} | {"workers": len(self.workers)}
         run = SweepRun(

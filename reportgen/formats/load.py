@@ -128,17 +128,31 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     refused = _version_problem(fmt, version)
     if refused:
         return None, [doc.problem(where.base + version_at, refused)]
-    source = SourceFile(
-        label=doc.label,
-        sha256=doc.sha256,
+    provenance, wrapper = _provenance(doc.data, inner), _wrapper(doc.data, where.base)
+    source = _source(fmt, version, doc.label, doc.sha256, provenance, wrapper)
+    run, problems = fmt.parse(doc, where.base, source)
+    return (None if has_errors(problems) else run), problems
+
+
+def _source(
+    fmt: RunFormat,
+    version: str,
+    label: str,
+    sha256: str,
+    provenance: Provenance,
+    wrapper: tuple[tuple[str, Scalar], ...] = (),
+) -> SourceFile:
+    """The run file as its run names it: format, tool and version, digest, provenance, and the
+    metadata of a wrapper around the run."""
+    return SourceFile(
+        label=label,
+        sha256=sha256,
         format=fmt.name,
         tool=f"{fmt.tool} {version}" if version else fmt.tool,
         format_version=version,
-        provenance=_provenance(doc.data, inner),
-        wrapper=_wrapper(doc.data, where.base),
+        provenance=provenance,
+        wrapper=wrapper,
     )
-    run, problems = fmt.parse(doc, where.base, source)
-    return (None if has_errors(problems) else run), problems
 
 
 def _streamed(path: Path, label: str, inside: Path | None) -> Streamed | None:
@@ -158,14 +172,8 @@ def load_streamed(streamed: Streamed) -> tuple[Run | None, list[Problem]]:
     refused = _version_problem(fmt, version)
     if refused:
         return None, [lines.problem(streamed.where.base + version_at, refused)]
-    source = SourceFile(
-        label=lines.label,
-        sha256=streamed.sha256,
-        format=fmt.name,
-        tool=f"{fmt.tool} {version}" if version else fmt.tool,
-        format_version=version,
-        provenance=Provenance("measured"),  # a JSON Lines file has no dataProvenance
-    )
+    # a JSON Lines file has no dataProvenance
+    source = _source(fmt, version, lines.label, streamed.sha256, Provenance("measured"))
     run, problems = streamed.reducer.finish(source)
     return (None if has_errors(problems) else run), problems
 
