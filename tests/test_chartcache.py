@@ -1,5 +1,6 @@
 """The chart cache: a warm build is byte-identical to a cold one, every key input misses it,
-a damaged entry is drawn again, and a warm build never imports matplotlib."""
+a damaged entry is drawn again, and a warm build never imports matplotlib. The page is laid out
+while its charts are drawn."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from reportgen.article import chartcache
-from reportgen.article.ahead import Forked
+from reportgen.article.ahead import Forked, InProcess
 from reportgen.article.build import build_article, render_article
 from reportgen.article.chartcache import CHARTSVG, chart_svg, default_folder, expects_drawing, key
 from reportgen.article.chartplot import Line, Plot, plain
 from reportgen.article.charts import render_charts
 from reportgen.article.data import article_metrics
+from reportgen.article.render import build_context, render_html, stylesheet
 
 ROOT = Path(__file__).resolve().parents[1]
 PAITON = ROOT / "runs" / "paiton-kimi-k3.1-pro"
@@ -237,3 +239,30 @@ def test_the_cli_starts_a_chart_worker_unless_the_last_builds_charts_are_all_cac
     manifest.write_text(text[: text.index("[[sections.chart]]")], encoding="utf-8")
     assert _svgs(folder, cache) == []
     assert not expects_drawing(cache, folder)
+
+
+class _Recording(InProcess):
+    """A drawer that notes when the build waits for its drawings."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waited = False
+
+    def result(self) -> object:
+        self.waited = True
+        return super().result()
+
+
+def test_the_page_is_laid_out_before_the_build_waits_for_its_charts() -> None:
+    article, metrics = article_metrics(SMALL)
+    drawer = _Recording()
+    context = build_context(article, metrics, (), stylesheet(), chart_drawer=drawer)
+    assert drawer.job is not None and not drawer.waited  # handed over, not waited for
+    marks = [c.svg for s in context.sections for c in s.charts]
+    assert len(marks) == 4 and all(m.startswith("<!--reportgen chart ") for m in marks)
+    html = render_html(context)
+    assert drawer.waited and "<!--reportgen chart" not in html
+    assert all(svg in html for svg in _svgs(SMALL, None))
+    # Each build's marks are its own: a page cannot hold another build's by chance.
+    again = build_context(article, metrics, (), stylesheet())
+    assert not {c.svg for s in again.sections for c in s.charts} & set(marks)

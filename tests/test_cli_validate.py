@@ -8,6 +8,7 @@ reading the message and checking that its line:col points at the offending value
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,22 @@ def test_metrics_of_two_files_of_one_cell_are_its_repetitions(
         "110.0000",
         "2.0000",
     )
+
+
+@pytest.mark.parametrize(("given", "kept"), [(None, "1"), ("3", "3")])
+def test_the_cli_starts_no_blas_threads_unless_told_to(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    given: str | None,
+    kept: str,
+) -> None:
+    # numpy, imported for large cells and by matplotlib for the charts, would start OpenBLAS's
+    # threads; reportgen does no linear algebra. A value the user set is theirs.
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "restored after the test")
+    if given is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+    else:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", given)
+    code, _, _ = run_cli(capsys, "validate", str(VALID / VALID_CASES[0]))
+    assert code == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == kept

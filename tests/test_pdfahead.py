@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.article import ahead
+from reportgen.article import ahead, pdf
 from reportgen.article.ahead import Forked, InProcess
 from reportgen.article.build import build_article
 from reportgen.article.pdfahead import WEASYPRINT, Request, pdf_stage, request
@@ -117,3 +117,29 @@ def test_an_error_from_the_worker_is_located_and_clean(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith(f"{notes}:") and "U+E000" in done.stderr
     assert not (tmp_path / "out" / "small").exists()
+
+
+def test_fonts_loaded_ahead_serve_one_pdf_with_the_same_bytes(tmp_path: Path) -> None:
+    req = _request(
+        tmp_path, "<h1>Fonts</h1><p>Some <b>bold</b>, <i>italic</i>, <code>mono</code>.</p>"
+    )
+    plain = _outcome(InProcess(), req)
+    pdf.prepare()  # what a PDF worker does while it waits for its job
+    assert pdf._AHEAD, "prepare() loaded nothing"
+    assert _outcome(InProcess(), req) == plain
+    assert not pdf._AHEAD  # used once: the next PDF loads its own
+    assert _outcome(InProcess(), req) == plain
+
+
+def test_an_error_while_loading_fonts_ahead_still_fails_the_pdf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Fonts whose loading logs a warning: the PDF that uses them fails, located, as it would
+    # have when it loaded them itself.
+    req = _request(tmp_path, "<p>x</p>")
+    real = pdf._font_css
+    monkeypatch.setattr(pdf, "_font_css", lambda folder: real(folder) + "@font-face { src: x }")
+    pdf.prepare()
+    problems = _outcome(InProcess(), req)
+    assert isinstance(problems, list) and problems == _outcome(InProcess(), req)
+    assert any("WeasyPrint" in p for p in problems), problems

@@ -3,11 +3,12 @@ stages before it, then runs the one job it is sent and sends back the outcome.
 
 A fresh `reportgen build` spends most of its time before the PDF importing WeasyPrint and
 matplotlib, and neither import needs the run files. `Forked(module)` forks a worker that imports
-`module` at once (on the machine's other core), waits for a job (a picklable object with a `run()`
-method), runs it and replies with its result, or with the problems of the `InputError` it raised.
-It runs the same code in a copy of this process, so its result is the same. When the worker
-fails in any other way, or is gone, the job is run in this process instead, where an unexpected
-error is raised as it would have been. `InProcess` has the same interface and runs the job here.
+`module` at once (on the machine's other core) and calls the module's `prepare()` if it has one.
+It then waits for a job (a picklable object with a `run()` method), runs it and replies with its
+result, or with the problems of the `InputError` it raised. It runs the same code in a copy of
+this process, so its result is the same. When the worker fails in any other way, or is gone, the
+job is run in this process instead, where an unexpected error is raised as it would have been.
+`InProcess` has the same interface and runs the job here.
 A worker is killed and reaped by `close()` if its result was never asked for.
 """
 
@@ -67,7 +68,10 @@ def _serve(module: str, jobs: int, replies: int) -> None:
     """The worker: import `module`, then run the one job and reply with its outcome."""
     reply: tuple[str, Any]
     try:
-        importlib.import_module(module)  # while the parent works
+        imported = importlib.import_module(module)  # while the parent works
+        prepare = getattr(imported, "prepare", None)
+        if prepare is not None:  # work of the stage that needs no job, such as loading fonts
+            prepare()
         job = pickle.loads(_read_all(jobs))
         try:
             reply = ("done", job.run())

@@ -117,10 +117,10 @@ def render_article(
         chart_cache=chart_cache,
         chart_drawer=chart_drawer,
     )
-    html = render_html(context)
     created = build_date(article.date, environ)
     document = metrics_document(article, metrics, findings)
     tables = tuple(t for s in context.sections for t, _ in s.tables)
+    html = render_html(context)  # waits for the charts last: they may be drawn meanwhile
     return Built(article, metrics, findings, html, document, created, reviewed.stale, tables)
 
 

@@ -26,9 +26,10 @@ import functools
 import hashlib
 import importlib.util
 import os
+import secrets
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,24 +161,60 @@ def chart_svgs(
 ) -> list[str]:
     """Each plot as an inline `<svg>` element: from `cache` when it holds it, else drawn by
     `drawer` (in this process by default) and then stored there; all drawn without a cache."""
+    return start_svgs(plots, cache, drawer).svgs()
+
+
+@dataclass(frozen=True)
+class PendingSvgs:
+    """SVGs being drawn. Until they are in, each stands in the page as its mark, an HTML comment
+    no page can hold otherwise; `fill` puts each SVG in place of its mark."""
+
+    marks: tuple[str, ...]
+    svgs: Callable[[], list[str]]  # waits for the SVGs (once) and returns them
+
+    def fill(self, html: str) -> str:
+        """`html` with every mark replaced by its SVG."""
+        for mark, svg in zip(self.marks, self.svgs(), strict=True):
+            html = html.replace(mark, svg)
+        return html
+
+
+def start_svgs(
+    plots: Sequence[Plot],
+    cache: Path | None,
+    drawer: InProcess | Forked | None = None,
+    article: Path | None = None,
+) -> PendingSvgs:
+    """`chart_svgs`, with the plots missing from `cache` handed to `drawer` and not waited for,
+    so that the caller can lay out the rest of the page meanwhile. Once they are in, the keys are
+    remembered as those of the last build of the `article` folder, if one is given."""
     paths = [None if cache is None else _path(cache, key(plot)) for plot in plots]
     found = [None if path is None else _read(path) for path in paths]
     missing = tuple(plot for plot, svg in zip(plots, found, strict=True) if svg is None)
-    if not missing:
-        if drawer is not None:
-            drawer.close()  # a worker started for nothing stops at once
-        return [svg for svg in found if svg is not None]
-    drawer = drawer or InProcess()
-    drawer.submit(Drawing(missing))
-    drawn = iter(drawer.result())
-    out = []
-    for path, svg in zip(paths, found, strict=True):
-        if svg is None:
-            svg = next(drawn)
-            if path is not None:
-                _write(path, _entry(svg))
-        out.append(svg)
-    return out
+    stage = drawer or InProcess()
+    if missing:
+        stage.submit(Drawing(missing))
+    else:
+        stage.close()  # a worker started for nothing stops at once
+
+    @functools.cache
+    def svgs() -> list[str]:
+        drawn = iter(stage.result() if missing else ())
+        out = []
+        for path, svg in zip(paths, found, strict=True):
+            if svg is None:
+                svg = next(drawn)
+                if path is not None:
+                    _write(path, _entry(svg))
+            out.append(svg)
+        if article is not None:
+            remember(cache, article, plots)
+        return out
+
+    nonce = secrets.token_hex(16)
+    return PendingSvgs(
+        tuple(f"<!--reportgen chart {nonce} {i}-->" for i in range(len(plots))), svgs
+    )
 
 
 def chart_svg(plot: Plot, cache: Path | None) -> str:

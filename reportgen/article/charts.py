@@ -11,14 +11,14 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from markupsafe import Markup
 
 from reportgen.article.ahead import Forked, InProcess
 from reportgen.article.axes import axis_label, kind_of, matches, sort_values
-from reportgen.article.chartcache import chart_svgs, remember
+from reportgen.article.chartcache import PendingSvgs, start_svgs
 from reportgen.article.chartplot import (
     DASHES,
     HEIGHT_IN,
@@ -49,6 +49,7 @@ __all__ = [
     "WIDTH_IN",
     "Chart",
     "render_charts",
+    "start_charts",
 ]
 
 
@@ -73,6 +74,20 @@ def render_charts(
     data lacks is a located error. With a `cache` folder, a chart drawn before is read from it
     (article/chartcache.py), and matplotlib is imported only when one is not; `drawer` draws
     the others (a worker started ahead, article/ahead.py), else this process."""
+    charts, pending = start_charts(article, metrics, notes, cache, drawer)
+    svgs = pending.svgs()
+    return tuple(replace(c, svg=svg) for c, svg in zip(charts, svgs, strict=True))
+
+
+def start_charts(
+    article: ArticleSource,
+    metrics: MetricSet,
+    notes: Notes | None = None,
+    cache: Path | None = None,
+    drawer: InProcess | Forked | None = None,
+) -> tuple[tuple[Chart, ...], PendingSvgs]:
+    """`render_charts` with the drawing started, not waited for: each chart's `svg` is the mark
+    that `PendingSvgs.fill` replaces with its drawing."""
     notes = notes if notes is not None else Notes()
     planned: list[tuple[ChartDecl, Markup, Plot]] = []
     problems: list[Problem] = []
@@ -87,13 +102,12 @@ def render_charts(
         if drawer is not None:
             drawer.close()
         raise InputError(problems)
-    plots = [plot for _, _, plot in planned]
-    svgs = chart_svgs(plots, cache, drawer)
-    remember(cache, article.folder, plots)
-    return tuple(
-        Chart(decl.id, decl.title, caption, svg)
-        for (decl, caption, _), svg in zip(planned, svgs, strict=True)
+    pending = start_svgs([plot for *_, plot in planned], cache, drawer, article.folder)
+    charts = tuple(
+        Chart(decl.id, decl.title, caption, mark)
+        for (decl, caption, _), mark in zip(planned, pending.marks, strict=True)
     )
+    return charts, pending
 
 
 def _problem(decl: ChartDecl, message: str) -> InputError:

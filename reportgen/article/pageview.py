@@ -14,6 +14,7 @@ from reportgen.metrics import MetricDef
 from reportgen.metrics.lints import Finding, FindingGroup
 
 if TYPE_CHECKING:  # the page holds charts, but importing them would load matplotlib
+    from reportgen.article.chartcache import PendingSvgs
     from reportgen.article.charts import Chart
 
 
@@ -104,3 +105,5 @@ class ArticleContext:
     css: Markup
     generator: str
     lang: str = "en"
+    # the charts' drawings, put in place of each chart's mark once the template is rendered
+    charts: PendingSvgs | None = None

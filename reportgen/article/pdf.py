@@ -15,6 +15,7 @@ import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -156,6 +157,44 @@ def _font_css(folder: Path) -> str:
     )
 
 
+@dataclass
+class _Fonts:
+    """The PDF's fonts loaded into a font configuration, with what loading them logged."""
+
+    folder: Path | None
+    config: FontConfiguration
+    stylesheets: list[Any]
+    fetcher: FolderFetcher
+    records: list[logging.LogRecord]
+
+
+def _load_fonts(folder: Path | None) -> _Fonts:
+    fetcher = FolderFetcher([folder] if folder else [])
+    with _weasyprint_log() as log:
+        config = FontConfiguration()
+        stylesheets = (
+            [weasyprint.CSS(string=_font_css(folder), font_config=config, url_fetcher=fetcher)]
+            if folder
+            else []
+        )
+    return _Fonts(folder, config, stylesheets, fetcher, log.records)
+
+
+_AHEAD: list[_Fonts] = []
+
+
+def prepare() -> None:
+    """Load the PDF's fonts now, for the next `render_pdf` in this process: a PDF worker does it
+    while it waits for its job (article/ahead.py). Each load serves one PDF only."""
+    _AHEAD[:] = [_load_fonts(font_dir())]
+
+
+def _fonts() -> _Fonts:
+    folder = font_dir()
+    ahead = _AHEAD.pop() if _AHEAD else None
+    return ahead if ahead is not None and ahead.folder == folder else _load_fonts(folder)
+
+
 def render_pdf(
     html: str,
     *,
@@ -164,30 +203,23 @@ def render_pdf(
     created: dt.datetime,
 ) -> bytes:
     """PDF bytes for `html`; `label` names the HTML in errors, `created` dates the PDF."""
-    fonts = font_dir()
-    fetcher = FolderFetcher([*roots, *([fonts] if fonts else [])])
+    fonts = _fonts()
+    fetcher = FolderFetcher([*roots, *([fonts.folder] if fonts.folder else [])])
     stamp = created.strftime("%Y-%m-%dT%H:%M:%SZ")
     with _weasyprint_log() as log, _source_date_epoch(created):
-        font_config = FontConfiguration()
-        stylesheets = (
-            [weasyprint.CSS(string=_font_css(fonts), font_config=font_config, url_fetcher=fetcher)]
-            if fonts
-            else []
-        )
         # no base URL: the page is self-contained, and its links to the raw data stay relative
         # to the PDF ("data/run.json" beside it), not absolute paths of the machine that built it
         document = weasyprint.HTML(string=html, url_fetcher=fetcher).render(
-            stylesheets=stylesheets, font_config=font_config
+            stylesheets=fonts.stylesheets, font_config=fonts.config
         )
         document.metadata.created = stamp
         document.metadata.modified = stamp
         pdf: bytes = document.write_pdf()
-    problems = [
-        Problem(label, 1, 1, "", f"the PDF may not load {url}") for url in fetcher.refused
-    ] + [
+    refused = fonts.fetcher.refused + fetcher.refused
+    problems = [Problem(label, 1, 1, "", f"the PDF may not load {url}") for url in refused] + [
         Problem(label, 1, 1, "", f"WeasyPrint {r.levelname.lower()}: {r.getMessage()}")
-        for r in log.records
-        if not any(url in r.getMessage() for url in fetcher.refused)
+        for r in fonts.records + log.records
+        if not any(url in r.getMessage() for url in refused)
     ]
     if problems:
         raise InputError(problems)

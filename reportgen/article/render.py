@@ -180,10 +180,12 @@ def build_context(
     notes = Notes()
     tables = {t.id: t for t in table_views(article, metrics, findings, notes)}
     drawn = {}
+    pending = None
     if charts:
-        from reportgen.article.charts import render_charts
+        from reportgen.article.charts import start_charts
 
-        drawn = {c.id: c for c in render_charts(article, metrics, notes, chart_cache, chart_drawer)}
+        started, pending = start_charts(article, metrics, notes, chart_cache, chart_drawer)
+        drawn = {c.id: c for c in started}
 
     def section(s: Section) -> SectionView:
         level = 1 if s.title is None else 2
@@ -234,13 +236,15 @@ def build_context(
         percentiles=PERCENTILES + (REPETITIONS if any(v.repeats for v in metrics.values) else ""),
         css=Markup(css),
         generator=f"reportgen {__version__}",
+        charts=pending,
     )
 
 
 def render_html(context: ArticleContext, env: jinja2.Environment | None = None) -> str:
-    """The article page as one HTML string."""
+    """The article page as one HTML string; its charts, drawn meanwhile, go in last."""
     env = env or environment()
-    return env.get_template(TEMPLATE).render(a=context)
+    html = env.get_template(TEMPLATE).render(a=context)
+    return html if context.charts is None else context.charts.fill(html)
 
 
 def stylesheet(folder: Path | None = None) -> str:
