@@ -45,6 +45,9 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# An editable install leaves reportgen's bytecode to its first import, which a machine with
+	# PYTHONDONTWRITEBYTECODE never writes: compile it, as pip does for an installed package.
+	$(BIN)/python -m compileall -q reportgen
 	touch $(STAMP)
 
 report-packages:

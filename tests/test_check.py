@@ -6,6 +6,7 @@ worked out from the recomputed metrics: no published number is typed here.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
@@ -495,3 +496,27 @@ def test_an_unreadable_published_file_is_exit_2(
     assert main(["check", str(ARTICLE), "--published", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"{path}:1:1 /: " in err and message in err and "Traceback" not in err
+
+
+def _judged(source: SourceResult) -> tuple[int, list[object]]:
+    return source.matched, [dataclasses.replace(item, source="") for item in source.items]
+
+
+def test_copies_checked_together_are_judged_as_each_alone(tmp_path: Path) -> None:
+    # One check aligns every copy with the built prose through one shared matcher; no copy's
+    # alignment may leak into the next one's.
+    text = SEED.read_text(encoding="utf-8")
+    number = re.search(r"(?<=\s)\d+\.\d+(?=\s)", text)
+    assert number is not None
+    digits = number.group()
+    wrong = f"{float(digits) + 7:.{len(digits) - digits.index('.') - 1}f}"
+    edited = text[: number.start()] + wrong + text[number.end() :]
+    copies = []
+    for i, body in enumerate((text, edited, text)):
+        copies.append(tmp_path / f"copy{i}.txt")
+        copies[-1].write_text(body, encoding="utf-8")
+    together = check_article(ARTICLE, copies).sources[-3:]
+    alone = [check_article(ARTICLE, [c]).sources[-1] for c in copies]
+    assert [_judged(s) for s in together] == [_judged(s) for s in alone]
+    assert _judged(alone[0]) == _judged(alone[2]) != _judged(alone[1])
+    assert any(item.kind == "mismatch" for item in alone[1].items)

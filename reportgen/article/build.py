@@ -46,11 +46,15 @@ class Built:
     metrics: MetricSet
     findings: tuple[Finding, ...]  # the lints', with the article's acknowledgements applied
     html: str
-    metrics_json: str
     created: dt.datetime
     # acknowledgements in article.toml that match no finding, with their (line, col)
     stale: tuple[tuple[Finding, tuple[int, int]], ...] = ()
     tables: tuple[TableView, ...] = ()  # the tables as laid out on the page
+
+    @property
+    def metrics_json(self) -> str:
+        """The `metrics.json` text (made when asked for: `check` never needs it)."""
+        return metrics_document(self.article, self.metrics, self.findings)
 
 
 def build_date(article_date: str, environ: dict[str, str] | None = None) -> dt.datetime:
@@ -118,10 +122,9 @@ def render_article(
         chart_drawer=chart_drawer,
     )
     created = build_date(article.date, environ)
-    document = metrics_document(article, metrics, findings)
     tables = tuple(t for s in context.sections for t, _ in s.tables)
     html = render_html(context)  # waits for the charts last: they may be drawn meanwhile
-    return Built(article, metrics, findings, html, document, created, reviewed.stale, tables)
+    return Built(article, metrics, findings, html, created, reviewed.stale, tables)
 
 
 _NO_GLYPH = re.compile(r"\.notdef glyph rendered for Unicode string .*\(U\+([0-9A-F]{4,6})\)")

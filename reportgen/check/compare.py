@@ -36,6 +36,7 @@ from reportgen.check.shape import Shape, from_views
 from reportgen.check.sources import read_published
 from reportgen.errors import InputError
 from reportgen.files import read_input
+from reportgen.formats.jsonfile import JsonDocument
 from reportgen.formats.load import parse_run_file
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.claims import lookup
@@ -233,7 +234,7 @@ def check_published(
                 "PDF?)",
             )
         )
-    else:
+    elif absent:
         table_line = {t.shape.id: t.line for t in find_tables(lines, shape) if t.shape}
         items += [
             missing_item(source, by_id[s.metric], s, table_line.get(s.table_id or "", 1))
@@ -291,7 +292,8 @@ def check_article(
                 )
             )
     findings = tuple(replace(f, file=str(folder / f.file)) for f in built.findings)
-    places = tuple(_place(Path(f.file), f.pointer) for f in findings)
+    parsed: dict[str, JsonDocument | None] = {}  # each run file parsed once, for all its findings
+    places = tuple(_place(Path(f.file), f.pointer, parsed) for f in findings)
     return CheckResult(
         article.slug,
         tuple(sources),
@@ -301,9 +303,14 @@ def check_article(
     )
 
 
-def _place(path: Path, pointer: str) -> tuple[int, int] | None:
+def _place(
+    path: Path, pointer: str, parsed: dict[str, JsonDocument | None]
+) -> tuple[int, int] | None:
     """Where a JSON pointer is in a run file, for annotations on the right line."""
-    try:
-        return parse_run_file(str(path), path.read_bytes(), path).locate(pointer)
-    except (OSError, InputError):
-        return None
+    if str(path) not in parsed:
+        try:
+            parsed[str(path)] = parse_run_file(str(path), path.read_bytes(), path)
+        except (OSError, InputError):
+            parsed[str(path)] = None
+    found = parsed[str(path)]
+    return None if found is None else found.locate(pointer)

@@ -195,6 +195,7 @@ def prose_numbers(
     expected: Iterable[Expected],
     chart_text: frozenset[str] = frozenset(),
     shown: Sequence[Metric] = (),
+    aligner: difflib.SequenceMatcher[str] | None = None,
 ) -> list[Reported]:
     """Every number among `toks` (the copy's prose, tables and headlines taken out): judged
     against the built article where it aligns; else, when its sentence states a claim or quotes
@@ -202,7 +203,9 @@ def prose_numbers(
     exp = list(expected)
     pub = [t for t in toks if t.words or is_number(t.text)]
     keys = [_key(t.text) for t in pub]
-    matcher = difflib.SequenceMatcher(None, keys, [e.key for e in exp], autojunk=False)
+    # `aligner`: one whose second sequence is `expected`'s keys already (`Shape.aligner`)
+    matcher = aligner or difflib.SequenceMatcher(None, b=[e.key for e in exp], autojunk=False)
+    matcher.set_seq1(keys)
     pairs: dict[int, int] = {}
     edges: set[int] = set()  # the first and last token of each aligned run
     for op, a0, a1, b0, b1 in matcher.get_opcodes():

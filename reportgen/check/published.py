@@ -256,7 +256,9 @@ def _phrase_numbers(lines: Lines, shape: Shape, taken: set[int]) -> Iterator[Rep
             break
 
 
-def reported_in_lines(lines: Lines, shape: Shape) -> list[Reported]:
+def reported_in_lines(
+    lines: Lines, shape: Shape, tables: list[ParsedTable] | None = None
+) -> list[Reported]:
     """Every number the lines report in tables, headlines and declared sentences, mapped to
     metric ids where the article's shape says which.
 
@@ -264,7 +266,7 @@ def reported_in_lines(lines: Lines, shape: Shape) -> list[Reported]:
     or (in HTML and PDF text) the next, the words of a declared headline caption.
     """
     out: list[Reported] = []
-    tables = find_tables(lines, shape)
+    tables = find_tables(lines, shape) if tables is None else tables  # found by the caller
     in_table = {n for t in tables for n, _ in t.rows} | {t.line for t in tables}
     for table in tables:
         out.extend(_table_numbers(table))

@@ -25,8 +25,8 @@ def _untied(r: Reported) -> bool:
 
 def reported(lines: Lines, shape: Shape) -> list[Reported]:
     """Every number the lines report, each once, in text order."""
-    first = reported_in_lines(lines, shape)
     piped = find_tables(lines, shape)
+    first = reported_in_lines(lines, shape, piped)
     found_tables = {t.shape.id for t in piped if t.shape}
     in_pipes = {n for t in piped for n, _ in t.rows} | {t.line for t in piped}
     out = [r for r in first if not _untied(r)]
@@ -42,7 +42,7 @@ def reported(lines: Lines, shape: Shape) -> list[Reported]:
     claimed = {(r.line, r.col) for r in out}
     if shape.prose:
         rest_toks = [t for t in free if (t.line, t.col) not in claimed]
-        out += prose_numbers(rest_toks, shape.prose, shape.chart_text, shape.shown)
+        out += prose_numbers(rest_toks, shape.prose, shape.chart_text, shape.shown, shape.aligner)
     else:
         out += [r for r in untied if (r.line, r.col) not in claimed]
     return sorted(out, key=lambda r: (r.line, r.col))

@@ -9,10 +9,11 @@ reconstruction needs before any run file exists).
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from html import unescape
 from typing import TYPE_CHECKING
 
@@ -99,6 +100,14 @@ class Shape:
     times: tuple[tuple[str, int], ...] = ()
     # the metrics shown, with the words the article labels each by (`labels.metrics_shown`)
     shown: tuple[Metric, ...] = ()
+
+    @cached_property
+    def aligner(self) -> difflib.SequenceMatcher[str]:
+        """A matcher holding the prose's keys as its second sequence, indexed once: a check of
+        many copies aligns each with them (`set_seq1`) without indexing them again."""
+        matcher = difflib.SequenceMatcher[str](None, autojunk=False)
+        matcher.set_seq2([e.key for e in self.prose])
+        return matcher
 
     def table_for(self, caption: str) -> TableShape | None:
         """The table whose title the caption (a line or two above it) starts with."""
