@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +22,7 @@ from helpers_bench import bench_script
 
 from reportgen.errors import InputError, Problem
 from reportgen.formats.jsonl import parse_json_lines
-from reportgen.formats.jsonl_stream import stream_json_lines
+from reportgen.formats.jsonl_stream import LineIndex, stream_json_lines
 from reportgen.formats.load import load, load_document
 from reportgen.metrics import compute
 from reportgen.model import Run, SweepRun
@@ -236,3 +237,23 @@ def test_times_written_as_whole_floats_are_read(tmp_path: Path) -> None:
     run, problems = _streamed(path)
     assert isinstance(run, SweepRun) and problems == []
     assert run.points[0].duration_s == pytest.approx(_whole(path)[0].points[0].duration_s)  # type: ignore[union-attr]
+
+
+def test_an_earlier_record_is_read_again_only_from_a_regular_file(tmp_path: Path) -> None:
+    # Locating a pointer into an earlier record reads its line again, opened as the reader
+    # opened the file: a FIFO put in its place is refused at once (it would block a plain open).
+    path = tmp_path / "profile_export.jsonl"
+    lines = [b'{"a": 1}', b'{"a": {"b": 2}}', b'{"a": 3}']
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    index = LineIndex(str(path), path, tmp_path)
+    start = 0
+    for number, line in enumerate(lines, start=1):
+        index.add(number, start, line)
+        start += len(line) + 1
+    assert index.locate("/1/a/b") == (2, 13)  # read again from the file
+    assert index.locate("/2/a") == (3, 7)  # the record being read: from memory
+    path.unlink()
+    os.mkfifo(path)
+    with pytest.raises(InputError) as caught:
+        index.locate("/1/a/b")
+    assert "not a regular file" in caught.value.problems[0].message

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from reportgen.errors import InputError, Problem
-from reportgen.files import cap_bytes, too_big
+from reportgen.files import cap_bytes, open_input, too_big
 from reportgen.formats.base import Detection, Reducer, RunFormat
 from reportgen.formats.jsonfile import split_pointer
 from reportgen.formats.jsonl import (
@@ -45,10 +45,10 @@ from reportgen.resources import schema_dir
 class LineIndex:
     """Where each record of a file is (line number and byte offset, packed), to locate a pointer
     into it: in the record being read without reading again, in an earlier one by reading its
-    line from the file."""
+    line from the file, opened as the reader opened it (`inside` the article folder)."""
 
-    def __init__(self, label: str, path: Path) -> None:
-        self.label, self.path = label, path
+    def __init__(self, label: str, path: Path, inside: Path | None = None) -> None:
+        self.label, self.path, self.inside = label, path, inside
         self.numbers, self.starts = array("q"), array("q")
         self.current: bytes = b""  # the last record's line, as read
 
@@ -67,7 +67,7 @@ class LineIndex:
         if index == len(self.numbers) - 1:
             line = self.current
         else:
-            with self.path.open("rb") as f:
+            with open_input(self.path, "run", label=self.label, inside=self.inside) as f:
                 f.seek(self.starts[index])
                 line = f.readline().removesuffix(b"\n")
         return line_position(self.numbers[index], line, tokens[1:])
@@ -114,14 +114,17 @@ def _streaming(head: dict[str, Any]) -> tuple[RunFormat, Detection] | None:
     return found
 
 
-def stream_json_lines(label: str, handle: BinaryIO, path: Path) -> Streamed | None:
-    """Read the JSON Lines file open as `handle` (at `path`) through its format's reducer; None,
-    after one record, when its format has none. Raises `InputError` with every syntax problem."""
+def stream_json_lines(
+    label: str, handle: BinaryIO, path: Path, inside: Path | None = None
+) -> Streamed | None:
+    """Read the JSON Lines file open as `handle` (at `path`, `inside` the article folder if
+    given) through its format's reducer; None, after one record, when its format has none.
+    Raises `InputError` with every syntax problem."""
     limit, digest = cap_bytes("run"), hashlib.sha256()
     if handle.read(len(BOM)) == BOM:
         raise InputError([Problem(label, 1, 1, "", BOM_MESSAGE)])
     handle.seek(0)
-    reader, lines, folder = LineReader(label), LineIndex(label, path), schema_dir()
+    reader, lines, folder = LineReader(label), LineIndex(label, path, inside), schema_dir()
     head: dict[str, Any] = {}
     found: tuple[RunFormat, Detection] | None = None
     reducer: Reducer | None = None

@@ -159,7 +159,7 @@ def _streamed(path: Path, label: str, inside: Path | None) -> Streamed | None:
     """A `.jsonl` file read one line at a time through its format's reducer; None when its
     format has none (`reportgen.formats.jsonl_stream`)."""
     with open_input(path, "run", label=label, inside=inside) as handle:
-        return stream_json_lines(label, handle, path)
+        return stream_json_lines(label, handle, path, inside)
 
 
 def load_streamed(streamed: Streamed) -> tuple[Run | None, list[Problem]]:
