@@ -56,13 +56,16 @@ FIGURES = (
     ("in-process build / weasyprint (wall)", BUILD, WEASYPRINT, 1.3),
 )
 
-# (stage, module, function): the functions `reportgen.build` calls, timed where it calls them.
+# (stage, module, function): the functions `reportgen.build` calls, timed where it calls them
+# ("Class.method" for a method). The charts are planned in `start_charts` and drawn while the
+# page is laid out, when `PendingSvgs.fill` waits for them.
 _STAGES = (
     ("load+validate", "reportgen.article.data", "load_article"),
     ("load+validate", "reportgen.article.data", "load"),
     ("metrics", "reportgen.article.data", "compute"),
     ("lints", "reportgen.article.build", "lint"),
-    ("charts", "reportgen.article.charts", "render_charts"),
+    ("charts", "reportgen.article.charts", "start_charts"),
+    ("charts", "reportgen.article.chartcache", "PendingSvgs.fill"),
     ("html render", "reportgen.article.build", "build_context"),
     ("html render", "reportgen.article.build", "render_html"),
     ("pdf", "reportgen.article.pdf", "render_pdf"),
@@ -84,10 +87,13 @@ def _instrumented(totals: dict[str, float]) -> Iterator[None]:
     """Time the build's stage functions while open; nested stages count once (exclusive)."""
     stack: list[float] = []  # time spent in nested stages, per open stage
     saved = []
-    for stage, module_name, name in _STAGES:
-        module = importlib.import_module(module_name)
-        original = getattr(module, name)
-        saved.append((module, name, original))
+    for stage, module_name, dotted in _STAGES:
+        *path, name = dotted.split(".")
+        owner: Any = importlib.import_module(module_name)
+        for part in path:
+            owner = getattr(owner, part)
+        original = getattr(owner, name)
+        saved.append((owner, name, original))
 
         def timed(*args: Any, _fn: Any = original, _stage: str = stage, **kwargs: Any) -> Any:
             stack.append(0.0)
@@ -101,12 +107,12 @@ def _instrumented(totals: dict[str, float]) -> Iterator[None]:
                 if stack:
                     stack[-1] += spent
 
-        setattr(module, name, wraps(original)(timed))
+        setattr(owner, name, wraps(original)(timed))
     try:
         yield
     finally:
-        for module, name, original in saved:
-            setattr(module, name, original)
+        for owner, name, original in saved:
+            setattr(owner, name, original)
 
 
 def _sha(path: Path) -> str:
