@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from pathlib import Path
 
 import pytest
 from lint_builders import (
@@ -20,8 +21,10 @@ from lint_builders import (
     with_cell,
 )
 
-from reportgen.metrics.lints import LINTS, Finding, fails
+from reportgen.article.data import article_metrics
+from reportgen.metrics.lints import LINTS, Finding, fails, lint
 from reportgen.model import DecodeCell, MatrixRun
+from reportgen.samples import PackedSamples
 from reportgen.tolerances import THRESHOLDS
 
 K8, K32 = 8192, 32768
@@ -440,3 +443,21 @@ def test_finding_renders_as_text_and_json() -> None:
 def test_context_zero_row_is_not_judged_against_a_label() -> None:
     assert CONTEXTS[0] == 0
     assert findings(with_cell(matrix(), 0, 2, input_tokens=5)) == ()
+
+
+def test_the_lints_read_packed_samples_by_column(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A matrix file of 200,000 request samples took the lints a second when each sample was
+    # made an object again; they read the packed columns (and sorted series) instead.
+    root = Path(__file__).resolve().parents[1]
+    metrics = article_metrics(root / "runs" / "paiton-kimi-k3.1-pro")[1]
+    cells = [c for r in metrics.runs if isinstance(r, MatrixRun) for c in r.cells]
+    assert cells and all(isinstance(c.samples, PackedSamples) for c in cells)
+    findings = lint(metrics)
+    assert findings  # the article has findings for the lints to find again
+
+    def made(self: PackedSamples, *args: object) -> None:
+        raise AssertionError("a lint made an object of each request sample")
+
+    monkeypatch.setattr(PackedSamples, "__getitem__", made)
+    monkeypatch.setattr(PackedSamples, "__iter__", made)
+    assert lint(metrics) == findings

@@ -535,6 +535,10 @@ class MetricSet:
     # the warnings reading the run files gave (a summary against its data, a tool's artefact)
     read_warnings: tuple[Problem, ...] = ()
     _index: dict[str, MetricValue] = field(default_factory=dict, compare=False, repr=False)
+    # the values of each metric, in order: `find` looks among them only
+    _by_metric: dict[str, tuple[MetricValue, ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def by_id(self) -> dict[str, MetricValue]:
         """Values keyed by id."""
@@ -548,8 +552,13 @@ class MetricSet:
 
     def find(self, metric: str, **where: Scalar) -> MetricValue | None:
         """The value of `metric` (a key, with ".stat" for a statistic) at the given coordinates."""
-        for v in self.values:
-            if v.metric == metric and all(v.coord(a) == x for a, x in where.items()):
+        if not self._by_metric and self.values:
+            grouped: dict[str, list[MetricValue]] = {}
+            for v in self.values:
+                grouped.setdefault(v.metric, []).append(v)
+            self._by_metric.update((k, tuple(vs)) for k, vs in grouped.items())
+        for v in self._by_metric.get(metric, ()):
+            if all(v.coord(a) == x for a, x in where.items()):
                 return v
         return None
 

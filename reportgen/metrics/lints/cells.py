@@ -20,6 +20,7 @@ from reportgen.metrics.lints.findings import (
 )
 from reportgen.metrics.registry import MetricSet
 from reportgen.model import CanonicalRun, DecodeCell, SweepRun, context_label
+from reportgen.samples import packed
 from reportgen.stats import median
 
 
@@ -118,7 +119,7 @@ def _cell(metrics: MetricSet, file: str, cell: DecodeCell, t: tol.Thresholds) ->
             context=cell.context_tokens,
             concurrency=cell.concurrency,
         )
-    open_ = sum(not s.completed for s in cell.samples)
+    open_ = packed(cell.samples).completed.count(0)  # a column: no object per request
     allowed = conc * t.incomplete_per_slot
     if open_ > allowed:
         yield finding(
@@ -196,7 +197,7 @@ def contexts(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
             for p in run.prefill
         ]
         for cell in run.cells:
-            tokens = median(float(s.input_tokens) for s in cell.samples)
+            tokens = median(map(float, packed(cell.samples).input_tokens))
             if cell.status == "ok" and tokens is not None:
                 label = cell_label(cell.context_tokens, cell.concurrency)
                 points.append(

@@ -17,6 +17,7 @@ from reportgen.metrics.lints.findings import (
 )
 from reportgen.metrics.registry import MetricSet, MetricValue
 from reportgen.model import CanonicalRun, context_label
+from reportgen.samples import packed
 
 
 def ttft_vs_prefill(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
@@ -157,10 +158,11 @@ def aggregate_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
         for cell in run.cells:
             where = {"context": cell.context_tokens, "concurrency": cell.concurrency}
             agg = metrics.find("decode.aggregate_tok_s", run=run_id, **where)
-            speeds = [1 / s.itl_s for s in cell.samples if s.output_tokens >= 2 and s.itl_s > 0]
+            # 1 / ITL of each request with two tokens or more, sorted (as the metrics have it)
+            speeds = packed(cell.samples).series("per_request_tok_s")
             if cell.status != "ok" or agg is None or not speeds:
                 continue
-            conc, fastest = cell.concurrency, max(speeds)
+            conc, fastest = cell.concurrency, speeds[-1]
             if agg.value <= conc * fastest * factor:
                 continue
             label = cell_label(cell.context_tokens, conc)
