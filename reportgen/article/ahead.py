@@ -21,6 +21,7 @@ import pickle
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 from reportgen.errors import InputError
@@ -163,6 +164,12 @@ def can_fork(module: str) -> bool:
     )
 
 
-def started(module: str, ahead: bool) -> InProcess | Forked:
-    """A stage that imports `module` in a forked worker when `ahead` and `can_fork(module)`."""
-    return Forked(module) if ahead and can_fork(module) else InProcess()
+@contextlib.contextmanager
+def started(module: str, ahead: bool) -> Iterator[InProcess | Forked]:
+    """A stage that imports `module` in a forked worker when `ahead` and `can_fork(module)`,
+    else runs its job here; its worker is stopped on the way out."""
+    stage = Forked(module) if ahead and can_fork(module) else InProcess()
+    try:
+        yield stage
+    finally:
+        stage.close()

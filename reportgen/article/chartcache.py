@@ -29,7 +29,7 @@ import os
 import secrets
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -249,11 +249,6 @@ def expects_drawing(cache: Path | None, folder: Path) -> bool:
 CHARTSVG = "reportgen.article.chartsvg"  # what a chart worker imports: matplotlib, through it
 
 
-@contextlib.contextmanager
-def chart_stage(ahead: bool) -> Iterator[InProcess | Forked]:
+def chart_stage(ahead: bool) -> contextlib.AbstractContextManager[InProcess | Forked]:
     """The chart stage, started ahead in a forked worker when `ahead` and it can be."""
-    stage = started(CHARTSVG, ahead)
-    try:
-        yield stage
-    finally:
-        stage.close()
+    return started(CHARTSVG, ahead)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,11 +49,6 @@ def pdf_result(stage: InProcess | Forked) -> bytes:
     return pdf
 
 
-@contextlib.contextmanager
-def pdf_stage(ahead: bool) -> Iterator[InProcess | Forked]:
+def pdf_stage(ahead: bool) -> contextlib.AbstractContextManager[InProcess | Forked]:
     """The PDF stage, started ahead in a forked worker when `ahead` and it can be."""
-    stage = started(WEASYPRINT, ahead)
-    try:
-        yield stage
-    finally:
-        stage.close()
+    return started(WEASYPRINT, ahead)
