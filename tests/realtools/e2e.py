@@ -23,6 +23,9 @@ from reportgen.errors import InputError
 from reportgen.formats.load import load
 from reportgen.metrics import compute
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from helpers_agreement import Comparison, disagreements  # noqa: E402
+
 # The run file each tool writes, per load folder.
 RUN_FILES = {
     "guidellm": "benchmarks.json",
@@ -30,30 +33,19 @@ RUN_FILES = {
     "genai-perf": "profile_export_genai_perf.json",
     "inference-perf": "stage_0_lifecycle_metrics.json",
 }
-LOW, HIGH = 0.6, 1.5  # as tests/test_reference_agreement.py states it
-QUANTITIES = (
-    ("load.ttft_s", 1000.0, "ttft_ms"),
-    ("load.itl_s", 1000.0, "itl_ms"),
-    ("load.output_tok_s", 1.0, "output_tok_s"),
-)
 
 
-def ratios(
-    out: Path, tool: str, comparison: dict[str, dict[str, dict[str, dict[str, float]]]]
-) -> list[str]:
-    """One line per load: reportgen's value / the reference's; failures raise ValueError."""
+def ratios(out: Path, tool: str, comparison: Comparison) -> list[str]:
+    """One line per load, reportgen's value / the reference's; ValueError names any quantity out
+    of the bounds tests/helpers_agreement.py states."""
     lines, bad = [], []
     for load_dir in sorted(p for p in (out / tool).iterdir() if p.is_dir()):
         metrics = compute(load([load_dir / RUN_FILES[tool]]).runs)
         values = {v.key: v.value for v in metrics.values if v.stat is None}
-        reference = comparison[tool][load_dir.name]["reference_mean"]
-        cells = []
-        for metric, factor, key in QUANTITIES:
-            ratio = values[metric] * factor / reference[key]
-            cells.append(f"{key} {ratio:.3f}x")
-            if not LOW <= ratio <= HIGH:
-                bad.append(f"{tool} {load_dir.name} {metric} {ratio:.3f}x the reference")
+        cells, wrong = disagreements(comparison, tool, load_dir.name, values)
         lines.append(f"  {tool:11} {load_dir.name:3} " + "  ".join(cells))
+        bad.extend(wrong)
+    print("\n".join(lines))
     if bad:
         raise ValueError("; ".join(bad))
     return lines
@@ -97,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                 failures.append(f"{tool}: no output in {args.out}")
                 continue
             try:
-                print("\n".join(ratios(args.out, tool, comparison)))
+                ratios(args.out, tool, comparison)
                 print(article(args.out, tool, Path(tmp)))
             except (InputError, ValueError, KeyError, OSError) as exc:
                 failures.append(f"{tool}: {exc}")

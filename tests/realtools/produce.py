@@ -1193,8 +1193,15 @@ def produce(paths: Paths, names: list[str], *, install_only: bool, t_start: floa
                 entry["date_utc"] = utc_now()
                 comparison.setdefault(n, {})[load.name] = entry
                 r = entry["ratio"]
-                log(f"{n} @ {load.name} / reference: TTFT x{r['ttft_ms']}, ITL x{r['itl_ms']}, "
-                    f"tok/s x{r['output_tok_s']}")  # fmt: skip
+                # the tool's own medians; inference-perf's pooled ITL is half zeros, so its
+                # chunk-time ITL (what reportgen reads) is shown beside it
+                chunked = (
+                    f" (chunk times x{r['itl_ms_from_chunk_times']})"
+                    if "itl_ms_from_chunk_times" in r
+                    else ""
+                )
+                log(f"{n} @ {load.name} / reference, the tool's own medians: TTFT x{r['ttft_ms']}, "
+                    f"ITL x{r['itl_ms']}{chunked}, tok/s x{r['output_tok_s']}")  # fmt: skip
                 prev = after
             write_reference_command(ctx, ref_dir, load)
         if llama_bench is not None:
