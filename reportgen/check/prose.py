@@ -17,13 +17,13 @@ before it, for the fact and claim readers to try.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from html.parser import HTMLParser
 
+from reportgen.check.align import Aligner
 from reportgen.check.claimtext import tie
 from reportgen.check.claimwords import near
 from reportgen.check.htmltext import SKIP
@@ -195,7 +195,7 @@ def prose_numbers(
     expected: Iterable[Expected],
     chart_text: frozenset[str] = frozenset(),
     shown: Sequence[Metric] = (),
-    aligner: difflib.SequenceMatcher[str] | None = None,
+    aligner: Aligner | None = None,
 ) -> list[Reported]:
     """Every number among `toks` (the copy's prose, tables and headlines taken out): judged
     against the built article where it aligns; else, when its sentence states a claim or quotes
@@ -203,16 +203,14 @@ def prose_numbers(
     exp = list(expected)
     pub = [t for t in toks if t.words or is_number(t.text)]
     keys = [_key(t.text) for t in pub]
-    # `aligner`: one whose second sequence is `expected`'s keys already (`Shape.aligner`)
-    matcher = aligner or difflib.SequenceMatcher(None, b=[e.key for e in exp], autojunk=False)
-    matcher.set_seq1(keys)
+    # `aligner`: one holding `expected`'s keys already (`Shape.aligner`)
     pairs: dict[int, int] = {}
     edges: set[int] = set()  # the first and last token of each aligned run
-    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+    for a0, b0, size in (aligner or Aligner([e.key for e in exp])).runs(keys):
         # numbers align where words around them do: a run of numbers alone is no evidence
-        if op == "equal" and sum(k != "#" for k in keys[a0:a1]) >= 2:
-            pairs.update(zip(range(a0, a1), range(b0, b1), strict=True))
-            edges.update((a0, a1 - 1))
+        if sum(k != "#" for k in keys[a0 : a0 + size]) >= 2:
+            pairs.update(zip(range(a0, a0 + size), range(b0, b0 + size), strict=True))
+            edges.update((a0, a0 + size - 1))
     out: list[Reported] = []
     loose: dict[int, Reported] = {}
     for i, tok in enumerate(pub):

@@ -9,7 +9,6 @@ reconstruction needs before any run file exists).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from reportgen.article.manifest import ArticleSource, Text
 from reportgen.article.prose import REFERENCE
 from reportgen.article.tablecells import MARKS, CellView
 from reportgen.article.tableview import TableView
+from reportgen.check.align import Aligner
 from reportgen.metrics.display import display_of
 from reportgen.metrics.registry import DEFINITIONS, key_of, split_metric
 
@@ -102,12 +102,10 @@ class Shape:
     shown: tuple[Metric, ...] = ()
 
     @cached_property
-    def aligner(self) -> difflib.SequenceMatcher[str]:
-        """A matcher holding the prose's keys as its second sequence, indexed once: a check of
-        many copies aligns each with them (`set_seq1`) without indexing them again."""
-        matcher = difflib.SequenceMatcher[str](None, autojunk=False)
-        matcher.set_seq2([e.key for e in self.prose])
-        return matcher
+    def aligner(self) -> Aligner:
+        """The prose's keys, indexed once: a check of many copies aligns each with them without
+        indexing them again."""
+        return Aligner([e.key for e in self.prose])
 
     def table_for(self, caption: str) -> TableShape | None:
         """The table whose title the caption (a line or two above it) starts with."""

@@ -1,0 +1,149 @@
+"""Word-level alignment of a published copy with the built article's text (pure).
+
+A copy is mostly the article's own words in the article's order, so it is aligned much as
+patience diff aligns two versions of a file, one stretch at a time, starting with all of both:
+
+1. the words both ends of the stretch share are taken as they are (a common prefix or suffix is
+   always part of some longest common subsequence);
+2. between them, each word that occurs once in the copy's stretch and once in the article's,
+   inside a shared run of at least `ANCHOR` words, anchors that run; the longest chain of anchored
+   runs in the same order in both is kept, and the stretches between them are aligned in turn. A
+   lone shared word is weak evidence: a unique "to" may pair two different sentences.
+3. a stretch with no anchor takes `difflib.SequenceMatcher`'s longest matching run, and the
+   stretches on either side of it are aligned in turn.
+
+Step 3's search scans every occurrence of every word of its stretch, which for words like "the"
+and numbers (all one key) is most of the article; anchors keep those stretches short, and an
+unedited copy costs one pass.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+from collections import Counter
+from collections.abc import Sequence
+
+Run = tuple[int, int, int]  # (start in the copy, start in the article, length)
+Stretch = tuple[int, int, int, int]  # copy[alo:ahi] against article[blo:bhi]
+ANCHOR = 3  # the fewest shared words around a unique one that anchor an alignment
+
+
+class Aligner:
+    """The article's keys, indexed once; `runs` aligns a copy's keys with them."""
+
+    def __init__(self, article: Sequence[str]) -> None:
+        self.article = list(article)
+        self._matcher = difflib.SequenceMatcher[str](None, autojunk=False)
+        self._matcher.set_seq2(self.article)
+        self._at: dict[str, list[int]] = {}  # each key's positions in the article, in order
+        for j, key in enumerate(self.article):
+            self._at.setdefault(key, []).append(j)
+
+    def runs(self, copy: Sequence[str]) -> list[Run]:
+        """The runs of keys the copy and the article share, in order, adjacent runs merged."""
+        a, b = list(copy), self.article
+        self._matcher.set_seq1(a)
+        found: list[Run] = []
+        todo: list[Stretch] = [(0, len(a), 0, len(b))]
+        while todo:
+            todo.extend(self._split(a, b, *todo.pop(), found))
+        merged: list[Run] = []
+        for i, j, k in sorted(found):
+            last = merged[-1] if merged else None
+            if last is not None and last[0] + last[2] == i and last[1] + last[2] == j:
+                merged[-1] = (last[0], last[1], last[2] + k)
+            else:
+                merged.append((i, j, k))
+        return merged
+
+    def _split(
+        self, a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int, found: list[Run]
+    ) -> list[Stretch]:
+        """Record what one stretch surely shares; return the stretches left to align."""
+        head = 0
+        while alo + head < ahi and blo + head < bhi and a[alo + head] == b[blo + head]:
+            head += 1
+        tail = 0
+        while (
+            alo + head < ahi - tail
+            and blo + head < bhi - tail
+            and a[ahi - 1 - tail] == b[bhi - 1 - tail]
+        ):
+            tail += 1
+        if head:
+            found.append((alo, blo, head))
+        if tail:
+            found.append((ahi - tail, bhi - tail, tail))
+        alo, blo, ahi, bhi = alo + head, blo + head, ahi - tail, bhi - tail
+        if alo >= ahi or blo >= bhi:
+            return []
+        chain = _anchors(a, b, self._at, alo, ahi, blo, bhi)
+        if not chain:
+            i, j, k = self._matcher.find_longest_match(alo, ahi, blo, bhi)
+            if not k:
+                return []
+            chain = [(i, j, k)]
+        found.extend(chain)
+        starts = [(alo, blo), *((i + k, j + k) for i, j, k in chain)]
+        stops = [*((i, j) for i, j, _ in chain), (ahi, bhi)]
+        return [(s[0], e[0], s[1], e[1]) for s, e in zip(starts, stops, strict=True)]
+
+
+def _anchors(
+    a: list[str],
+    b: list[str],
+    positions: dict[str, list[int]],
+    alo: int,
+    ahi: int,
+    blo: int,
+    bhi: int,
+) -> list[Run]:
+    """The longest chain, in the same order in both stretches, of the shared runs of at least
+    `ANCHOR` words around a word that occurs once in each (`positions`: each word's positions in
+    the whole article)."""
+    in_a = Counter(a[alo:ahi])
+    runs: list[Run] = []
+    reach: dict[int, int] = {}  # per diagonal (i - j), where the last run found on it ends
+    for i in range(alo, ahi):
+        at = positions.get(a[i])  # where the word is in the whole article, in order
+        if at is None or in_a[a[i]] != 1:
+            continue
+        first = bisect.bisect_left(at, blo)
+        if first == len(at) or at[first] >= bhi or (first + 1 < len(at) and at[first + 1] < bhi):
+            continue  # not once in the article's stretch
+        j = at[first]
+        if reach.get(i - j, alo) > i:
+            continue  # inside a run already found
+        back = 0
+        while i - back > alo and j - back > blo and a[i - back - 1] == b[j - back - 1]:
+            back += 1
+        ahead = 1
+        while i + ahead < ahi and j + ahead < bhi and a[i + ahead] == b[j + ahead]:
+            ahead += 1
+        reach[i - j] = i + ahead
+        if back + ahead >= ANCHOR:
+            runs.append((i - back, j - back, back + ahead))
+    ordered = sorted(runs)
+    # longest increasing subsequence of the article positions, by patience sorting
+    tops: list[int] = []  # the smallest article position ending a chain of each length
+    ends: list[int] = []  # which run ends that chain
+    back_of: list[int] = []  # each run's predecessor in its chain, -1 for none
+    for n, (_, j, _) in enumerate(ordered):
+        depth = bisect.bisect_left(tops, j)
+        back_of.append(ends[depth - 1] if depth else -1)
+        if depth == len(tops):
+            tops.append(j)
+            ends.append(n)
+        else:
+            tops[depth], ends[depth] = j, n
+    chain: list[Run] = []
+    n = ends[-1] if ends else -1
+    while n >= 0:
+        chain.append(ordered[n])
+        n = back_of[n]
+    kept: list[Run] = []
+    for i, j, k in reversed(chain):  # runs on two diagonals may overlap: the first one stays
+        if not kept or (i >= kept[-1][0] + kept[-1][2] and j >= kept[-1][1] + kept[-1][2]):
+            kept.append((i, j, k))
+    return kept
