@@ -227,15 +227,18 @@ def test_bad_run_file_fails_the_build_with_its_location(tmp_path: Path) -> None:
 
 
 def test_the_pdf_may_load_nothing_outside_the_article(tmp_path: Path) -> None:
-    from reportgen.article.pdf import render_pdf
+    from reportgen.article.pdf import font_dir, render_pdf
 
     secret = tmp_path / "secret.png"
     secret.write_bytes(b"not an image")
     article = tmp_path / "article"
     article.mkdir()
+    fonts = font_dir()
+    assert fonts is not None
+    font = (fonts / "DejaVuSans.ttf").as_uri()  # the PDF's own fonts, loaded by their CSS only
     html = (
         f'<html><body><img src="{secret.as_uri()}"><img src="file:///etc/passwd">'
-        '<img src="http://127.0.0.1:9/x.png"><p>text</p></body></html>'
+        f'<img src="{font}"><img src="http://127.0.0.1:9/x.png"><p>text</p></body></html>'
     )
     with pytest.raises(InputError) as info:
         render_pdf(
@@ -249,6 +252,7 @@ def test_the_pdf_may_load_nothing_outside_the_article(tmp_path: Path) -> None:
         [
             f"the PDF may not load {secret.as_uri()}",
             "the PDF may not load file:///etc/passwd",
+            f"the PDF may not load {font}",
             "the PDF may not load http://127.0.0.1:9/x.png",
         ]
     )

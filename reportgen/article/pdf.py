@@ -204,7 +204,7 @@ def render_pdf(
 ) -> bytes:
     """PDF bytes for `html`; `label` names the HTML in errors, `created` dates the PDF."""
     fonts = _fonts()
-    fetcher = FolderFetcher([*roots, *([fonts.folder] if fonts.folder else [])])
+    fetcher = FolderFetcher(roots)  # the fonts are loaded already, by their own fetcher
     stamp = created.strftime("%Y-%m-%dT%H:%M:%SZ")
     with _weasyprint_log() as log, _source_date_epoch(created):
         # no base URL: the page is self-contained, and its links to the raw data stay relative
