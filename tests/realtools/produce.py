@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import json
 import os
 import platform
@@ -46,6 +47,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+COMMITTED = REPO / "tests" / "data" / "realtools"  # the committed run, with each venv's freeze
 sys.path.insert(0, str(HERE))
 
 from server import XLLAMACPP_VERSION, LlamaServer, ServerSettings  # noqa: E402
@@ -320,10 +322,21 @@ def ensure_venv(
     packages: list[str],
     extra_steps: list[list[str]] | None = None,
 ) -> dict[str, Any]:
-    """Create ``venv-<name>`` with ``packages`` unless its stamp says it already has them."""
+    """Create ``venv-<name>`` with ``packages`` unless its stamp says it already has them.
+
+    Every dependency is held to the version of the committed run (its ``pip-freeze.txt``, as a
+    pip constraints file) where there is one: a new release of some library a tool pulls in
+    cannot change what a fresh machine installs."""
     venv = paths.venv(name)
     stamp = venv / ".reportgen-stamp.json"
-    want = {"python": python, "packages": packages, "extra_steps": extra_steps or []}
+    frozen = COMMITTED / name / "pip-freeze.txt"
+    pins = ["-c", str(frozen)] if frozen.is_file() else []
+    want = {
+        "python": python,
+        "packages": packages,
+        "extra_steps": extra_steps or [],
+        "constraints": hashlib.sha256(frozen.read_bytes()).hexdigest() if pins else None,
+    }
     installs: dict[str, Any] = (
         json.loads(paths.installs_json.read_text()) if paths.installs_json.exists() else {}
     )
@@ -338,9 +351,9 @@ def ensure_venv(
     log(f"install {name}: {' '.join(packages)} (log: {logf})")
     t0 = time.monotonic()
     steps = [[find_python(python), "-m", "venv", str(venv)]]
-    steps.append([str(venv / "bin" / "python"), "-m", "pip", "install", *packages])
+    steps.append([str(venv / "bin" / "python"), "-m", "pip", "install", *pins, *packages])
     for extra in extra_steps or []:
-        steps.append([str(venv / "bin" / "python"), "-m", "pip", "install", *extra])
+        steps.append([str(venv / "bin" / "python"), "-m", "pip", "install", *pins, *extra])
     for cmd in steps:
         rc = run(cmd, log_path=logf, timeout=3600)
         if rc != 0:
@@ -1109,7 +1122,7 @@ def parse_tools(text: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--out", type=Path, default=REPO / "tests" / "data" / "realtools")
+    ap.add_argument("--out", type=Path, default=COMMITTED)
     ap.add_argument(
         "--tools",
         default=",".join(CI_TOOLS),
