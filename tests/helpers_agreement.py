@@ -19,8 +19,19 @@ a queue is read as TTFT.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from reportgen.formats.load import load
+from reportgen.metrics import compute
+
+# The run file each tool writes, per load folder.
+RUN_FILES = {
+    "guidellm": "benchmarks.json",
+    "aiperf": "profile_export_aiperf.json",
+    "genai-perf": "profile_export_genai_perf.json",
+    "inference-perf": "stage_0_lifecycle_metrics.json",
+}
 LOW, HIGH = 0.6, 1.5
 ALONE = "c1"  # the load point of one request at a time
 
@@ -32,6 +43,12 @@ QUANTITIES = (
 )
 
 Comparison = dict[str, dict[str, dict[str, Any]]]
+
+
+def imported(load_dir: Path, tool: str) -> dict[str, float]:
+    """reportgen's load-level values (no statistics) from the tool's run file in `load_dir`."""
+    metrics = compute(load([load_dir / RUN_FILES[tool]]).runs)
+    return {v.key: v.value for v in metrics.values if v.stat is None}
 
 
 def bounds(comparison: Comparison, tool: str, load: str, key: str) -> tuple[float, float]:

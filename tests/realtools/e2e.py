@@ -20,35 +20,21 @@ from reportgen.article.build import build
 from reportgen.article.scaffold import scaffold
 from reportgen.check.compare import check_article
 from reportgen.errors import InputError
-from reportgen.formats.load import load
-from reportgen.metrics import compute
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers_agreement import Comparison, disagreements  # noqa: E402
-
-# The run file each tool writes, per load folder.
-RUN_FILES = {
-    "guidellm": "benchmarks.json",
-    "aiperf": "profile_export_aiperf.json",
-    "genai-perf": "profile_export_genai_perf.json",
-    "inference-perf": "stage_0_lifecycle_metrics.json",
-}
+from helpers_agreement import RUN_FILES, Comparison, disagreements, imported  # noqa: E402
 
 
-def ratios(out: Path, tool: str, comparison: Comparison) -> list[str]:
-    """One line per load, reportgen's value / the reference's; ValueError names any quantity out
-    of the bounds tests/helpers_agreement.py states."""
-    lines, bad = [], []
+def ratios(out: Path, tool: str, comparison: Comparison) -> None:
+    """Print a line per load, reportgen's value / the reference's; ValueError names any quantity
+    out of the bounds tests/helpers_agreement.py states."""
+    bad = []
     for load_dir in sorted(p for p in (out / tool).iterdir() if p.is_dir()):
-        metrics = compute(load([load_dir / RUN_FILES[tool]]).runs)
-        values = {v.key: v.value for v in metrics.values if v.stat is None}
-        cells, wrong = disagreements(comparison, tool, load_dir.name, values)
-        lines.append(f"  {tool:11} {load_dir.name:3} " + "  ".join(cells))
+        cells, wrong = disagreements(comparison, tool, load_dir.name, imported(load_dir, tool))
+        print(f"  {tool:11} {load_dir.name:3} " + "  ".join(cells))
         bad.extend(wrong)
-    print("\n".join(lines))
     if bad:
         raise ValueError("; ".join(bad))
-    return lines
 
 
 def article(out: Path, tool: str, work: Path) -> str:
