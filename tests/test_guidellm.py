@@ -359,19 +359,17 @@ def test_known_versions_load(version: str, loads: bool) -> None:
     assert _loaded(data).source.format_version == version
 
 
-@pytest.mark.parametrize(
-    ("version", "problem"), [("0.9.0", "newer"), ("1.0.0", "newer"), ("0.7.2", "older")]
-)
-def test_other_versions_are_refused_by_name(version: str, problem: str) -> None:
+@pytest.mark.parametrize("version", ["0.9.0", "1.0.0", "0.7.2", "0.5.0.dev0"])
+def test_other_versions_are_read_by_their_layout_with_one_warning(version: str) -> None:
     data = json.loads((VALID / "guidellm-c1.json").read_text())
     data["metadata"]["guidellm_version"] = version
-    assert _load(data) == (
-        None,
-        [
-            f"/metadata/guidellm_version: error: guidellm {version} is {problem} than the formats "
-            "reportgen knows (0.8.x); refusing it"
-        ],
-    )
+    run, problems = _load(data)
+    assert run is not None and run.source.tool == f"guidellm {version}"
+    assert problems == [
+        f"/metadata/guidellm_version: warning: guidellm {version} is outside the versions "
+        "reportgen was tested on with real files (0.8.x); read by its layout, which validated: "
+        "compare a few of its numbers with the tool's own output"
+    ]
 
 
 def test_a_report_that_names_no_version_is_refused() -> None:

@@ -148,20 +148,12 @@ def test_known_bench_versions_load(version: str) -> None:
     assert load_matrix(bench_run(version=version)).source.format_version == version
 
 
-@pytest.mark.parametrize(
-    ("version", "problem"),
-    [
-        ("0.9.1", "newer"),
-        ("0.8.0", "newer"),
-        ("1.0.0", "newer"),
-        ("0.3.9", "older"),
-        ("0.2.0", "older"),
-    ],
-)
-def test_unknown_bench_versions_are_refused_by_name(version: str, problem: str) -> None:
-    assert errors_of(bench_run(version=version)) == [
-        f"/metadata/version: llm-inference-bench {version} is {problem} than the formats "
-        "reportgen knows (0.4.x to 0.7.x); refusing it"
+@pytest.mark.parametrize("version", ["0.9.1", "0.8.0", "1.0.0", "0.3.9", "0.2.0"])
+def test_untested_bench_versions_are_read_with_one_warning(version: str) -> None:
+    assert warnings_of(bench_run(version=version)) == [
+        f"/metadata/version: warning: llm-inference-bench {version} is outside the versions "
+        "reportgen was tested on with real files (0.4.x to 0.7.x); read by its layout, which "
+        "validated: compare a few of its numbers with the tool's own output"
     ]
 
 
@@ -177,7 +169,6 @@ def test_bench_version_must_look_like_one() -> None:
         ({"cli": "lmx 0.1.60"}, "lmx 0.1.60"),
         ({"cli": "lmx v0.1.49 (linux/amd64)"}, "lmx 0.1.49"),
         ({"cli": "lmx", "cliVersion": "v0.1.60"}, "lmx 0.1.60"),
-        ({"cli": "lmx dev build"}, "lmx unknown"),
     ],
 )
 def test_lmx_version_comes_from_provenance(provenance: dict[str, str], tool: str) -> None:
@@ -185,12 +176,20 @@ def test_lmx_version_comes_from_provenance(provenance: dict[str, str], tool: str
     assert run.source.tool == tool
 
 
-@pytest.mark.parametrize(("cli", "problem"), [("lmx 0.2.0", "newer"), ("lmx 0.0.9", "older")])
-def test_unknown_lmx_versions_are_refused(cli: str, problem: str) -> None:
+@pytest.mark.parametrize("cli", ["lmx 0.2.0", "lmx 0.0.9"])
+def test_untested_lmx_versions_are_read_with_one_warning(cli: str) -> None:
     version = cli.split()[1]
-    assert errors_of(lmx_run(cli=cli)) == [
-        f"/provenance/cli: lmx {version} is {problem} than the formats reportgen knows (0.1.x); "
-        "refusing it"
+    assert warnings_of(lmx_run(cli=cli)) == [
+        f"/provenance/cli: warning: lmx {version} is outside the versions reportgen was tested "
+        "on with real files (0.1.x); read by its layout, which validated: compare a few of its "
+        "numbers with the tool's own output"
+    ]
+
+
+def test_an_lmx_file_naming_no_version_is_read_and_says_so() -> None:
+    assert warnings_of(lmx_run(cli="lmx dev build")) == [
+        "/provenance/cli: warning: the file names its version as 'unknown': read by its layout, "
+        "which is lmx's as reportgen reads it (tested on real files of 0.1.x)"
     ]
 
 

@@ -290,7 +290,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
 FORMAT = RunFormat(
     name="aiperf",
     tool="aiperf",
-    known_versions=((0, 13), (0, 13)),
+    tested_versions=((0, 13), (0, 13)),
     looks_like="an AIPerf profile_export_aiperf.json (with aiperf_version)",
     detect=detect,
     version=version,

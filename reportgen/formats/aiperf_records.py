@@ -20,8 +20,8 @@ with wall-clock epoch nanoseconds (`request_start_ns`, `request_end_ns`) and the
   window), the output tokens the sum of the counts used for ITL.
 
 What the file does not record. Neither the load (concurrency limit or request rate) nor AIPerf's
-version nor the model. The version: the tool is named alone, as for SGLang (`known_versions`
-0.0). The load is never guessed: the point is labelled `inflight{N}-records`, N the most requests
+version nor the model. The version: the tool is named alone, as for SGLang (`tested_versions`
+None). The load is never guessed: the point is labelled `inflight{N}-records`, N the most requests
 the records show in flight at once (a setting too, `most_in_flight`), its concurrency and rate are
 None, and the definitions say so. The label also keeps the point apart from the summary's `c{N}`:
 an article run that lists both files of one load point would otherwise combine two measurements of
@@ -286,7 +286,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
 FORMAT = RunFormat(
     name="aiperf-records",
     tool="aiperf",
-    known_versions=((0, 0), (0, 0)),  # unversioned: the file does not say
+    tested_versions=None,  # its files do not record its version
     looks_like=(
         "an AIPerf profile_export.jsonl (one request a line, with metadata.request_start_ns and "
         "metrics)"

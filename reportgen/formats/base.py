@@ -2,7 +2,9 @@
 version, and map it to the run model with its semantic problems.
 
 A format is one module with one `RunFormat` value, registered in `reportgen.formats.registry`.
-Schema checks, version refusal and provenance are the loader's (`reportgen.formats.load`).
+Schema checks, the untested-version warning and provenance are the loader's
+(`reportgen.formats.load`). A layout whose meaning differs from the one a format reads (a field
+renamed, a unit changed) is refused by the format's `detect`, through `Detection.refusal`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from reportgen.errors import Problem
 from reportgen.formats.jsonfile import JsonDocument
 from reportgen.model import FormatName, Run, SourceFile
 
-VersionRange = tuple[tuple[int, int], tuple[int, int]]  # (major, minor) lowest, highest known
+VersionRange = tuple[tuple[int, int], tuple[int, int]]  # (major, minor) lowest, highest tested
 # (pointer, message, severity) -> the problem located in the file being read
 ProblemAt = Callable[[str, str, str], Problem]
 
@@ -46,7 +48,10 @@ class RunFormat:
 
     name: FormatName
     tool: str  # the tool that writes it, as the article names it ("llm-inference-bench")
-    known_versions: VersionRange
+    # The versions whose real files reportgen was tested on. A file is read by its layout, never
+    # refused by its version: outside this range, or naming no version, it gets one warning
+    # (`reportgen.formats.load`). None: the tool's files never record its version.
+    tested_versions: VersionRange | None
     # the format's files in a phrase, for "not a run file reportgen knows" messages
     looks_like: str
     detect: Callable[[dict[str, Any]], Detection | None]

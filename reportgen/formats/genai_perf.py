@@ -145,7 +145,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
 FORMAT = RunFormat(
     name="genai-perf",
     tool="genai-perf",
-    known_versions=((0, 0), (0, 0)),  # unversioned: the file does not say
+    tested_versions=None,  # its files do not record its version
     looks_like="a GenAI-Perf profile_export_genai_perf.json (with input_config.perf_analyzer)",
     detect=detect,
     version=version,

@@ -289,7 +289,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
 FORMAT = RunFormat(
     name="guidellm",
     tool="guidellm",
-    known_versions=((0, 8), (0, 8)),
+    tested_versions=((0, 8), (0, 8)),
     looks_like="a GuideLLM benchmarks.json (with metadata.guidellm_version and benchmarks)",
     detect=detect,
     version=version,

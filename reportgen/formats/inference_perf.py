@@ -309,7 +309,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
 FORMAT = RunFormat(
     name="inference-perf",
     tool="inference-perf",
-    known_versions=((0, 0), (0, 0)),  # unversioned: the reports do not say
+    tested_versions=None,  # its files do not record its version
     looks_like="an inference-perf stage_N_lifecycle_metrics.json (with load_summary and successes)",
     detect=detect,
     version=version,

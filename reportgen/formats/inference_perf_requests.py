@@ -25,7 +25,7 @@ tokenizer's `output_tokens` and the server's `server_usage`, and `error` (null, 
   included, which is inference-perf's benchmark_time_seconds.
 
 What the file does not record: the load (concurrency or request rate), the model, the version
-(the tool is named alone, `known_versions` 0.0), and in 0.7 the stage of each record, so a run of
+(the tool is named alone, `tested_versions` None), and in 0.7 the stage of each record, so a run of
 several stages pools them all; records that name two stages (`stage_id`, later versions) are
 refused. The load is never guessed: the point is labelled `inflight{N}-records`, N the most
 requests the records show in flight at once (a setting too), its concurrency and rate are None.
@@ -229,7 +229,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
 FORMAT = RunFormat(
     name="inference-perf-requests",
     tool="inference-perf",
-    known_versions=((0, 0), (0, 0)),  # unversioned: the file does not say
+    tested_versions=None,  # its files do not record its version
     looks_like=(
         "an inference-perf per_request_lifecycle_metrics.json (a list of requests with "
         "start_time, end_time and info.response_metrics)"

@@ -258,7 +258,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, 
 FORMAT = RunFormat(
     name="llama-bench",
     tool="llama-bench",
-    known_versions=((0, 0), (0, 0)),  # its version is a build number, never refused
+    tested_versions=None,  # its files do not record its version
     looks_like="a llama.cpp `llama-bench -o json` file (a list of tests with n_prompt and n_gen)",
     detect=detect,
     version=version,

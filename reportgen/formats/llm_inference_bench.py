@@ -233,7 +233,7 @@ def version(run: dict[str, Any]) -> tuple[str, str]:
 FORMAT = RunFormat(
     name="llm-inference-bench",
     tool="llm-inference-bench",
-    known_versions=((0, 4), (0, 7)),
+    tested_versions=((0, 4), (0, 7)),
     looks_like=(
         "an llm-inference-bench benchmark_results.json (with metadata and results, bare or "
         "inside one wrapping key)"

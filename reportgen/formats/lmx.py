@@ -204,7 +204,7 @@ def version(run: dict[str, Any]) -> tuple[str, str]:
 FORMAT = RunFormat(
     name="lmx-speed-test",
     tool="lmx",
-    known_versions=((0, 1), (0, 1)),
+    tested_versions=((0, 1), (0, 1)),
     looks_like="an lmx speed-test run (with tokSOut)",
     detect=detect,
     version=version,

@@ -2,11 +2,12 @@
 
 Reads each file (the only I/O here), parses it as JSON (as JSON Lines when it is named `.jsonl`,
 `reportgen.formats.jsonl`; a top-level array only for a format that reads one), detects its
-format from content (`registry`), checks it against its schema, refuses format versions
-reportgen does not know, then hands the raw JSON to the format's parser for semantic checks and
-normalization. A `.jsonl` file whose first record is of a format that reduces its records as they
-come (AIPerf's per-request export) is instead read one line at a time, validated and reduced
-record by record (`reportgen.formats.jsonl_stream`), with the same problems.
+format from content (`registry`), checks it against its schema, warns once about a version
+outside those tested on real files (never refusing a file for its version), then hands the raw
+JSON to the format's parser for semantic checks and normalization. A `.jsonl` file whose first
+record is of a format that reduces its records as they come (AIPerf's per-request export) is
+instead read one line at a time, validated and reduced record by record
+(`reportgen.formats.jsonl_stream`), with the same problems.
 """
 
 from __future__ import annotations
@@ -55,22 +56,37 @@ class LoadResult:
         return not has_errors(self.problems)
 
 
-def _version_problem(fmt: RunFormat, version: str) -> str | None:
+def tested_range(fmt: RunFormat) -> str:
+    """The versions a format was tested on with real files, as "0.4.x to 0.7.x"."""
+    if fmt.tested_versions is None:
+        return "none: its files do not record a version"
+    low, high = fmt.tested_versions
+    return f"{low[0]}.{low[1]}.x" + ("" if low == high else f" to {high[0]}.{high[1]}.x")
+
+
+def version_warning(fmt: RunFormat, version: str) -> str | None:
+    """The one warning a file's version gets, or None: a file is read by its layout, which has
+    validated by now, and its version is never a reason to refuse it. A version outside the
+    range tested on real files, or none where the tool's files usually name one, is said once."""
+    if fmt.tested_versions is None:
+        return None  # the tool never records it: the article names the tool alone, and says so
     found = _VERSION.match(version)
+    tested = tested_range(fmt)
     if not found:
-        return None  # lmx files need not name their version
+        named = f"names its version as {version!r}" if version else "names no version"
+        return (
+            f"the file {named}: read by its layout, which is {fmt.tool}'s as reportgen reads it "
+            f"(tested on real files of {tested})"
+        )
     major_minor = (int(found.group(1)), int(found.group(2)))
-    low, high = fmt.known_versions
-    known = f"{low[0]}.{low[1]}.x" + ("" if low == high else f" to {high[0]}.{high[1]}.x")
-    if major_minor > high:
-        return (
-            f"{fmt.tool} {version} is newer than the formats reportgen knows ({known}); refusing it"
-        )
-    if major_minor < low:
-        return (
-            f"{fmt.tool} {version} is older than the formats reportgen knows ({known}); refusing it"
-        )
-    return None
+    low, high = fmt.tested_versions
+    if low <= major_minor <= high:
+        return None
+    return (
+        f"{fmt.tool} {version} is outside the versions reportgen was tested on with real files "
+        f"({tested}); read by its layout, which validated: compare a few of its numbers with the "
+        "tool's own output"
+    )
 
 
 def _provenance(data: dict[str, Any], inner: dict[str, Any]) -> Provenance:
@@ -125,12 +141,12 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     if problems:
         return None, problems
     version, version_at = fmt.version(inner)
-    refused = _version_problem(fmt, version)
-    if refused:
-        return None, [doc.problem(where.base + version_at, refused)]
+    untested = version_warning(fmt, version)
     provenance, wrapper = _provenance(doc.data, inner), _wrapper(doc.data, where.base)
     source = _source(fmt, version, doc.label, doc.sha256, provenance, wrapper)
     run, problems = fmt.parse(doc, where.base, source)
+    if untested:
+        problems.insert(0, doc.problem(where.base + version_at, untested, "warning"))
     return (None if has_errors(problems) else run), problems
 
 
@@ -164,17 +180,17 @@ def _streamed(path: Path, label: str, inside: Path | None) -> Streamed | None:
 
 def load_streamed(streamed: Streamed) -> tuple[Run | None, list[Problem]]:
     """A streamed file's run and problems, as `load_document` gives them for the file read whole:
-    its schema problems if any, else a version refused, else the reducer's run."""
+    its schema problems if any, else the reducer's run and problems (with the version's warning)."""
     if streamed.problems:
         return None, list(streamed.problems)
     fmt, lines = streamed.fmt, streamed.lines
     version, version_at = fmt.version(streamed.head)
-    refused = _version_problem(fmt, version)
-    if refused:
-        return None, [lines.problem(streamed.where.base + version_at, refused)]
+    untested = version_warning(fmt, version)
     # a JSON Lines file has no dataProvenance
     source = _source(fmt, version, lines.label, streamed.sha256, Provenance("measured"))
     run, problems = streamed.reducer.finish(source)
+    if untested:
+        problems.insert(0, lines.problem(streamed.where.base + version_at, untested, "warning"))
     return (None if has_errors(problems) else run), problems
 
 

@@ -245,7 +245,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
 FORMAT = RunFormat(
     name="sglang-bench",
     tool="sglang bench_serving",
-    known_versions=((0, 0), (0, 0)),  # unversioned: the file does not say
+    tested_versions=None,  # its files do not record its version
     looks_like=(
         "an SGLang bench_serving .jsonl file (one record a line, with backend, dataset_name and "
         "random_input_len)"

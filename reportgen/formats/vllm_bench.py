@@ -219,7 +219,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
 FORMAT = RunFormat(
     name="vllm-bench",
     tool="vllm bench serve",
-    known_versions=((0, 0), (0, 0)),  # unversioned: the file does not say
+    tested_versions=None,  # its files do not record its version
     looks_like="a vLLM `bench serve --save-result` file (with model_id and request_rate)",
     detect=detect,
     version=version,
