@@ -157,6 +157,10 @@ class DecodeCell:
     # (counter name, tokens it counted in the window) when the aggregate is a server counter's
     server_counter: tuple[str, float] | None = None
     aggregate_key: str = "aggregate_tps"  # the key under `pointer` of the file's aggregate
+    # Several tests of one cell in one file (llama-bench's sweeps): the label that tells this one
+    # apart, in its metric ids after the concurrency ("tg128", "tg128-fa1"); None: the only one.
+    point: str | None = None
+    settings: tuple[tuple[str, Scalar], ...] = ()  # its own `meta.KEY` axes (meta.n_gen, ...)
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,11 @@ class PrefillPoint:
     prompt_tokens_key: str = "prompt_tokens"
     ttft_key: str = "ttft_seconds"
     basis: str | None = None  # what the time is when it is not a served TTFT
+    # Several tests of one context in one file (llama-bench's sweeps): the label that tells this
+    # one apart, in its metric ids after the context ("pp512", "pp512-fa1"); None: the only one.
+    point: str | None = None
+    settings: tuple[tuple[str, Scalar], ...] = ()  # its own `meta.KEY` axes (meta.n_depth, ...)
+    cached_tokens: int = 0  # tokens already in the KV cache before the prompt (llama-bench n_depth)
 
 
 @dataclass(frozen=True)

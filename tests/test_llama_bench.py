@@ -178,7 +178,11 @@ def test_detection_is_exclusive_both_ways() -> None:
     indexed = {str(i): t for i, t in enumerate(_real())}
     found = detect(indexed, top_list=True)
     assert found is not None and found[0] is llama_bench.FORMAT
-    assert detect(indexed) is None and detect(indexed, lines=True) is None
+    assert detect(indexed) is None
+    # `-o jsonl`: the same tests, one a line, are the same format read from a `.jsonl` file
+    found = detect(indexed, lines=True)
+    assert found is not None and found[0] is llama_bench.LINES_FORMAT
+    assert found[0].parse is llama_bench.FORMAT.parse
     for test in _real():
         assert detect(test) is None  # one test as an object: no object format claims it
     # the other list format (inference-perf's request records) and llama-bench's exclude each other
@@ -230,25 +234,47 @@ def test_an_array_no_format_reads_is_refused_as_before(tmp_path: Path, text: str
 # --- what a file may not hold ------------------------------------------------------------------
 
 
-def test_tests_that_differ_in_a_setting_are_refused() -> None:
+def test_tests_that_differ_in_a_setting_are_two_configurations() -> None:
+    """`-t 8,9`: each test keeps its own ids and says its threads, as meta.n_threads and in
+    meta.config's label; nothing is refused."""
     tests = _real()
-    tests[1]["n_threads"] = tests[0]["n_threads"] + 1
-    run, problems = _load(tests)
-    assert run is None
-    assert [(p.pointer, p.severity) for p in problems] == [("/1/n_threads", "error")]
-    assert "one set of settings" in problems[0].message
+    threads = tests[0]["n_threads"]
+    tests[1]["n_threads"] = threads + 1
+    run = _ok(tests)
+    (point,) = run.prefill
+    (cell,) = run.cells
+    by_pointer = {"/0": point.settings, "/1": cell.settings}
+    i, _ = _test("prefill")
+    mine = dict(by_pointer[f"/{i}"])
+    assert mine["meta.n_threads"] == tests[i]["n_threads"]
+    assert mine["meta.config"] == f"threads {tests[i]['n_threads']}"
+    assert point.point == f"threads{tests[i]['n_threads']}"
+    metrics = compute([run])
+    ids = {v.id for v in metrics.values if v.key in ("prefill.tok_s", "decode.aggregate_tok_s")}
+    ctx = context_label(point.context_tokens)
+    assert ids == {
+        f"prefill.{ctx}.{point.point}.tok_s",
+        f"decode.{context_label(cell.context_tokens)}.c1.{cell.point}.aggregate_tok_s",
+    }
 
 
-def test_two_tests_of_one_cell_are_refused() -> None:
+def test_two_generation_lengths_at_one_depth_are_two_points() -> None:
     tests = _real()
-    again = copy.deepcopy(tests[_test("decode")[0]])
+    j, tg = _test("decode")
+    again = copy.deepcopy(tests[j])
     again["n_gen"] = again["n_gen"] * 2
     again["samples_ns"] = [2 * s for s in again["samples_ns"]]
     again["avg_ns"] = sum(again["samples_ns"]) // len(again["samples_ns"])
-    run, problems = _load([*tests, again])
-    assert run is None
-    assert [(p.pointer, p.severity) for p in problems] == [(f"/{len(tests)}", "error")]
-    assert "a second token generation test" in problems[0].message
+    run = _ok([*tests, again])
+    assert sorted(c.point or "" for c in run.cells) == [
+        f"tg{tg['n_gen'] * 2}",
+        f"tg{tg['n_gen']}",
+    ]
+    metrics = compute([run])
+    for cell in run.cells:
+        found = metrics.find("decode.aggregate_tok_s", context=cell.context_tokens, point=cell.point)
+        assert found is not None and found.id.endswith(f".c1.{cell.point}.aggregate_tok_s")
+        assert dict(found.extra)["meta.n_gen"] == int((cell.point or "")[2:])
 
 
 def test_a_combined_test_is_left_out_with_a_warning() -> None:

@@ -13,6 +13,12 @@ from reportgen.article.decl import ArticleSource, Where
 from reportgen.model import Scalar, context_label
 
 KINDS = {"decode": "decode", "prefill": "prefill", "load": "load"}
+# llama-bench's test lengths as its own output names them: pp512, tg128, and the depth as a context.
+LLAMA_BENCH_LENGTHS = {
+    "meta.n_prompt": lambda n: f"pp{n}",
+    "meta.n_gen": lambda n: f"tg{n}",
+    "meta.n_depth": context_label,
+}
 # A cell status in the words tables and prose use.
 STATUS_WORDS = {
     "skipped_capacity": "skipped",
@@ -48,6 +54,8 @@ def axis_label(axis: str, value: Scalar, article: ArticleSource | None = None) -
         return run.label if run is not None else str(value)
     if axis in ("prompt_tokens", "max_tokens") and isinstance(value, int):
         return f"{value:,}"
+    if axis in LLAMA_BENCH_LENGTHS and isinstance(value, int) and not isinstance(value, bool):
+        return LLAMA_BENCH_LENGTHS[axis](value)
     if isinstance(value, float):
         return f"{value:g}"  # a setting: 1.0 -> "1"
     return str(value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from reportgen.article import initllama
 from reportgen.article.initruns import InitRun
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.model import context_label
@@ -99,6 +100,8 @@ def _own_tables(metrics: MetricSet, run: InitRun, many: bool) -> list[str]:
     suffix, rid = (f" ({run.id})", f"-{run.id}") if many else ("", "")
     where = [f"where = {{ run = {q(run.id)} }}"] if many else []
     lines: list[str] = []
+    if initllama.is_llama(run):  # points over depth, lengths and configurations
+        return initllama.tables(metrics, run, many)
     if run.kind == "matrix":
         have = {v.metric for v in metrics.values if not many or v.run == run.id}
         if "prefill.tok_s" in have:
@@ -182,16 +185,20 @@ def declarations(metrics: MetricSet, runs: list[InitRun]) -> list[str]:
         of_kind = [r for r in runs if r.kind == kind]
         if not of_kind:
             continue
-        lines += ["[[sections]]", f'id = "{kind}"', f"title = {q(_SECTION_TITLES[kind])}", ""]
+        title = _SECTION_TITLES[kind]
+        if kind == "matrix" and all(initllama.is_llama(r) for r in of_kind):
+            title = initllama.SECTION_TITLE
+        lines += ["[[sections]]", f'id = "{kind}"', f"title = {q(title)}", ""]
         if kind == "canonical":
             for r in of_kind:
                 for v in _values(metrics, "canonical.output_tok_s", r, many):
                     lines += ["[[sections.headline]]", f'metric = "{v.id}"']
                     lines += [f'caption = "output, {v.concurrency} request(s) together"', ""]
             continue
-        if len(of_kind) == 2:
+        llama = all(initllama.is_llama(r) for r in of_kind)  # charts of their own, no compare
+        if len(of_kind) == 2 and not llama:
             lines += _compare_tables(metrics, *of_kind)
         for r in of_kind:
             lines += _own_tables(metrics, r, many)
-        lines += _interactivity(metrics, kind, of_kind[0], many)
+        lines += [] if llama else _interactivity(metrics, kind, of_kind[0], many)
     return lines

@@ -40,6 +40,8 @@ def cell_name(cell: CellState, *, runs: bool = False) -> str:
         base = f"prefill.{context_label(cell.context or 0)}"
     else:
         base = f"decode.{context_label(cell.context or 0)}.c{cell.concurrency}"
+    if cell.kind != "load" and cell.point is not None:  # one of several tests of the cell
+        base = f"{base}.{cell.point}"
     return f"{cell.run}.{base}" if runs and cell.run else base
 
 

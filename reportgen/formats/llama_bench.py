@@ -1,54 +1,87 @@
-"""Parse stage for llama.cpp's `llama-bench -o json`: offline prompt-processing and
-token-generation speed, measured in-process with no server and no HTTP.
+"""Parse stage for llama.cpp's `llama-bench`: offline prompt-processing and token-generation
+speed, measured in-process with no server and no HTTP. In: a schema-valid file's tests by index
+(`-o json`, a top-level array, `RunFormat.top_list`; `-o jsonl`, one test a line, `LINES_FORMAT`;
+or several outputs back to back, `reportgen.formats.llama_bench_concat`), so `/1/avg_ts` is the
+file's own pointer. Out: one `MatrixRun` and the problems found.
 
-llama-bench loads the GGUF itself and times each test `-r` times. Its JSON is a top-level array
-of tests (`RunFormat.top_list`: the loader hands them over by index, so `/1/avg_ts` is the file's
-own pointer). Every test repeats the build, model and settings fields; `n_prompt`, `n_gen` and
-`n_depth` (tokens already in the KV cache, filled untimed) say what it timed, `samples_ns` each
+llama-bench loads the GGUF itself and times each test `-r` times. Every test repeats the build,
+model and settings fields; `n_prompt`, `n_gen` and `n_depth` (tokens already in the KV cache,
+filled untimed; absent before build ~5400, read as 0) say what it timed, `samples_ns` each
 repetition's time, `avg_ns` their mean (an integer: llama-bench divides in uint64), and `avg_ts`
 the mean of the repetitions' rates, (n_prompt + n_gen) x 1e9 / samples_ns[i].
 
-One file is one `MatrixRun` of one configuration:
+Every test is a point of one `MatrixRun`:
 
 - a prompt-processing test (`-p`, n_gen 0) is a `PrefillPoint` at context n_prompt + n_depth,
-  prompt_tokens n_prompt, ttft_s avg_ns / 1e9: the time to process the prompt in-process, which
-  is not a served TTFT (no HTTP, no queue, no tokenizing, no first token sampled). Its own rate is
-  left out (`tok_s` None): reportgen's prefill rate is n_prompt / ttft_s, the rate at the mean
-  time, and avg_ts the mean of the rates, higher by about the square of the repetitions'
-  coefficient of variation (0.9% on the real file), so the summary cross-check would flag every
-  noisy test; avg_ts is checked against the samples here instead;
-- a token-generation test (`-n`, n_prompt 0) is a `DecodeCell` at context n_depth and concurrency
-  1 (one sequence: n_batch and n_ubatch are prompt batch sizes), its aggregate avg_ts from the
-  source "llama-bench", with no request samples;
+  prompt_tokens n_prompt, cached_tokens n_depth, ttft_s avg_ns / 1e9: the time to process the
+  prompt in-process, which is not a served TTFT (no HTTP, no queue, no tokenizing, no first token
+  sampled). Its own rate is left out (`tok_s` None): reportgen's prefill rate is n_prompt /
+  ttft_s, the rate at the mean time, and avg_ts the mean of the rates, higher by about the square
+  of the repetitions' coefficient of variation (at most 0.12% on the real 84-test sweep), so the
+  summary cross-check would flag every noisy test; avg_ts is checked against the samples here;
+- a token-generation test (`-n`, n_prompt 0) is a `DecodeCell` at context n_depth and
+  concurrency 1 (one sequence: n_batch and n_ubatch are prompt batch sizes), its aggregate avg_ts
+  from the source "llama-bench", with no request samples;
 - a combined test (`-pg`, both above 0) has one rate for prefill and decode together: it is left
   out with a warning. A test with both 0 timed no token: an error.
 
+Sweeps. llama-bench is run with comma lists (`-p 512,1024 -n 128,256 -d 0,4096 -fa 0,1 -ngl
+99 -m a.gguf,b.gguf`), and its outputs are appended to one file by shell loops. Why one run whose
+points carry their configuration, rather than one run per configuration: a file is one source
+(one digest, one label), the article's runs are what its author compares (engines, machines),
+and the lints follow a line along depth within one configuration. So each point carries:
+
+- its `meta.KEY` axes (`settings`): meta.n_prompt, meta.n_gen and meta.n_depth always; when the
+  tests hold more than one configuration, meta.config (a label of what varies: "fa 1, n_ubatch
+  512", in llama-bench's own column heads) and each varying setting as itself (meta.flash_attn,
+  meta.model, meta.build, meta.repeat, ...; `reportgen.formats.llama_bench_configs`). A table
+  "generation speed by depth, one column per configuration" is rows = "meta.n_depth", columns =
+  "meta.config";
+- a `point` that keeps its metric ids apart, only as long as it must: the test's name as
+  llama-bench prints it ("pp512", "tg128") when the file's tests of that kind hold more than one
+  length, then the configuration's token ("fa1-n_ubatch512") when there are several. The id puts
+  it before the metric's name: `decode.4K.c1.tg128-fa1.aggregate_tok_s`, `prefill.1K.pp512.tok_s`.
+  A file of one configuration and one length per kind keeps the plain ids (`prefill.512.tok_s`,
+  `decode.4K.c1.aggregate_tok_s`). Since each id then names one test, two configurations at one
+  depth, or prompts of 512 at depth 512 and 1024 at depth 0, never collide.
+
 Warnings at the field: avg_ns against the mean of samples_ns (`AVG_NS`), avg_ts against the mean
-of the samples' rates (`AVG_TS`). A file whose tests differ in a setting (two models, `-t 1,2`)
-is refused, and so are two tests of one cell: the file must be split, one configuration each.
+of the samples' rates (`AVG_TS`). A test without samples_ns is read from avg_ns and avg_ts alone.
 
 Version: llama-bench writes `build_number` and `build_commit`, the two numbers llama.cpp's own
-`--version` prints ("version: 4521 (3edfa7d3)"). The tool's version is that build as its release
-tag and commit, "b4521 (3edfa7d3)", and empty when the build did not know it (0 and "unknown", as
-a build from a source archive without git metadata writes). The engine is "llama.cpp", the model
-the GGUF's file name (else `model_type`).
+`--version` prints ("version: 4521 (3edfa7d3)"). The tool's version is the first test's build as
+its release tag and commit, "b4521 (3edfa7d3)", and empty when the build did not know it (0 and
+"unknown", as a build from a source archive without git metadata writes). Builds of one file that
+differ (runs appended by a loop across builds) are a varying setting, `meta.build`. No version is
+refused: builds 6865 to 7951 were read on real files, and older ones that lack `n_depth` or carry
+`cuda`, `vulkan`, `metal`, `gpu_blas` or `blas` booleans instead of `backends` and `gpu_info` are
+read by the same keys. The engine is "llama.cpp", the model the GGUF's file name (else
+`model_type`), or none when the file's tests measure several models (each point's meta.model).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from reportgen.errors import Problem, has_errors
 from reportgen.formats.base import Detection, RunFormat
-from reportgen.formats.jsonfile import JsonDocument, escape_pointer_token
+from reportgen.formats.jsonfile import JsonDocument
+from reportgen.formats.llama_bench_configs import (
+    Configuration,
+    Sweep,
+    build_name,
+    model_name,
+    sweep,
+)
 from reportgen.model import (
     CellSummary,
     DecodeCell,
     MatrixRun,
     PrefillPoint,
+    Scalar,
     SourceFile,
-    context_label,
 )
 from reportgen.stats import close
 from reportgen.tolerances import Tolerance
@@ -58,70 +91,27 @@ SOURCE = "llama-bench"  # the decode cells' aggregate_source: llama-bench's own 
 # avg_ns is the integer part of the samples' mean; avg_ts is written with 6 decimals
 AVG_NS = Tolerance(rel=0.0, abs_=1.0)
 AVG_TS = Tolerance(rel=1e-5, abs_=1e-5)
-# what a test measured; every other key is a setting all tests of a file share
-_MEASURED = frozenset(
-    {
-        "n_prompt",
-        "n_gen",
-        "n_depth",
-        "test_time",
-        "avg_ns",
-        "stddev_ns",
-        "avg_ts",
-        "stddev_ts",
-        "samples_ns",
-        "samples_ts",
-    }
-)
-_ABSENT = object()
+BASIS = "llama-bench's in-process prompt time (avg_ns): no server, HTTP, queue or sampling"
 
 
 def detect(data: dict[str, Any]) -> Detection | None:
-    """llama-bench tests (a top-level array's items, by index) have `n_prompt` and `n_gen`."""
+    """llama-bench tests (a top-level array's items or a JSON Lines file's records, by index)
+    have `n_prompt` and `n_gen`."""
     if any(isinstance(t, dict) and "n_prompt" in t and "n_gen" in t for t in data.values()):
         return Detection("", "llama-bench")
     return None
 
 
-def _build(test: dict[str, Any]) -> str:
-    number, commit = test.get("build_number") or 0, str(test.get("build_commit") or "")
-    parts = [f"b{number}"] if number else []
-    if commit and commit != "unknown":
-        parts.append(f"({commit})" if parts else commit)
-    return " ".join(parts)
-
-
 def version(run: dict[str, Any]) -> tuple[str, str]:
     """The build the first test names, as "b4521 (3edfa7d3)"; "" when the build did not know."""
-    return _build(run["0"]), "/0/build_number"
-
-
-def _shown(value: object) -> str:
-    return "absent" if value is _ABSENT else repr(value)
-
-
-def _same_settings(tests: list[tuple[str, dict[str, Any]]], report: Report) -> None:
-    """An error for each test whose settings differ from the first test's."""
-    first_at, first = tests[0]
-    for at, test in tests[1:]:
-        keys = sorted((first.keys() | test.keys()) - _MEASURED)
-        differ = [k for k in keys if first.get(k, _ABSENT) != test.get(k, _ABSENT)]
-        if not differ:
-            continue
-        key = differ[0]
-        report(
-            f"{at}/{escape_pointer_token(key)}",
-            f"settings differ from {first_at}'s ({', '.join(differ)}; {key} "
-            f"{_shown(test.get(key, _ABSENT))} here, {_shown(first.get(key, _ABSENT))} there): "
-            "a run file holds one model and one set of settings; split the file, one "
-            "configuration each",
-            "error",
-        )
+    return build_name(run["0"]), "/0/build_number"
 
 
 def _check_samples(test: dict[str, Any], at: str, report: Report) -> None:
     """avg_ns and avg_ts against the repetitions' own times, as llama-bench computes them."""
-    samples, avg_ns, avg_ts = test["samples_ns"], test["avg_ns"], test["avg_ts"]
+    samples, avg_ns, avg_ts = test.get("samples_ns"), test["avg_ns"], test["avg_ts"]
+    if not samples:
+        return  # nothing to check them against
     mean_ns = sum(samples) / len(samples)
     if not close(avg_ns, mean_ns, rel=AVG_NS.rel, abs_=AVG_NS.abs_):
         report(
@@ -166,7 +156,33 @@ def _kind(test: dict[str, Any], at: str, report: Report) -> str | None:
     return "prefill" if n_prompt else "decode"
 
 
-def _prefill(test: dict[str, Any], at: str, context: int) -> PrefillPoint:
+def _point(kind: str, test: dict[str, Any], shape: Sweep, config: Configuration) -> str | None:
+    """What keeps this test's ids apart from the file's other tests of its kind and context:
+    its length as llama-bench names the test ("pp512", "tg128") when the lengths vary, then its
+    configuration's token when there are several; None when nothing need be said."""
+    parts = []
+    if kind == "prefill" and shape.prompts_vary:
+        parts.append(f"pp{test['n_prompt']}")
+    if kind == "decode" and shape.gens_vary:
+        parts.append(f"tg{test['n_gen']}")
+    if shape.several:
+        parts.append(config.token)
+    return "-".join(parts) or None
+
+
+def _axes(test: dict[str, Any], config: Configuration) -> tuple[tuple[str, Scalar], ...]:
+    lengths: tuple[tuple[str, Scalar], ...] = (
+        ("meta.n_prompt", test["n_prompt"]),
+        ("meta.n_gen", test["n_gen"]),
+        ("meta.n_depth", test.get("n_depth") or 0),
+    )
+    return lengths + config.settings
+
+
+def _prefill(test: dict[str, Any], at: str, point: str | None, axes: Any) -> PrefillPoint:
+    depth = int(test.get("n_depth") or 0)
+    context = int(test["n_prompt"]) + depth
+    samples = test.get("samples_ns")
     return PrefillPoint(
         pointer=at,
         context_key=str(context),
@@ -174,17 +190,20 @@ def _prefill(test: dict[str, Any], at: str, context: int) -> PrefillPoint:
         prompt_tokens=int(test["n_prompt"]),
         ttft_s=test["avg_ns"] / 1e9,
         tok_s=None,  # avg_ts is a mean of rates, not n_prompt / ttft_s (see the docstring)
-        samples=len(test["samples_ns"]),
+        samples=len(samples) if samples else None,
         prompt_tokens_key="n_prompt",
         ttft_key="avg_ns",
-        basis="llama-bench's in-process prompt time (avg_ns): no server, HTTP, queue or sampling",
+        basis=BASIS,
+        point=point,
+        settings=axes,
+        cached_tokens=depth,
     )
 
 
-def _decode(test: dict[str, Any], at: str, context: int) -> DecodeCell:
+def _decode(test: dict[str, Any], at: str, point: str | None, axes: Any) -> DecodeCell:
     return DecodeCell(
         pointer=at,
-        context_tokens=context,
+        context_tokens=int(test.get("n_depth") or 0),
         concurrency=1,
         status="ok",
         reason=None,
@@ -197,12 +216,9 @@ def _decode(test: dict[str, Any], at: str, context: int) -> DecodeCell:
         summary=CellSummary(ttft_p50_s=None, output_tps_per_user_p50=None, itl_p50_s=None),
         samples=(),
         aggregate_key="avg_ts",
+        point=point,
+        settings=axes,
     )
-
-
-def _model(test: dict[str, Any]) -> str | None:
-    path = str(test.get("model_filename") or "").replace("\\", "/")
-    return path.rsplit("/", 1)[-1] or test.get("model_type") or None
 
 
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, list[Problem]]:
@@ -213,43 +229,32 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, 
         problems.append(doc.problem(pointer, message, severity))
 
     tests = [(f"{base}/{key}", test) for key, test in doc.data.items()]
-    _same_settings(tests, report)
+    shape = sweep([t for _, t in tests])
     prefill: list[PrefillPoint] = []
     cells: list[DecodeCell] = []
-    seen: dict[tuple[str, int], str] = {}
-    for at, test in tests:
+    for (at, test), config in zip(tests, shape.configurations, strict=True):
         _check_samples(test, at, report)
         kind = _kind(test, at, report)
         if kind is None:
             continue
-        depth = int(test.get("n_depth") or 0)
-        context = depth + (test["n_prompt"] if kind == "prefill" else 0)
-        first = seen.setdefault((kind, context), at)
-        if first != at:
-            what = "prompt processing" if kind == "prefill" else "token generation"
-            report(
-                at,
-                f"a second {what} test at context {context_label(context)} (the first is "
-                f"{first}): a run holds one test of each; split the file, one each",
-                "error",
-            )
-        elif kind == "prefill":
-            prefill.append(_prefill(test, at, context))
+        point, axes = _point(kind, test, shape, config), _axes(test, config)
+        if kind == "prefill":
+            prefill.append(_prefill(test, at, point, axes))
         else:
-            cells.append(_decode(test, at, context))
+            cells.append(_decode(test, at, point, axes))
     if not prefill and not cells and not has_errors(problems):
         report("", "no prompt-processing or token-generation test to read", "error")
-    first_test = tests[0][1]
+    models = {model_name(t) for _, t in tests}
     run = MatrixRun(
         source=source,
         engine="llama.cpp",
-        model=_model(first_test),
+        model=models.pop() if len(models) == 1 else None,
         duration_s=None,
         max_tokens=None,
         contexts=tuple(sorted({c.context_tokens for c in cells})),
         concurrencies=(1,) if cells else (),
-        prefill=tuple(sorted(prefill, key=lambda p: p.context_tokens)),
-        cells=tuple(sorted(cells, key=lambda c: c.context_tokens)),
+        prefill=tuple(sorted(prefill, key=lambda p: (p.context_tokens, p.point or ""))),
+        cells=tuple(sorted(cells, key=lambda c: (c.context_tokens, c.point or ""))),
         summary_table=(),
     )
     return run, problems
@@ -258,10 +263,12 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, 
 FORMAT = RunFormat(
     name="llama-bench",
     tool="llama-bench",
-    tested_versions=None,  # its files do not record its version
+    tested_versions=None,  # its version is a build number (b7951), not major.minor.patch
     looks_like="a llama.cpp `llama-bench -o json` file (a list of tests with n_prompt and n_gen)",
     detect=detect,
     version=version,
     parse=parse,
     top_list=True,
 )
+# `-o jsonl`: the same tests, one a line (a `.jsonl` file); its phrase is FORMAT's, said once
+LINES_FORMAT = replace(FORMAT, top_list=False, lines=True)

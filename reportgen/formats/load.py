@@ -31,6 +31,7 @@ from reportgen.formats.jsonfile import (
 )
 from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
 from reportgen.formats.jsonl_stream import Streamed, stream_json_lines
+from reportgen.formats.llama_bench_concat import concatenated
 from reportgen.formats.registry import FORMATS, detect, known_formats
 from reportgen.formats.schemas import check
 from reportgen.model import Provenance, Run, Scalar, SourceFile
@@ -227,10 +228,17 @@ def fast_run(label: str, raw: bytes) -> Run | None:
 
 
 def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
-    """One run file's bytes parsed: JSON Lines when `path` is named `.jsonl`, else JSON."""
+    """One run file's bytes parsed: JSON Lines when `path` is named `.jsonl`, else JSON (or
+    several llama-bench outputs back to back, `reportgen.formats.llama_bench_concat`)."""
     if path.suffix == ".jsonl":
         return parse_json_lines(label, raw)
-    return parse_json(label, raw, top_list=_TOP_LIST)
+    try:
+        return parse_json(label, raw, top_list=_TOP_LIST)
+    except InputError:
+        joined = concatenated(label, raw)  # llama-bench outputs back to back (`>>` in a loop)
+        if joined is None:
+            raise
+        return joined
 
 
 def load(

@@ -27,6 +27,7 @@ FORMATS: tuple[RunFormat, ...] = (
     lmx.FORMAT,
     llm_inference_bench.FORMAT,
     llama_bench.FORMAT,
+    llama_bench.LINES_FORMAT,
     vllm_bench.FORMAT,
     sglang_bench.FORMAT,
     aiperf.FORMAT,
@@ -53,5 +54,5 @@ def detect(
 
 def known_formats() -> str:
     """Every format in a phrase: 'X or Y', for the "not a run file" message."""
-    phrases = [f.looks_like for f in FORMATS]
+    phrases = list(dict.fromkeys(f.looks_like for f in FORMATS))  # a format read two ways: once
     return ", ".join(phrases[:-1]) + " or " + phrases[-1] if len(phrases) > 1 else phrases[0]

@@ -99,7 +99,12 @@ def _median_with_own(values: list[MetricValue], own: float | None) -> Iterator[M
 
 
 def _decode(cell: DecodeCell, emit: Emitter) -> Iterator[MetricValue]:
-    at = Cell(context=cell.context_tokens, concurrency=cell.concurrency)
+    at = Cell(
+        context=cell.context_tokens,
+        concurrency=cell.concurrency,
+        point=cell.point,
+        extra=cell.settings,
+    )
     tokens, seconds = cell.window_output_tokens, cell.measurement_s
     if cell.aggregate_source in TOKEN_COUNT_SOURCES and tokens and seconds:
         yield emit.value(
@@ -159,7 +164,7 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
             f"{run.settings_pointer}/max_tokens",
         )
     for p in run.prefill:
-        at = Cell(context=p.context_tokens)
+        at = Cell(context=p.context_tokens, point=p.point, extra=p.settings)
         where = f"{p.pointer}/{p.prompt_tokens_key}"
         yield emit.value("prefill.prompt_tokens", float(p.prompt_tokens), "fields", where, at)
         ttft_at = f"{p.pointer}/{p.ttft_key}"
@@ -169,7 +174,16 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
             "prefill.tok_s", rate, "fields", p.pointer, at, summary=p.tok_s, basis=p.basis
         )
         yield CellState(
-            "prefill", p.context_tokens, None, "ok", None, src.label, p.pointer, emit.run
+            "prefill",
+            p.context_tokens,
+            None,
+            "ok",
+            None,
+            src.label,
+            p.pointer,
+            emit.run,
+            point=p.point,
+            extra=p.settings,
         )
     for cell in run.cells:
         yield CellState(
@@ -181,6 +195,8 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
             src.label,
             cell.pointer,
             emit.run,
+            point=cell.point,
+            extra=cell.settings,
         )
         if cell.status == "ok":
             yield from _decode(cell, emit)
@@ -290,7 +306,7 @@ def compute(
             if isinstance(item, MetricValue):
                 values.append(item)
             else:
-                cells.append(replace(item, extra=meta))
+                cells.append(replace(item, extra=item.extra + meta))
     values += list(efficiency(values, setups or {}))
     values = combine(values, RUN_SETTINGS)
     if len({v.run for v in values} | {c.run for c in cells}) > 1:

@@ -6,7 +6,9 @@ takes it from a `MetricValue` (computed by `reportgen.metrics.compute`).
 
 Ids: a metric's pattern filled with its cell (`decode.4K.c3.ttft_s`), then, for a distribution,
 the statistic (`decode.4K.c3.ttft_s.p99`; the bare id is the median), and in an article of
-several runs the run's id in front (`vllm.load.c3.output_tok_s`).
+several runs the run's id in front (`vllm.load.c3.output_tok_s`). A prefill point or decode cell
+that is one of several tests of its cell in one file (a llama-bench sweep) has that test's point
+before the metric's name: `decode.4K.c1.tg128.aggregate_tok_s`, `prefill.1K.pp512.tok_s`.
 """
 
 from __future__ import annotations
@@ -590,7 +592,11 @@ def metric_id(
 ) -> str:
     """The id of metric `key` for a cell, a statistic and a run."""
     label = None if context is None else context_label(context)
-    base = DEFINITIONS[key].id_pattern.format(context=label, concurrency=concurrency, point=point)
+    pattern = DEFINITIONS[key].id_pattern
+    base = pattern.format(context=label, concurrency=concurrency, point=point)
+    if point is not None and "{point}" not in pattern:  # one of several tests of a matrix cell
+        head, _, name = base.rpartition(".")
+        base = f"{head}.{point}.{name}"
     if stat is not None:
         base = f"{base}.{stat}"
     return f"{run}.{base}" if run else base
@@ -605,7 +611,10 @@ def split_metric(metric: str) -> tuple[str, str | None]:
 
 
 def _id_regex(pattern: str) -> re.Pattern[str]:
+    head, _, name = pattern.rpartition(".")
     body = re.escape(pattern)
+    if head and "{point}" not in pattern:  # a matrix cell's point, when it has one (`metric_id`)
+        body = re.escape(head) + r"(?:\.(?P<point>[^.]+))?" + re.escape("." + name)
     for name, part in (("context", r"[^.]+"), ("concurrency", r"\d+"), ("point", r".+?")):
         body = body.replace(re.escape("{" + name + "}"), f"(?P<{name}>{part})", 1)
     stats = "|".join((*STATS, *REPEAT_STATS))

@@ -190,9 +190,13 @@ def contexts(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
                 p.pointer + "/prompt_tokens",
                 f"{context_label(p.context_tokens)} prefill",
                 p.context_tokens,
-                p.prompt_tokens,
+                p.prompt_tokens + p.cached_tokens,
                 None,
-                _ids(metrics.id_of("prefill.prompt_tokens", run=run_id, context=p.context_tokens)),
+                _ids(
+                    metrics.id_of(
+                        "prefill.prompt_tokens", run=run_id, context=p.context_tokens, point=p.point
+                    )
+                ),
             )
             for p in run.prefill
         ]

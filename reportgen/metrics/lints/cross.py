@@ -112,12 +112,13 @@ def _axis_label(v: MetricValue, axis: str) -> str:
 def trends(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     """Each cell against the cells before it along context or concurrency (the other fixed)."""
     for lint_id, key, axis, forbidden, template in TRENDS:
-        lines: dict[tuple[str, int], list[MetricValue]] = {}
+        # a line per run, fixed coordinate and point (one of several tests of a cell: tg128)
+        lines: dict[tuple[str, str, int], list[MetricValue]] = {}
         for v in metrics.values:
             if v.metric == key and v.context is not None and v.concurrency is not None:
                 fixed = v.concurrency if axis == "context" else v.context
-                lines.setdefault((v.run or "", fixed), []).append(v)
-        for (_, fixed), line in sorted(lines.items()):
+                lines.setdefault((v.run or "", v.point or "", fixed), []).append(v)
+        for (_, _, fixed), line in sorted(lines.items()):
             line.sort(key=lambda v: (v.context or 0) if axis == "context" else (v.concurrency or 0))
             for i, v in enumerate(line[1:], 1):
                 # the earlier cell that makes the strongest case: lowest for a forbidden rise,

@@ -381,5 +381,5 @@ def cell_ids(metrics: MetricSet, cell: DecodeCell, file: str) -> tuple[str, ...]
     """The ids of a decode cell's main metrics (those the metrics have)."""
     run = metrics.run_of(file)
     where = {"run": run, "context": cell.context_tokens, "concurrency": cell.concurrency}
-    ids = (metrics.id_of(key, **where) for key in DECODE_KEYS)
+    ids = (metrics.id_of(key, point=cell.point, **where) for key in DECODE_KEYS)
     return tuple(i for i in ids if i is not None)

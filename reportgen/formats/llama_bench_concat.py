@@ -1,0 +1,105 @@
+"""Load stage for a `.json` file that holds several llama-bench outputs back to back: bytes in, one
+document of all their tests out, or None for any other file.
+
+`llama-bench -o json >> all.json` in a shell loop writes one JSON array per run, one after the
+other (`[...]\n[...]\n`); `-o jsonl > all.json` writes one test object a line. Neither is one
+JSON value, so `reportgen.formats.jsonfile.parse_json` refuses them ("more data after the end of
+the top-level value"); the loader then asks `concatenated`, which reads the values one after the
+other and, when every value is an array of llama-bench tests or one such test, gives a
+`JsonArrayDocument` of all the tests in file order: "0", "1", ... across the arrays, as if they
+were one array. Its `locate` walks from the test's own place in the text, so `/85/avg_ts` is the
+line and column of that value in the file. Anything else (a value that is not a test, a
+duplicate key, NaN) gives None, and the loader reports `parse_json`'s own problem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from reportgen.formats.jsonfile import (
+    JsonArrayDocument,
+    _child_offset,
+    _no_constant,
+    _Rejected,
+    _skip_ws,
+    _strict_pairs,
+    line_col,
+    split_pointer,
+)
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_strict_pairs, parse_constant=_no_constant)
+_PLAIN = json.JSONDecoder()  # to skip an item already checked by `_DECODER`
+
+
+@dataclass(frozen=True)
+class ConcatenatedDocument(JsonArrayDocument):
+    """The tests of several llama-bench outputs in one file; `starts` is each test's offset."""
+
+    starts: tuple[int, ...] = field(default=(), compare=False, repr=False)
+
+    def locate(self, pointer: str) -> tuple[int, int]:
+        """Line and column of the value at `pointer` (or of its nearest existing ancestor)."""
+        if pointer not in self._cache:
+            tokens = split_pointer(pointer)
+            if not tokens or not tokens[0].isdigit() or int(tokens[0]) >= len(self.starts):
+                at = _skip_ws(self.text, 0)
+            else:
+                at = self.starts[int(tokens[0])]
+                for token in tokens[1:]:
+                    if at >= len(self.text) or self.text[at] not in "{[":
+                        break
+                    found = _child_offset(self.text, at, token)
+                    if found is None:
+                        break
+                    at = found
+            self._cache[pointer] = line_col(self.text, at)
+        return self._cache[pointer]
+
+
+def _is_test(value: Any) -> bool:
+    return isinstance(value, dict) and "n_prompt" in value and "n_gen" in value
+
+
+def _items(text: str, at: int) -> list[int]:
+    """The offsets of the items of the array that starts at `at`."""
+    starts, i = [], _skip_ws(text, at + 1)
+    while i < len(text) and text[i] != "]":
+        starts.append(i)
+        _, i = _PLAIN.raw_decode(text, i)
+        i = _skip_ws(text, i)
+        if i < len(text) and text[i] == ",":
+            i = _skip_ws(text, i + 1)
+    return starts
+
+
+def concatenated(label: str, raw: bytes) -> ConcatenatedDocument | None:
+    """The tests of a file of several llama-bench outputs back to back; None for any other."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    tests: list[Any] = []
+    starts: list[int] = []
+    values, i = 0, _skip_ws(text, 0)
+    try:
+        while i < len(text):
+            value, end = _DECODER.raw_decode(text, i)
+            if isinstance(value, list) and value and all(_is_test(t) for t in value):
+                tests += value
+                starts += _items(text, i)
+            elif _is_test(value):
+                tests.append(value)
+                starts.append(i)
+            else:
+                return None
+            values, i = values + 1, _skip_ws(text, end)
+    except (_Rejected, ValueError, RecursionError):
+        return None
+    if values < 2 or len(starts) != len(tests):
+        return None
+    digest = hashlib.sha256(raw).hexdigest()
+    data = {str(k): t for k, t in enumerate(tests)}
+    return ConcatenatedDocument(label, digest, text, data, starts=tuple(starts))
