@@ -183,6 +183,10 @@ class PrefillPoint:
     point: str | None = None
     settings: tuple[tuple[str, Scalar], ...] = ()  # its own `meta.KEY` axes (meta.n_depth, ...)
     cached_tokens: int = 0  # tokens already in the KV cache before the prompt (llama-bench n_depth)
+    # The key under `pointer` of the tool's own rate (`tok_s`) when that rate is the value, as
+    # the tool defines it (llama-bench's avg_ts: the mean of its repetitions' rates, checked
+    # against them when read); None: the rate is prompt_tokens / ttft_s.
+    rate_key: str | None = None
 
 
 @dataclass(frozen=True)

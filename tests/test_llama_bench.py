@@ -101,7 +101,7 @@ def test_prefill_and_decode_are_the_files_own_numbers() -> None:
     assert point.prompt_tokens == pp["n_prompt"]
     assert point.ttft_s == pp["avg_ns"] / 1e9
     assert point.samples == len(pp["samples_ns"])
-    assert point.tok_s is None  # avg_ts is a mean of rates, not n_prompt / ttft_s
+    assert (point.tok_s, point.rate_key) == (pp["avg_ts"], "avg_ts")  # the tool's own rate
     (cell,) = run.cells
     assert (cell.pointer, cell.context_tokens, cell.concurrency) == (f"/{j}", tg["n_depth"], 1)
     assert cell.aggregate_tok_s == tg["avg_ts"]
@@ -117,7 +117,8 @@ def test_prefill_and_decode_are_the_files_own_numbers() -> None:
     ttft = metrics.get(f"prefill.{context_label(ctx)}.ttft_s")
     assert ttft is not None and ttft.value == pp["avg_ns"] / 1e9
     rate = metrics.find("prefill.tok_s", context=ctx)
-    assert rate is not None and rate.value == pytest.approx(pp["n_prompt"] * 1e9 / pp["avg_ns"])
+    assert rate is not None and (rate.value, rate.source) == (pp["avg_ts"], "summary")
+    assert rate.pointer == f"/{i}/avg_ts"
     agg = metrics.find("decode.aggregate_tok_s", context=tg["n_depth"], concurrency=1)
     assert agg is not None and (agg.value, agg.source) == (tg["avg_ts"], "summary")
 
@@ -128,7 +129,12 @@ def test_every_metric_points_at_the_field_it_was_read_from() -> None:
     (run,) = load([REAL]).runs
     data = _real()
     metrics = compute([run])
-    read = {"prefill.prompt_tokens": 1.0, "prefill.ttft_s": 1e-9, "decode.aggregate_tok_s": 1.0}
+    read = {
+        "prefill.prompt_tokens": 1.0,
+        "prefill.ttft_s": 1e-9,
+        "prefill.tok_s": 1.0,
+        "decode.aggregate_tok_s": 1.0,
+    }
     seen = set()
     for value in metrics.values:
         if value.key not in read:
@@ -148,7 +154,7 @@ def test_avg_ts_is_the_mean_of_the_repetitions_rates() -> None:
         tol = llama_bench.AVG_TS
         assert test["avg_ts"] == pytest.approx(statistics.mean(rates), rel=tol.rel, abs=tol.abs_)
         assert abs(test["avg_ns"] - statistics.mean(test["samples_ns"])) <= llama_bench.AVG_NS.abs_
-    # the rate at the mean time is not that mean: why the prefill point does not keep avg_ts
+    # the rate at the mean time is not that mean: why the prefill rate is avg_ts itself
     _, pp = _test("prefill")
     at_mean = pp["n_prompt"] * 1e9 / pp["avg_ns"]
     assert abs(pp["avg_ts"] / at_mean - 1) > 10 * llama_bench.AVG_TS.rel
@@ -272,7 +278,9 @@ def test_two_generation_lengths_at_one_depth_are_two_points() -> None:
     ]
     metrics = compute([run])
     for cell in run.cells:
-        found = metrics.find("decode.aggregate_tok_s", context=cell.context_tokens, point=cell.point)
+        found = metrics.find(
+            "decode.aggregate_tok_s", context=cell.context_tokens, point=cell.point
+        )
         assert found is not None and found.id.endswith(f".c1.{cell.point}.aggregate_tok_s")
         assert dict(found.extra)["meta.n_gen"] == int((cell.point or "")[2:])
 

@@ -1,8 +1,8 @@
 """Parse stage for llama.cpp's `llama-bench`: offline prompt-processing and token-generation
 speed, measured in-process with no server and no HTTP. In: a schema-valid file's tests by index
 (`-o json`, a top-level array, `RunFormat.top_list`; `-o jsonl`, one test a line, `LINES_FORMAT`;
-or several outputs back to back, `reportgen.formats.llama_bench_concat`), so `/1/avg_ts` is the
-file's own pointer. Out: one `MatrixRun` and the problems found.
+or several outputs back to back, or tests among log lines, `reportgen.formats.llama_bench_read`),
+so `/1/avg_ts` is the file's own pointer. Out: one `MatrixRun` and the problems found.
 
 llama-bench loads the GGUF itself and times each test `-r` times. Every test repeats the build,
 model and settings fields; `n_prompt`, `n_gen` and `n_depth` (tokens already in the KV cache,
@@ -15,10 +15,11 @@ Every test is a point of one `MatrixRun`:
 - a prompt-processing test (`-p`, n_gen 0) is a `PrefillPoint` at context n_prompt + n_depth,
   prompt_tokens n_prompt, cached_tokens n_depth, ttft_s avg_ns / 1e9: the time to process the
   prompt in-process, which is not a served TTFT (no HTTP, no queue, no tokenizing, no first token
-  sampled). Its own rate is left out (`tok_s` None): reportgen's prefill rate is n_prompt /
-  ttft_s, the rate at the mean time, and avg_ts the mean of the rates, higher by about the square
-  of the repetitions' coefficient of variation (at most 0.12% on the real 84-test sweep), so the
-  summary cross-check would flag every noisy test; avg_ts is checked against the samples here;
+  sampled). Its rate is llama-bench's own avg_ts (`rate_key`), the mean of the repetitions'
+  rates as every llama-bench user reads it, checked against samples_ns here. It is not n_prompt /
+  ttft_s, the rate at the mean time: that is lower by about the square of the repetitions'
+  coefficient of variation, 0.08% at most on the real 84-test sweep but 8% on a real test whose
+  five repetitions held one twice as slow as the others;
 - a token-generation test (`-n`, n_prompt 0) is a `DecodeCell` at context n_depth and
   concurrency 1 (one sequence: n_batch and n_ubatch are prompt batch sizes), its aggregate avg_ts
   from the source "llama-bench", with no request samples;
@@ -75,6 +76,7 @@ from reportgen.formats.llama_bench_configs import (
     model_name,
     sweep,
 )
+from reportgen.formats.llama_bench_read import LoggedLinesDocument
 from reportgen.model import (
     CellSummary,
     DecodeCell,
@@ -91,7 +93,10 @@ SOURCE = "llama-bench"  # the decode cells' aggregate_source: llama-bench's own 
 # avg_ns is the integer part of the samples' mean; avg_ts is written with 6 decimals
 AVG_NS = Tolerance(rel=0.0, abs_=1.0)
 AVG_TS = Tolerance(rel=1e-5, abs_=1e-5)
-BASIS = "llama-bench's in-process prompt time (avg_ns): no server, HTTP, queue or sampling"
+BASIS = (
+    "llama-bench's in-process prompt processing (avg_ns; avg_ts, the mean of the repetitions' "
+    "rates): no server, HTTP, queue or sampling"
+)
 
 
 def detect(data: dict[str, Any]) -> Detection | None:
@@ -189,7 +194,7 @@ def _prefill(test: dict[str, Any], at: str, point: str | None, axes: Any) -> Pre
         context_tokens=context,
         prompt_tokens=int(test["n_prompt"]),
         ttft_s=test["avg_ns"] / 1e9,
-        tok_s=None,  # avg_ts is a mean of rates, not n_prompt / ttft_s (see the docstring)
+        tok_s=float(test["avg_ts"]),  # the value itself: a mean of rates (see the docstring)
         samples=len(samples) if samples else None,
         prompt_tokens_key="n_prompt",
         ttft_key="avg_ns",
@@ -197,6 +202,7 @@ def _prefill(test: dict[str, Any], at: str, point: str | None, axes: Any) -> Pre
         point=point,
         settings=axes,
         cached_tokens=depth,
+        rate_key="avg_ts",
     )
 
 
@@ -228,6 +234,21 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, 
     def report(pointer: str, message: str, severity: str) -> None:
         problems.append(doc.problem(pointer, message, severity))
 
+    if isinstance(doc, LoggedLinesDocument) and doc.skipped:
+        number, text = doc.skipped[0]
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        problems.append(
+            Problem(
+                doc.label,
+                number,
+                1,
+                "",
+                f"{len(doc.skipped)} line(s) are not JSON, the first {shown!r}: messages written "
+                "into the file beside the tests (stderr redirected into it?); left out, and the "
+                "tests read from the other lines",
+                "warning",
+            )
+        )
     tests = [(f"{base}/{key}", test) for key, test in doc.data.items()]
     shape = sweep([t for _, t in tests])
     prefill: list[PrefillPoint] = []

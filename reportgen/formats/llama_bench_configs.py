@@ -79,6 +79,7 @@ SHORT = {
 }
 _ORDER = {key: i for i, key in enumerate(SHORT)}
 _ABSENT = "\0absent"  # a key a test does not have, as `_key` writes it
+TOKEN_PART = 32  # the longest a setting's part of a token may be (a GPU's or model's name)
 
 
 @dataclass(frozen=True)
@@ -174,15 +175,29 @@ def _models(tests: Sequence[dict[str, Any]]) -> dict[str, str]:
     return {key: f"model {i}" for i, key in enumerate(kinds, 1)}
 
 
+def _telling(rows: Sequence[Sequence[tuple[str, str, Scalar]]]) -> set[str]:
+    """The varying keys that tell the configurations apart, in order: a key whose value follows
+    from the keys before it (the GPU's name from the backend, say) is left out of the label."""
+    keys = [key for key, _, _ in rows[0]] if rows else []
+    kept: list[int] = []
+    groups = 1
+    for i in range(len(keys)):
+        split = len({tuple(parts[k][1] for k in [*kept, i]) for parts in rows})
+        if split > groups:
+            kept.append(i)
+            groups = split
+    return {keys[i] for i in kept}
+
+
 def _part(key: str, value: str) -> tuple[str, str]:
     """(label part, token part) of one varying setting's value."""
     short = SHORT.get(key, key)
     if key == "model":
-        return value, token(value.removesuffix(".gguf"))
+        return value, token(value.removesuffix(".gguf"))[:TOKEN_PART]
     if key == "build":
         return value, token(value.split(" ")[0])
     glue = "" if re.fullmatch(r"-?[0-9][0-9.]*", value) else "-"
-    return f"{short} {value}", token(f"{short}{glue}{value}")
+    return f"{short} {value}", token(f"{short}{glue}{value}")[:TOKEN_PART]
 
 
 def sweep(tests: Sequence[dict[str, Any]]) -> Sweep:
@@ -209,24 +224,34 @@ def sweep(tests: Sequence[dict[str, Any]]) -> Sweep:
         seen[cell] = seen.get(cell, 0) + 1
         rows.append((seen[cell], parts))
     repeated = max(seen.values(), default=1) > 1
-    # each test's varying settings as (key, label part, token part, raw value)
+    named = _telling([parts for _, parts in rows]) | {"repeat"}
+    # each test's varying settings as (key, label part, token part, raw value); the label and
+    # token name only the settings that tell the configurations apart
     labelled: list[list[tuple[str, str, str, Scalar]]] = []
     for repeat, parts in rows:
         if repeated:
             parts = [*parts, ("repeat", str(repeat), repeat)]
-        labelled.append([(key, *_part(key, shown), raw) for key, shown, raw in parts])
-    identity = [_key([p[:3] for p in named]) for named in labelled]
+        labelled.append(
+            [
+                (key, *(_part(key, shown) if key in named else ("", "")), raw)
+                for key, shown, raw in parts
+            ]
+        )
+    identity = [_key([p[:3] for p in parts4]) for parts4 in labelled]
     order = list(dict.fromkeys(identity))
-    tokens = {i: "-".join(p[2] for p in named) for i, named in zip(identity, labelled, strict=True)}
+    tokens = {
+        i: "-".join(p[2] for p in parts4 if p[2])
+        for i, parts4 in zip(identity, labelled, strict=True)
+    }
     unique = len(set(tokens.values())) == len(tokens) and all(tokens.values())
     configurations = []
-    for ident, named in zip(identity, labelled, strict=True):
-        label = ", ".join(p[1] for p in named)
+    for ident, parts4 in zip(identity, labelled, strict=True):
+        label = ", ".join(p[1] for p in parts4 if p[1])
         name = tokens[ident] if unique else f"cfg{order.index(ident) + 1}"
-        settings: list[tuple[str, Scalar]] = [(META + key, raw) for key, _, _, raw in named]
-        if named:
+        settings: list[tuple[str, Scalar]] = [(META + key, raw) for key, _, _, raw in parts4]
+        if parts4:
             settings.insert(0, (META + "config", label))
-        configurations.append(Configuration(label, name if named else "", tuple(settings)))
+        configurations.append(Configuration(label, name if parts4 else "", tuple(settings)))
     prompts = {t["n_prompt"] for t in tests if t.get("n_prompt") and not t.get("n_gen")}
     gens = {t["n_gen"] for t in tests if t.get("n_gen") and not t.get("n_prompt")}
     return Sweep(tuple(configurations), len(order) > 1, len(prompts) > 1, len(gens) > 1)

@@ -31,7 +31,7 @@ from reportgen.formats.jsonfile import (
 )
 from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
 from reportgen.formats.jsonl_stream import Streamed, stream_json_lines
-from reportgen.formats.llama_bench_concat import concatenated
+from reportgen.formats.llama_bench_read import concatenated, with_log_lines
 from reportgen.formats.registry import FORMATS, detect, known_formats
 from reportgen.formats.schemas import check
 from reportgen.model import Provenance, Run, Scalar, SourceFile
@@ -176,7 +176,13 @@ def _streamed(path: Path, label: str, inside: Path | None) -> Streamed | None:
     """A `.jsonl` file read one line at a time through its format's reducer; None when its
     format has none (`reportgen.formats.jsonl_stream`)."""
     with open_input(path, "run", label=label, inside=inside) as handle:
-        return stream_json_lines(label, handle, path, inside)
+        try:
+            return stream_json_lines(label, handle, path, inside)
+        except InputError:
+            raw = read_input(path, "run", label=label, inside=inside)
+            if with_log_lines(label, raw) is None:
+                raise
+            return None  # read whole by `parse_run_file`, log lines left out
 
 
 def load_streamed(streamed: Streamed) -> tuple[Run | None, list[Problem]]:
@@ -229,9 +235,15 @@ def fast_run(label: str, raw: bytes) -> Run | None:
 
 def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
     """One run file's bytes parsed: JSON Lines when `path` is named `.jsonl`, else JSON (or
-    several llama-bench outputs back to back, `reportgen.formats.llama_bench_concat`)."""
+    several llama-bench outputs back to back, `reportgen.formats.llama_bench_read`)."""
     if path.suffix == ".jsonl":
-        return parse_json_lines(label, raw)
+        try:
+            return parse_json_lines(label, raw)
+        except InputError:
+            logged = with_log_lines(label, raw)  # llama-bench tests among stderr's log lines
+            if logged is None:
+                raise
+            return logged
     try:
         return parse_json(label, raw, top_list=_TOP_LIST)
     except InputError:

@@ -169,10 +169,14 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
         yield emit.value("prefill.prompt_tokens", float(p.prompt_tokens), "fields", where, at)
         ttft_at = f"{p.pointer}/{p.ttft_key}"
         yield emit.value("prefill.ttft_s", p.ttft_s, "fields", ttft_at, at, basis=p.basis)
-        rate = p.prompt_tokens / p.ttft_s
-        yield emit.value(
-            "prefill.tok_s", rate, "fields", p.pointer, at, summary=p.tok_s, basis=p.basis
-        )
+        if p.rate_key is not None and p.tok_s is not None:  # the tool's rate, as it defines it
+            where = f"{p.pointer}/{p.rate_key}"
+            yield emit.value("prefill.tok_s", p.tok_s, "summary", where, at, basis=p.basis)
+        else:
+            rate = p.prompt_tokens / p.ttft_s
+            yield emit.value(
+                "prefill.tok_s", rate, "fields", p.pointer, at, summary=p.tok_s, basis=p.basis
+            )
         yield CellState(
             "prefill",
             p.context_tokens,

@@ -1,24 +1,36 @@
-"""Load stage for a `.json` file that holds several llama-bench outputs back to back: bytes in, one
-document of all their tests out, or None for any other file.
+"""Load stage for llama-bench files that are not one JSON value nor clean JSON Lines: bytes in,
+one document of all their tests out, or None for any other file.
 
-`llama-bench -o json >> all.json` in a shell loop writes one JSON array per run, one after the
-other (`[...]\n[...]\n`); `-o jsonl > all.json` writes one test object a line. Neither is one
-JSON value, so `reportgen.formats.jsonfile.parse_json` refuses them ("more data after the end of
-the top-level value"); the loader then asks `concatenated`, which reads the values one after the
-other and, when every value is an array of llama-bench tests or one such test, gives a
-`JsonArrayDocument` of all the tests in file order: "0", "1", ... across the arrays, as if they
-were one array. Its `locate` walks from the test's own place in the text, so `/85/avg_ts` is the
-line and column of that value in the file. Anything else (a value that is not a test, a
-duplicate key, NaN) gives None, and the loader reports `parse_json`'s own problem.
+Several outputs back to back (`concatenated`). `llama-bench -o json >> all.json` in a shell loop
+writes one JSON array per run, one after the other (`[...]\n[...]\n`); `-o jsonl > all.json`
+writes one test object a line. Neither is one JSON value, so
+`reportgen.formats.jsonfile.parse_json` refuses them ("more data after the end of the top-level
+value"); the loader then asks `concatenated`, which reads the values one after the other and,
+when every value is an array of llama-bench tests or one such test, gives a `JsonArrayDocument`
+of all the tests in file order: "0", "1", ... across the arrays, as if they were one array. Its
+`locate` walks from the test's own place in the text, so `/85/avg_ts` is the line and column of
+that value in the file.
+
+Log lines among JSON Lines (`with_log_lines`). `llama-bench -o jsonl 2>&1 | tee run.jsonl`
+writes the backend's messages on stderr ("ggml_cuda_init: found 1 ROCm devices:") into the file
+beside the tests. When every line that does not parse starts with neither `{` nor `[` (so it was
+never meant to be a record) and every other line is a llama-bench test, the document is the
+tests, read as `reportgen.formats.jsonl` reads the file with those lines left blank: line and
+column stay the file's own, and "/0" is the first test. `LoggedLinesDocument.skipped` keeps the
+lines left out, which the format reports as one warning.
+
+Anything else (a value that is not a test, a duplicate key, NaN, a line that looks like a broken
+record) gives None, and the loader reports the JSON reader's own problems.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
+from reportgen.errors import InputError
 from reportgen.formats.jsonfile import (
     JsonArrayDocument,
     _child_offset,
@@ -29,6 +41,7 @@ from reportgen.formats.jsonfile import (
     line_col,
     split_pointer,
 )
+from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_strict_pairs, parse_constant=_no_constant)
 _PLAIN = json.JSONDecoder()  # to skip an item already checked by `_DECODER`
@@ -103,3 +116,35 @@ def concatenated(label: str, raw: bytes) -> ConcatenatedDocument | None:
     digest = hashlib.sha256(raw).hexdigest()
     data = {str(k): t for k, t in enumerate(tests)}
     return ConcatenatedDocument(label, digest, text, data, starts=tuple(starts))
+
+
+@dataclass(frozen=True)
+class LoggedLinesDocument(JsonLinesDocument):
+    """A JSON Lines file's llama-bench tests, with the log lines among them left out."""
+
+    skipped: tuple[tuple[int, str], ...] = ()  # (line number, its text) of each line left out
+
+
+def with_log_lines(label: str, raw: bytes) -> LoggedLinesDocument | None:
+    """The tests of a JSON Lines file with log lines among them; None for any other file."""
+    kept, skipped = [], []
+    number = 0
+    for line in raw.split(b"\n"):
+        number += 1
+        text = line.decode("utf-8", "replace").strip()
+        if not text or text[0] in "{[":
+            kept.append(line)
+            continue
+        skipped.append((number, text))
+        kept.append(b" " * len(line))  # a blank line of the same length: places stay the same
+    if not skipped:
+        return None
+    try:
+        doc = parse_json_lines(label, b"\n".join(kept))
+    except InputError:
+        return None
+    if not doc.data or not all(_is_test(t) for t in doc.data.values()):
+        return None
+    same = {f.name: getattr(doc, f.name) for f in fields(doc) if f.init}
+    same["sha256"] = hashlib.sha256(raw).hexdigest()
+    return LoggedLinesDocument(**same, skipped=tuple(skipped))
