@@ -322,3 +322,16 @@ def test_the_lines_format_is_the_array_format_read_another_way() -> None:
     lines, array = llama_bench.LINES_FORMAT, llama_bench.FORMAT
     assert (lines.lines, lines.top_list, array.lines, array.top_list) == (True, False, False, True)
     assert (lines.name, lines.parse, lines.detect) == (array.name, array.parse, array.detect)
+
+
+def test_a_forks_extra_measurements_are_not_settings() -> None:
+    """A fork that adds avg_ttft_ms and samples_itl_ns to each test: they differ from test to
+    test, and are measurements, so the file still has one configuration."""
+    tests = _tests(OLD)
+    for k, test in enumerate(tests):
+        test.update(avg_ttft_ms=40.5 + k, stddev_ttft_ms=0.1 * k, samples_itl_ns=[4.3e7 + k])
+    doc = parse_json("f.json", json.dumps(tests).encode(), top_list=True)
+    run, problems = load_document(doc)
+    assert isinstance(run, MatrixRun) and problems == []
+    assert [p.point for p in run.prefill] == [None] and [c.point for c in run.cells] == [None]
+    assert all("meta.config" not in dict(p.settings) for p in run.prefill)

@@ -7,13 +7,16 @@ token such as "fa1-n_ubatch512", and its settings as `meta.KEY` axes), and which
 n_prompt / n_gen the tests vary (`Sweep`).
 
 A test's settings are every key llama-bench writes that is not a measurement or a test length
-(`MEASURED`): the model, the build, the backend and device, threads, GPU layers, batch sizes,
-flash attention, KV cache types, and any key an older or newer build writes (`cuda`, `metal`,
-`n_cpu_moe`, ...). A key varies when the tests hold two or more values of it; a key some tests
-lack and the others agree on (a newer build's extra field) does not. The four model keys
-(`MODEL_KEYS`) vary together and are named once, as the model; `build_number` and
-`build_commit` once, as the build. A test that repeats another (the same settings and lengths,
-as `-o json` appended twice by a shell loop writes) is the next `repeat` of that configuration.
+(`MEASURED`, and any key named `avg_*`, `stddev_*` or `samples_*`, as forks add them): the model,
+the build, the backend and device, threads, GPU layers, batch sizes, flash attention, KV cache
+types, and any key an older or newer build writes (`cuda`, `metal`, `n_cpu_moe`, ...). A key
+varies when the tests hold two or more values of it; a key some tests lack and the others agree
+on (a newer build's extra field) does not. The four model keys (`MODEL_KEYS`) vary together and
+are named once, as the model; `build_number` and `build_commit` once, as the build. A test that
+repeats another (the same settings and lengths, as `-o json` appended twice by a shell loop
+writes) is the next `repeat` of that configuration. The label and token name only the varying
+settings that tell the configurations apart, in the order of llama-bench's table (a GPU's name
+that follows from the backend is left out of them, and kept as its `meta.gpu_info` axis).
 
 Names: the label uses llama-bench's own markdown column heads (`fa`, `ngl`, `threads`,
 `n_ubatch`, `type_k`, ...); the token is the label without spaces, lower case, with anything
@@ -48,6 +51,8 @@ MEASURED = frozenset(
         "samples_ts",
     }
 )
+# keys of a measurement by their name, as builds and forks add them (avg_ttft_ms, samples_itl_ns)
+MEASURED_PREFIXES = ("avg_", "stddev_", "samples_")
 MODEL_KEYS = ("model_filename", "model_type", "model_size", "model_n_params")
 BUILD_KEYS = ("build_number", "build_commit")
 # llama-bench's markdown column heads, and the order its table has them in
@@ -103,6 +108,11 @@ class Sweep:
     gens_vary: bool
 
 
+def measured(key: str) -> bool:
+    """True for a key that holds what a test measured (or which test it is), not a setting."""
+    return key in MEASURED or key.startswith(MEASURED_PREFIXES)
+
+
 def _key(value: object) -> str:
     return json.dumps(value, sort_keys=True)
 
@@ -149,7 +159,7 @@ def _varying(tests: Sequence[dict[str, Any]]) -> list[str]:
     values: dict[str, set[str]] = {}
     for test in tests:
         for key, value in test.items():
-            if key not in MEASURED:
+            if not measured(key):
                 values.setdefault(key, set()).add(_key(value))
     varying = {k for k, v in values.items() if len(v) > 1}
     named = [k for k in varying if k not in MODEL_KEYS and k not in BUILD_KEYS]
