@@ -335,3 +335,20 @@ def test_a_forks_extra_measurements_are_not_settings() -> None:
     assert isinstance(run, MatrixRun) and problems == []
     assert [p.point for p in run.prefill] == [None] and [c.point for c in run.cells] == [None]
     assert all("meta.config" not in dict(p.settings) for p in run.prefill)
+
+
+def test_two_llama_bench_files_are_two_runs_not_repetitions(tmp_path: Path) -> None:
+    """Files of one model with other settings (here: another build and layout) measure other
+    things: init makes each a run of its own, named by its file, and the article builds."""
+    folder, out = tmp_path / "article", tmp_path / "build"
+    made = scaffold(folder, [SWEEP, OLD])
+    assert made.runs == 2
+    article, metrics = article_metrics(folder)
+    assert [r.label for r in article.runs] == [SWEEP.stem, OLD.stem]
+    assert len({r.id for r in article.runs}) == 2  # by what tells them apart: here the model
+    assert not [v for v in metrics.values if v.source == "repetitions"]
+    for run, path in zip(article.runs, (SWEEP, OLD), strict=True):
+        mine = {v.id for v in metrics.values if v.run == run.id and v.key in SPEEDS}
+        assert len(mine) == len(_tests(path))
+    build(folder, out)
+    assert not check_article(folder, build_dir=out).failed

@@ -85,7 +85,7 @@ def manifest_text(
     for run in runs:
         lines += ["[[runs]]"]
         if len(runs) > 1:
-            lines += [f'id = "{run.id}"', f"label = {q(run.engine or run.id)}"]
+            lines += [f'id = "{run.id}"', f"label = {q(run.label or run.engine or run.id)}"]
         if len(run.files) <= 3:
             lines += ["files = [" + ", ".join(q(f) for f in run.files) + "]", ""]
         else:

@@ -23,6 +23,7 @@ class InitRun:
     model: str | None
     files: list[str] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
+    label: str | None = None  # how tables name the run, when not by its engine
 
 
 def _kind(run: Run) -> str:
@@ -59,16 +60,20 @@ def file_names(paths: Sequence[Path]) -> list[str]:
 def group_runs(runs: Sequence[tuple[str, Run]]) -> list[InitRun]:
     """The article's runs: files of one tool, engine and model together. A file that measures a
     cell another file of the run has is a repetition of it (r1, r2, ...), not a run of its own:
-    the metrics combine repetitions into their median and spread."""
+    the metrics combine repetitions into their median and spread. A llama-bench file is a run of
+    its own, labelled by its file's name."""
     groups: list[InitRun] = []
     for name, run in runs:
         key = (_kind(run), run.source.tool.split(" ")[0], _engine(run), _model(run))
+        # a llama-bench file is a run of its own: its settings (which the file holds, not the
+        # run model) may differ from another file's, and its cells are no repetitions of them
+        own = name.rsplit(".", 1)[0] if run.source.format == "llama-bench" else None
         home = next(
-            (g for g in groups if (g.kind, g.tool, g.engine, g.model) == key),
+            (g for g in groups if (g.kind, g.tool, g.engine, g.model) == key and own is None),
             None,
         )
         if home is None:
-            home = InitRun(f"run{len(groups) + 1}", *key)
+            home = InitRun(f"run{len(groups) + 1}", *key, label=own)
             groups.append(home)
         home.files.append(name)
         if run.source.format_version:
@@ -83,10 +88,10 @@ def slug(text: str) -> str:
 
 def _name_runs(groups: list[InitRun]) -> None:
     """Run ids from what tells the runs apart: the engine, else the model, else the tool that
-    measured them, else a number."""
+    measured them, else the label (a llama-bench file's name), else a number."""
     if len(groups) == 1:
         return
-    for attr in ("engine", "model", "tool", "kind"):
+    for attr in ("engine", "model", "tool", "kind", "label"):
         ids = [slug(str(getattr(g, attr) or "")) for g in groups]
         if len(set(ids)) == len(ids) and all(i[0].isalpha() for i in ids):
             for g, i in zip(groups, ids, strict=True):
