@@ -6,7 +6,8 @@ tests/test_llama_bench_wild.py for the real ones):
 
 - tests/examples/valid/llama-bench-sweep.json: `-p 256,512 -n 64 -d 0,1024 -fa 0,1`, build 7200;
 - tests/examples/valid/llama-bench-models.jsonl: `-o jsonl`, two models, `-d 0,4096`;
-- tests/examples/valid/llama-bench-appended.json: two `-o json` arrays back to back, two builds;
+- tests/examples/llama-bench/llama-bench-appended.json: two `-o json` arrays back to back, two
+  builds (kept apart from valid/, whose `.json` files other tests read as one JSON value each);
 - tests/examples/valid/llama-bench-old-build.json: a 2024 build: backend booleans, f16_kv, no
   n_depth, no samples_ts, no backends;
 - tests/examples/invalid/llama-bench-log-lines.jsonl: `-o jsonl` with the backend's stderr in it.
@@ -47,7 +48,7 @@ from reportgen.model import MatrixRun
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 SWEEP = EXAMPLES / "valid" / "llama-bench-sweep.json"
 MODELS = EXAMPLES / "valid" / "llama-bench-models.jsonl"
-APPENDED = EXAMPLES / "valid" / "llama-bench-appended.json"
+APPENDED = EXAMPLES / "llama-bench" / "llama-bench-appended.json"
 OLD = EXAMPLES / "valid" / "llama-bench-old-build.json"
 LOGGED = EXAMPLES / "invalid" / "llama-bench-log-lines.jsonl"
 SPEEDS = ("prefill.tok_s", "decode.aggregate_tok_s")

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from reportgen.errors import InputError, Problem
 from reportgen.metrics.efficiency import efficiency
-from reportgen.metrics.registry import CellState, MetricSet, MetricValue
+from reportgen.metrics.registry import CellState, MetricSet, MetricValue, Source
 from reportgen.metrics.repeats import combine, varying_settings
 from reportgen.metrics.values import Cell, Emitter, distribution, run_settings
 from reportgen.model import (
@@ -99,12 +99,7 @@ def _median_with_own(values: list[MetricValue], own: float | None) -> Iterator[M
 
 
 def _decode(cell: DecodeCell, emit: Emitter) -> Iterator[MetricValue]:
-    at = Cell(
-        context=cell.context_tokens,
-        concurrency=cell.concurrency,
-        point=cell.point,
-        extra=cell.settings,
-    )
+    at = Cell(cell.context_tokens, cell.concurrency, cell.point, extra=cell.settings)
     tokens, seconds = cell.window_output_tokens, cell.measurement_s
     if cell.aggregate_source in TOKEN_COUNT_SOURCES and tokens and seconds:
         yield emit.value(
@@ -169,26 +164,13 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
         yield emit.value("prefill.prompt_tokens", float(p.prompt_tokens), "fields", where, at)
         ttft_at = f"{p.pointer}/{p.ttft_key}"
         yield emit.value("prefill.ttft_s", p.ttft_s, "fields", ttft_at, at, basis=p.basis)
+        source: Source = "fields"
+        rate, own, where = p.prompt_tokens / p.ttft_s, p.tok_s, p.pointer
         if p.rate_key is not None and p.tok_s is not None:  # the tool's rate, as it defines it
-            where = f"{p.pointer}/{p.rate_key}"
-            yield emit.value("prefill.tok_s", p.tok_s, "summary", where, at, basis=p.basis)
-        else:
-            rate = p.prompt_tokens / p.ttft_s
-            yield emit.value(
-                "prefill.tok_s", rate, "fields", p.pointer, at, summary=p.tok_s, basis=p.basis
-            )
-        yield CellState(
-            "prefill",
-            p.context_tokens,
-            None,
-            "ok",
-            None,
-            src.label,
-            p.pointer,
-            emit.run,
-            point=p.point,
-            extra=p.settings,
-        )
+            rate, source, own, where = p.tok_s, "summary", None, f"{p.pointer}/{p.rate_key}"
+        yield emit.value("prefill.tok_s", rate, source, where, at, summary=own, basis=p.basis)
+        state = CellState("prefill", p.context_tokens, None, "ok", None, src.label, p.pointer)
+        yield replace(state, run=emit.run, point=p.point, extra=p.settings)
     for cell in run.cells:
         yield CellState(
             "decode",
@@ -199,7 +181,7 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
             src.label,
             cell.pointer,
             emit.run,
-            point=cell.point,
+            cell.point,
             extra=cell.settings,
         )
         if cell.status == "ok":
