@@ -104,6 +104,7 @@ def tables(metrics: MetricSet, run: InitRun, many: bool) -> list[str]:
             lines += ["[[sections.chart]]", f'id = "{tid}-by-depth"', f"title = {q(named)}"]
             lines += [f'metric = "{metric}"', f'x = "{DEPTH}"', f'series = "{columns}"']
             lines += ['x_label = "tokens already in the KV cache (n_depth)"']
+            lines += [f"y_label = {q(title.lower() + ' (tok/s)')}", f"legend = {q(words[columns])}"]
             lines += [f"where = {{ {', '.join(where)} }}"] if where else []
             lines += [""]
     return lines
