@@ -353,3 +353,32 @@ def test_two_llama_bench_files_are_two_runs_not_repetitions(tmp_path: Path) -> N
         assert len(mine) == len(_tests(path))
     build(folder, out)
     assert not check_article(folder, build_dir=out).failed
+
+
+def test_an_array_llama_bench_stopped_writing_reads_its_complete_tests(tmp_path: Path) -> None:
+    """llama-bench prints each test as it finishes and `]` at the end: a run that stopped leaves
+    the tests it finished. Cut anywhere, the file reads them with one warning at its end, or,
+    with no test complete, is refused as truncated."""
+    text = SWEEP.read_text(encoding="utf-8").rstrip()
+    decoder, ends, at = json.JSONDecoder(), [], text.index("{")
+    while at < len(text) and text[at] == "{":
+        _, end = decoder.raw_decode(text, at)
+        ends.append(end)
+        at = end + len(text[end:]) - len(text[end:].lstrip(", \n"))
+    path = tmp_path / "cut.json"
+    for cut in range(2, len(text) - 1, 89):
+        path.write_text(text[:cut], encoding="utf-8")
+        result = load([path])
+        complete = sum(end <= cut for end in ends)
+        if not complete:
+            assert result.runs == () and [p.severity for p in result.problems] == ["error"]
+            assert "truncated" in result.problems[0].message
+            continue
+        (run,) = result.runs
+        assert isinstance(run, MatrixRun)
+        assert len(run.prefill) + len(run.cells) == complete, cut
+        (warning,) = result.problems
+        assert warning.severity == "warning"
+        assert f"after {complete} complete tests" in warning.message
+        lines = text[:cut].rstrip().splitlines()
+        assert (warning.line, warning.col) == (len(lines), len(lines[-1]) + 1)

@@ -1,7 +1,8 @@
 """Parse stage for llama.cpp's `llama-bench`: offline prompt-processing and token-generation
 speed, measured in-process with no server and no HTTP. In: a schema-valid file's tests by index
 (`-o json`, a top-level array, `RunFormat.top_list`; `-o jsonl`, one test a line, `LINES_FORMAT`;
-or several outputs back to back, or tests among log lines, `reportgen.formats.llama_bench_read`),
+or several outputs back to back, tests among log lines, or an array llama-bench stopped writing,
+`reportgen.formats.llama_bench_read`),
 so `/1/avg_ts` is the file's own pointer. Out: one `MatrixRun` and the problems found.
 
 llama-bench loads the GGUF itself and times each test `-r` times. Every test repeats the build,
@@ -76,7 +77,7 @@ from reportgen.formats.llama_bench_configs import (
     model_name,
     sweep,
 )
-from reportgen.formats.llama_bench_read import LoggedLinesDocument
+from reportgen.formats.llama_bench_read import CutShortDocument, LoggedLinesDocument
 from reportgen.model import (
     CellSummary,
     DecodeCell,
@@ -246,6 +247,21 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, 
                 f"{len(doc.skipped)} line(s) are not JSON, the first {shown!r}: messages written "
                 "into the file beside the tests (stderr redirected into it?); left out, and the "
                 "tests read from the other lines",
+                "warning",
+            )
+        )
+    if isinstance(doc, CutShortDocument):
+        line, col = doc.stops_at
+        last = "; a test cut in the middle is left out" if doc.partial else ""
+        problems.append(
+            Problem(
+                doc.label,
+                line,
+                col,
+                "",
+                f"the file ends here, inside the array, after {len(doc.data)} complete tests"
+                f"{last}: llama-bench stopped before its closing ] (out of memory, or "
+                "interrupted?); the complete tests are read",
                 "warning",
             )
         )

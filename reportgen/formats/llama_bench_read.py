@@ -19,6 +19,12 @@ tests, read as `reportgen.formats.jsonl` reads the file with those lines left bl
 column stay the file's own, and "/0" is the first test. `LoggedLinesDocument.skipped` keeps the
 lines left out, which the format reports as one warning.
 
+An array cut short (`cut_short`). llama-bench prints each test of `-o json` as it finishes and the
+closing `]` at the end, so a run that stopped (out of memory at a large depth, interrupted) leaves
+`[` and the tests it finished, the last perhaps cut in the middle. When the file is such an array
+and ends exactly there, the document is its complete tests, and `CutShortDocument.stops_at` is
+where the file ends, which the format reports as one warning.
+
 Anything else (a value that is not a test, a duplicate key, NaN, a line that looks like a broken
 record) gives None, and the loader reports the JSON reader's own problems.
 """
@@ -38,6 +44,7 @@ from reportgen.formats.jsonfile import (
     _Rejected,
     _skip_ws,
     _strict_pairs,
+    _syntax_problem,
     line_col,
     split_pointer,
 )
@@ -148,3 +155,52 @@ def with_log_lines(label: str, raw: bytes) -> LoggedLinesDocument | None:
     same = {f.name: getattr(doc, f.name) for f in fields(doc) if f.init}
     same["sha256"] = hashlib.sha256(raw).hexdigest()
     return LoggedLinesDocument(**same, skipped=tuple(skipped))
+
+
+@dataclass(frozen=True)
+class CutShortDocument(ConcatenatedDocument):
+    """The complete tests of a `-o json` array that the file ends inside."""
+
+    stops_at: tuple[int, int] = (1, 1)  # line and column where the file ends
+    partial: bool = False  # True: a test was cut in the middle (left out)
+
+
+def cut_short(label: str, raw: bytes) -> CutShortDocument | None:
+    """The complete tests of a llama-bench array the file ends inside; None for any other file."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    i = _skip_ws(text, 0)
+    if not text.startswith("[", i):
+        return None
+    tests: list[Any] = []
+    starts: list[int] = []
+    partial, i = False, _skip_ws(text, i + 1)
+    while i < len(text):
+        try:
+            value, end = _DECODER.raw_decode(text, i)
+        except json.JSONDecodeError as exc:  # the last test, when the file ends inside it
+            partial = "truncated?" in _syntax_problem(label, text, exc).message
+            if not partial:
+                return None
+            break
+        except (_Rejected, ValueError, RecursionError):
+            return None
+        if not _is_test(value):
+            return None
+        tests.append(value)
+        starts.append(i)
+        i = _skip_ws(text, end)
+        if text.startswith(",", i):
+            i = _skip_ws(text, i + 1)
+        elif i < len(text):
+            return None  # "]" (then the array was whole) or anything else: not cut short
+    if not tests:
+        return None
+    digest = hashlib.sha256(raw).hexdigest()
+    data = {str(k): t for k, t in enumerate(tests)}
+    stops = line_col(text, len(text.rstrip()))
+    return CutShortDocument(
+        label, digest, text, data, starts=tuple(starts), stops_at=stops, partial=partial
+    )
