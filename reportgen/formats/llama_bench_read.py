@@ -52,6 +52,7 @@ from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_strict_pairs, parse_constant=_no_constant)
 _PLAIN = json.JSONDecoder()  # to skip an item already checked by `_DECODER`
+TEST_KEY = b'"n_prompt"'  # every llama-bench test has it
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,8 @@ def _items(text: str, at: int) -> list[int]:
 
 def concatenated(label: str, raw: bytes) -> ConcatenatedDocument | None:
     """The tests of a file of several llama-bench outputs back to back; None for any other."""
+    if TEST_KEY not in raw:  # no test at all: said at once, however large the file
+        return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -134,6 +137,8 @@ class LoggedLinesDocument(JsonLinesDocument):
 
 def with_log_lines(label: str, raw: bytes) -> LoggedLinesDocument | None:
     """The tests of a JSON Lines file with log lines among them; None for any other file."""
+    if TEST_KEY not in raw:
+        return None
     kept, skipped = [], []
     number = 0
     for line in raw.split(b"\n"):
@@ -167,6 +172,8 @@ class CutShortDocument(ConcatenatedDocument):
 
 def cut_short(label: str, raw: bytes) -> CutShortDocument | None:
     """The complete tests of a llama-bench array the file ends inside; None for any other file."""
+    if TEST_KEY not in raw:
+        return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
