@@ -382,3 +382,23 @@ def test_an_array_llama_bench_stopped_writing_reads_its_complete_tests(tmp_path:
         assert f"after {complete} complete tests" in warning.message
         lines = text[:cut].rstrip().splitlines()
         assert (warning.line, warning.col) == (len(lines), len(lines[-1]) + 1)
+
+
+def test_a_wrappers_records_around_tests_are_refused_naming_the_file_to_read(
+    tmp_path: Path,
+) -> None:
+    """A benchmark wrapper that writes its own record a line, with llama-bench's test under a
+    key (and its power readings beside it), is not llama-bench's output: refused, one error."""
+    tests = _tests(SWEEP)[:2]
+    lines = [
+        json.dumps({"mode": "pp", "avg_power_w": 88.5 + k, "bench_raw": t})
+        for k, t in enumerate(tests)
+    ]
+    path = tmp_path / "results.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = load([path])
+    assert result.runs == ()
+    (error,) = result.problems
+    assert (error.severity, error.line, error.pointer) == ("error", 1, "")
+    assert error.message.startswith("/0/bench_raw holds a llama-bench test")
+    assert "-o jsonl" in error.message and "avg_power_w" in error.message

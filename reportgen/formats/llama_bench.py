@@ -69,7 +69,7 @@ from typing import Any
 
 from reportgen.errors import Problem, has_errors
 from reportgen.formats.base import Detection, RunFormat
-from reportgen.formats.jsonfile import JsonDocument
+from reportgen.formats.jsonfile import JsonDocument, escape_pointer_token
 from reportgen.formats.llama_bench_configs import (
     Configuration,
     Sweep,
@@ -100,12 +100,31 @@ BASIS = (
 )
 
 
+def _is_test(value: object) -> bool:
+    return isinstance(value, dict) and "n_prompt" in value and "n_gen" in value
+
+
 def detect(data: dict[str, Any]) -> Detection | None:
     """llama-bench tests (a top-level array's items or a JSON Lines file's records, by index)
-    have `n_prompt` and `n_gen`."""
-    if any(isinstance(t, dict) and "n_prompt" in t and "n_gen" in t for t in data.values()):
+    have `n_prompt` and `n_gen`. A first record that holds one under a key is another tool's
+    record around llama-bench's: refused, saying which file to read."""
+    if any(_is_test(t) for t in data.values()):
         return Detection("", "llama-bench")
-    return None
+    first = next(iter(data.values()), None)
+    if not isinstance(first, dict):
+        return None
+    inner = [k for k, v in first.items() if _is_test(v)]
+    if not inner:
+        return None
+    others = ", ".join(sorted(k for k in first if k not in inner)[:4])
+    return Detection(
+        "",
+        "llama-bench",
+        refusal=f"/0/{escape_pointer_token(inner[0])} holds a llama-bench test inside another "
+        f"tool's record (beside {others}): reportgen reads llama-bench's own output, the file "
+        "`llama-bench -o json` or `-o jsonl` wrote (a wrapper often keeps it beside this one, "
+        "as its raw runs); give reportgen that file",
+    )
 
 
 def version(run: dict[str, Any]) -> tuple[str, str]:
