@@ -77,7 +77,7 @@ from reportgen.formats.llama_bench_configs import (
     model_name,
     sweep,
 )
-from reportgen.formats.llama_bench_read import CutShortDocument, LoggedLinesDocument
+from reportgen.formats.llama_bench_read import how_read
 from reportgen.model import (
     CellSummary,
     DecodeCell,
@@ -254,36 +254,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, 
     def report(pointer: str, message: str, severity: str) -> None:
         problems.append(doc.problem(pointer, message, severity))
 
-    if isinstance(doc, LoggedLinesDocument) and doc.skipped:
-        number, text = doc.skipped[0]
-        shown = text if len(text) <= 60 else text[:57] + "..."
-        problems.append(
-            Problem(
-                doc.label,
-                number,
-                1,
-                "",
-                f"{len(doc.skipped)} line(s) are not JSON, the first {shown!r}: messages written "
-                "into the file beside the tests (stderr redirected into it?); left out, and the "
-                "tests read from the other lines",
-                "warning",
-            )
-        )
-    if isinstance(doc, CutShortDocument):
-        line, col = doc.stops_at
-        last = "; a test cut in the middle is left out" if doc.partial else ""
-        problems.append(
-            Problem(
-                doc.label,
-                line,
-                col,
-                "",
-                f"the file ends here, inside the array, after {len(doc.data)} complete tests"
-                f"{last}: llama-bench stopped before its closing ] (out of memory, or "
-                "interrupted?); the complete tests are read",
-                "warning",
-            )
-        )
+    problems += how_read(doc)  # log lines left out, an array cut short
     tests = [(f"{base}/{key}", test) for key, test in doc.data.items()]
     shape = sweep([t for _, t in tests])
     prefill: list[PrefillPoint] = []

@@ -36,9 +36,10 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from reportgen.errors import InputError
+from reportgen.errors import InputError, Problem
 from reportgen.formats.jsonfile import (
     JsonArrayDocument,
+    JsonDocument,
     _child_offset,
     _no_constant,
     _Rejected,
@@ -211,3 +212,25 @@ def cut_short(label: str, raw: bytes) -> CutShortDocument | None:
     return CutShortDocument(
         label, digest, text, data, starts=tuple(starts), stops_at=stops, partial=partial
     )
+
+
+def how_read(doc: JsonDocument) -> list[Problem]:
+    """The one warning a document read by this module gets: what was left out, and why."""
+    if isinstance(doc, LoggedLinesDocument) and doc.skipped:
+        number, text = doc.skipped[0]
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        message = (
+            f"{len(doc.skipped)} line(s) are not JSON, the first {shown!r}: messages written "
+            "into the file beside the tests (stderr redirected into it?); left out, and the "
+            "tests read from the other lines"
+        )
+        return [Problem(doc.label, number, 1, "", message, "warning")]
+    if isinstance(doc, CutShortDocument):
+        last = "; a test cut in the middle is left out" if doc.partial else ""
+        message = (
+            f"the file ends here, inside the array, after {len(doc.data)} complete tests{last}: "
+            "llama-bench stopped before its closing ] (out of memory, or interrupted?); the "
+            "complete tests are read"
+        )
+        return [Problem(doc.label, *doc.stops_at, "", message, "warning")]
+    return []
