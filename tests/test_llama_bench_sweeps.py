@@ -402,3 +402,23 @@ def test_a_wrappers_records_around_tests_are_refused_naming_the_file_to_read(
     assert (error.severity, error.line, error.pointer) == ("error", 1, "")
     assert error.message.startswith("/0/bench_raw holds a llama-bench test")
     assert "-o jsonl" in error.message and "avg_power_w" in error.message
+
+
+@pytest.mark.parametrize(
+    ("head", "named"),
+    [
+        ("| model                  |       size | test   |      t/s |\n| --- | ---: |", "-o md"),
+        ('build_commit,build_number,cpu_info\n"abc1234","7001","Example CPU"\n', "-o csv"),
+        ("CREATE TABLE IF NOT EXISTS llama_bench (\n  build_commit TEXT,\n", "-o sql"),
+        ("CREATE TABLE IF NOT EXISTS test (\n  build_commit TEXT,\n", "-o sql"),
+    ],
+)
+def test_llama_benchs_other_outputs_are_named_with_the_option_to_use(
+    tmp_path: Path, head: str, named: str
+) -> None:
+    path = tmp_path / "bench.json"
+    path.write_text(head, encoding="utf-8")
+    (error,) = load([path]).problems
+    assert (error.severity, error.line, error.col) == ("error", 1, 1)
+    assert error.message.startswith("a llama-bench ") and named in error.message
+    assert "run llama-bench again with -o json" in error.message

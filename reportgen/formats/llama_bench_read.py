@@ -25,6 +25,10 @@ closing `]` at the end, so a run that stopped (out of memory at a large depth, i
 and ends exactly there, the document is its complete tests, and `CutShortDocument.stops_at` is
 where the file ends, which the format reports as one warning.
 
+llama-bench's other outputs (`other_output`). Its default markdown table (`-o md`), `-o csv` and
+`-o sql` are not JSON; a file that starts as one of them is refused with one error that names it
+and the option to run instead, rather than with the JSON reader's "Expecting value".
+
 Anything else (a value that is not a test, a duplicate key, NaN, a line that looks like a broken
 record) gives None, and the loader reports the JSON reader's own problems.
 """
@@ -234,3 +238,26 @@ def how_read(doc: JsonDocument) -> list[Problem]:
         )
         return [Problem(doc.label, *doc.stops_at, "", message, "warning")]
     return []
+
+
+# how each of llama-bench's non-JSON outputs starts, and its name
+_OTHER_OUTPUTS = (
+    ("| model ", "markdown table (its default output, -o md)"),
+    ("build_commit,build_number,", "-o csv table"),
+    ("CREATE TABLE IF NOT EXISTS test (", "-o sql script"),
+    ("CREATE TABLE IF NOT EXISTS llama_bench (", "-o sql script"),
+)
+
+
+def other_output(label: str, raw: bytes) -> Problem | None:
+    """The error for a file that is one of llama-bench's non-JSON outputs; None for any other."""
+    head = raw[:200].decode("utf-8", "replace").lstrip()
+    name = next((name for start, name in _OTHER_OUTPUTS if head.startswith(start)), None)
+    if name is None:
+        return None
+    message = (
+        f"a llama-bench {name}, not JSON: reportgen reads llama-bench's -o json or -o jsonl "
+        "output, which holds every repetition's time beside the averages; run llama-bench "
+        "again with -o json (or -o jsonl) and give reportgen that file"
+    )
+    return Problem(label, 1, 1, "", message)

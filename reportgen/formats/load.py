@@ -31,7 +31,12 @@ from reportgen.formats.jsonfile import (
 )
 from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
 from reportgen.formats.jsonl_stream import Streamed, stream_json_lines
-from reportgen.formats.llama_bench_read import concatenated, cut_short, with_log_lines
+from reportgen.formats.llama_bench_read import (
+    concatenated,
+    cut_short,
+    other_output,
+    with_log_lines,
+)
 from reportgen.formats.registry import FORMATS, detect, known_formats
 from reportgen.formats.schemas import check
 from reportgen.model import Provenance, Run, Scalar, SourceFile
@@ -247,6 +252,9 @@ def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
     try:
         return parse_json(label, raw, top_list=_TOP_LIST)
     except InputError:
+        other = other_output(label, raw)  # llama-bench's markdown, CSV or SQL output
+        if other is not None:
+            raise InputError([other]) from None
         # llama-bench outputs back to back (`>>` in a loop), or one it stopped writing
         joined = concatenated(label, raw) or cut_short(label, raw)
         if joined is None:
