@@ -164,8 +164,10 @@ def test_a_jsonl_file_is_read_as_json_lines_and_a_folder_lists_it(tmp_path: Path
     assert [p.name for p in files] == ["a.jsonl", "b.json"] and found == []
     first, second = load(files, label_root=tmp_path).problems
     # a.jsonl parses (two records) and is no format's; b.json is one JSON document, and is not
-    assert first.format().startswith("a.jsonl:1:1 /: not a run file reportgen knows: expected ")
-    assert "an SGLang bench_serving .jsonl file" in first.message
+    assert first.format().startswith(
+        "a.jsonl:1:1 /: not a run file reportgen knows: JSON Lines records of no layout it reads"
+    )
+    assert "sglang bench_serving" in first.message
     assert second.format() == (
         "b.json:2:1 /: invalid JSON: more data after the end of the top-level value"
     )

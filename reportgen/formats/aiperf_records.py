@@ -287,10 +287,8 @@ FORMAT = RunFormat(
     name="aiperf-records",
     tool="aiperf",
     tested_versions=None,  # its files do not record its version
-    looks_like=(
-        "an AIPerf profile_export.jsonl (one request a line, with metadata.request_start_ns and "
-        "metrics)"
-    ),
+    looks_like="an AIPerf profile_export.jsonl (one request a line)",
+    marks=("/metadata/request_start_ns", "/metrics"),
     detect=detect,
     version=version,
     parse=parse,

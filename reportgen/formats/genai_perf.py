@@ -146,7 +146,14 @@ FORMAT = RunFormat(
     name="genai-perf",
     tool="genai-perf",
     tested_versions=None,  # its files do not record its version
-    looks_like="a GenAI-Perf profile_export_genai_perf.json (with input_config.perf_analyzer)",
+    looks_like="a GenAI-Perf profile_export_genai_perf.json",
+    marks=(
+        "/input_config/perf_analyzer",
+        "/time_to_first_token",
+        "/inter_token_latency",
+        "/output_token_throughput",
+        "/request_latency",
+    ),
     detect=detect,
     version=version,
     parse=parse,

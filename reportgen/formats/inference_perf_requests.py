@@ -230,10 +230,8 @@ FORMAT = RunFormat(
     name="inference-perf-requests",
     tool="inference-perf",
     tested_versions=None,  # its files do not record its version
-    looks_like=(
-        "an inference-perf per_request_lifecycle_metrics.json (a list of requests with "
-        "start_time, end_time and info.response_metrics)"
-    ),
+    looks_like="an inference-perf per_request_lifecycle_metrics.json (a list of requests)",
+    marks=("/start_time", "/end_time", "/info/response_metrics"),
     detect=detect,
     version=version,
     parse=parse,

@@ -25,13 +25,13 @@ from reportgen.formats.fastdoc import GiveUp
 from reportgen.formats.jsonfile import (
     JsonArrayDocument,
     JsonDocument,
-    not_an_object,
     parse_json,
     split_pointer,
 )
 from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
 from reportgen.formats.jsonl_stream import Streamed, stream_json_lines
-from reportgen.formats.registry import FORMATS, detect, known_formats
+from reportgen.formats.refusals import nearest, sibling, sibling_of_bytes
+from reportgen.formats.registry import FORMATS, detect, known_tools
 from reportgen.formats.schemas import check
 from reportgen.model import Provenance, Run, Scalar, SourceFile
 from reportgen.written import is_written_by_reportgen
@@ -113,19 +113,35 @@ def _wrapper(data: dict[str, Any], base: str) -> tuple[tuple[str, Scalar], ...]:
     )
 
 
+def _unread(doc: JsonDocument, listed: bool) -> str:
+    """Why no format reads a parsed file: a tool's non-run file named as such, else the format it
+    is nearest and what it lacks, else what reportgen reads (`reportgen.formats.refusals`)."""
+    data: Any = [doc.data[str(i)] for i in range(len(doc.data))] if listed else doc.data
+    said = sibling(doc.text, data) or nearest(FORMATS, doc.data)
+    if said:
+        return said
+    first = doc.data.get("0") if listed else None
+    inner = detect(first) if isinstance(first, dict) else None
+    if inner is not None:  # a list of runs of a format that keeps one run a file
+        return (
+            f"not a run file reportgen knows: a JSON array of {len(doc.data)} item(s), the first "
+            f"of which is {inner[0].looks_like}; reportgen reads one such run a file: write "
+            "each item to a file of its own"
+        )
+    lines = isinstance(doc, JsonLinesDocument)
+    kind = "a JSON array of items" if listed else "JSON Lines records" if lines else "JSON"
+    return (
+        f"not a run file reportgen knows: {kind} of no layout it reads; it reads the run files "
+        f"of {known_tools()} (docs/metric-definitions.md names each file)"
+    )
+
+
 def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     """Validate one parsed document and normalize it; the run is None when it has errors."""
     listed = isinstance(doc, JsonArrayDocument)
     found = detect(doc.data, lines=isinstance(doc, JsonLinesDocument), top_list=listed)
-    if found is None and listed:  # no format reads this array: refused as any other JSON array
-        return None, [not_an_object(doc.label, doc.text, "an array")]
     if found is None:
-        return None, [
-            doc.problem(
-                "",
-                f"not a run file reportgen knows: expected {known_formats()}",
-            )
-        ]
+        return None, [doc.problem("", _unread(doc, listed))]
     fmt, where = found
     if where.refusal:
         return None, [doc.problem(where.base, where.refusal)]
@@ -245,6 +261,7 @@ def load(
     problems: list[Problem] = []
     for path in paths:
         label = str(path.relative_to(label_root)) if label_root else str(path)
+        raw: bytes | None = None
         try:
             streamed = _streamed(path, label, inside) if path.suffix == ".jsonl" else None
             if streamed is None:
@@ -256,7 +273,8 @@ def load(
                     continue
                 doc = parse_run_file(label, raw, path)
         except InputError as exc:
-            problems.extend(exc.problems)
+            other = sibling_of_bytes(raw) if raw is not None else None
+            problems.extend([Problem(label, 1, 1, "", other)] if other else exc.problems)
             continue
         run, found = load_document(doc) if streamed is None else load_streamed(streamed)
         problems.extend(found)

@@ -51,7 +51,7 @@ def detect(
     return None
 
 
-def known_formats() -> str:
-    """Every format in a phrase: 'X or Y', for the "not a run file" message."""
-    phrases = [f.looks_like for f in FORMATS]
-    return ", ".join(phrases[:-1]) + " or " + phrases[-1] if len(phrases) > 1 else phrases[0]
+def known_tools() -> str:
+    """Every tool whose run files reportgen reads, in a phrase: 'X, Y or Z'."""
+    tools = list(dict.fromkeys(f.tool for f in FORMATS))
+    return ", ".join(tools[:-1]) + " or " + tools[-1] if len(tools) > 1 else tools[0]

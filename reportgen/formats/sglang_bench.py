@@ -246,10 +246,8 @@ FORMAT = RunFormat(
     name="sglang-bench",
     tool="sglang bench_serving",
     tested_versions=None,  # its files do not record its version
-    looks_like=(
-        "an SGLang bench_serving .jsonl file (one record a line, with backend, dataset_name and "
-        "random_input_len)"
-    ),
+    looks_like="an SGLang bench_serving .jsonl file (one record a line)",
+    marks=tuple(f"/{key}" for key in _MARKS),
     detect=detect,
     version=version,
     parse=parse,

@@ -1,0 +1,167 @@
+"""Why a file is not read, in words its tool's user would accept: part of the load stage.
+
+Two questions, asked only of a file that no format reads (`reportgen.formats.load`):
+
+- Is it a file a benchmark tool writes beside its run file (an HTML or CSV report, a pooled
+  summary, a sweep's table)? Then it is named as such, with the file to read instead. Each such
+  file is one `Sibling` in `SIBLINGS`, recognised from its bytes (text files) or its parsed JSON.
+- Else, which format is it nearest? Each format names the keys that make one of its files
+  (`RunFormat.marks`, JSON pointers into the run, into a list's first item or a JSON Lines
+  file's first record). The nearest is the format with the most of its marks present, at least
+  half of them; the message names that format and only the marks the file lacks.
+
+In: the file's bytes and label, or its parsed JSON. Out: a message, or None.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from reportgen.formats.base import RunFormat
+
+_HEAD_BYTES = 65_536  # a sibling text file is recognised from its beginning
+
+
+@dataclass(frozen=True)
+class Sibling:
+    """A file a tool writes beside its run file, which reportgen does not read."""
+
+    what: str  # "a GuideLLM HTML report"
+    instead: str  # "the benchmarks.json GuideLLM writes with it (--outputs json)"
+    # (the first 64 KiB of the file as text, the parsed JSON or None) -> True when it is one
+    matches: Callable[[str, Any], bool]
+
+    def message(self) -> str:
+        """The refusal: what the file is and what to read instead."""
+        return f"this is {self.what}, not a run file: reportgen reads {self.instead}"
+
+
+def _csv_header(text: str) -> list[str]:
+    first = text.lstrip("\ufeff").split("\n", 1)[0].strip()
+    return [cell.strip().strip('"').lower() for cell in first.split(",")] if "," in first else []
+
+
+def _html(text: str) -> bool:
+    return bool(re.match(r"\s*(<!doctype html|<html)", text, re.IGNORECASE))
+
+
+def _guidellm_html(text: str, _data: Any) -> bool:
+    return _html(text) and "guidellm" in text.lower()
+
+
+def _guidellm_csv(text: str, _data: Any) -> bool:
+    header = _csv_header(text)
+    return bool(header) and any("benchmark" in c for c in header) and "guidellm" in text.lower()
+
+
+def _stat_table_csv(text: str, _data: Any) -> bool:
+    """AIPerf's and GenAI-Perf's CSV: a `Metric` column then statistics (avg, min, max, pNN)."""
+    header = _csv_header(text)
+    return len(header) > 2 and header[0] == "metric" and "avg" in header
+
+
+def _genai_perf_raw(_text: str, data: Any) -> bool:
+    """perf_analyzer's raw export that GenAI-Perf writes: `experiments[].requests[]`."""
+    if not isinstance(data, Mapping):
+        return False
+    experiments = data.get("experiments")
+    return (
+        isinstance(experiments, list)
+        and bool(experiments)
+        and isinstance(experiments[0], Mapping)
+        and "requests" in experiments[0]
+    )
+
+
+SIBLINGS: tuple[Sibling, ...] = (
+    Sibling(
+        "a GuideLLM HTML report",
+        "the benchmarks.json GuideLLM writes with it (`--outputs json`, or `--output-path "
+        "benchmarks.json` in older versions)",
+        _guidellm_html,
+    ),
+    Sibling(
+        "a GuideLLM CSV report",
+        "the benchmarks.json GuideLLM writes with it (`--outputs json`); the CSV keeps "
+        "neither the requests nor every statistic",
+        _guidellm_csv,
+    ),
+    Sibling(
+        "an AIPerf or GenAI-Perf CSV export (a Metric column and its statistics)",
+        "the JSON written beside it: profile_export_aiperf.json (AIPerf) or "
+        "profile_export_genai_perf.json (GenAI-Perf)",
+        _stat_table_csv,
+    ),
+    Sibling(
+        "perf_analyzer's raw profile_export.json (GenAI-Perf's per-request timestamps)",
+        "the profile_export_genai_perf.json GenAI-Perf writes beside it",
+        _genai_perf_raw,
+    ),
+)
+
+
+# Last: any other HTML page or CSV table, which no tool writes as its run file.
+_ANY_TEXT = (
+    Sibling(
+        "an HTML page",
+        "the JSON (or JSON Lines) run file the benchmark tool wrote, not a report made from it",
+        lambda text, _data: _html(text),
+    ),
+    Sibling(
+        "a CSV table",
+        "the JSON (or JSON Lines) run file the benchmark tool wrote, not a table made from it",
+        lambda text, _data: len(_csv_header(text)) > 1,
+    ),
+)
+
+
+def sibling(text: str, data: Any) -> str | None:
+    """The refusal of a tool's non-run file, from its beginning as text and its parsed JSON
+    (None when it did not parse); None when it is none of `SIBLINGS`."""
+    head = text[:_HEAD_BYTES]
+    return next((s.message() for s in SIBLINGS if s.matches(head, data)), None)
+
+
+def sibling_of_bytes(raw: bytes) -> str | None:
+    """`sibling` for a file that is not JSON (an HTML or CSV report, or any HTML page or CSV
+    table)."""
+    text = raw[:_HEAD_BYTES].decode("utf-8", "replace")
+    if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
+        return None  # broken JSON: its own located error says more
+    return sibling(text, None) or next(
+        (s.message() for s in _ANY_TEXT if s.matches(text, None)), None
+    )
+
+
+def _has(node: Any, pointer: str) -> bool:
+    for token in pointer.strip("/").split("/"):
+        if not isinstance(node, Mapping) or token not in node:
+            return False
+        node = node[token]
+    return True
+
+
+def nearest(formats: tuple[RunFormat, ...], data: Mapping[str, Any]) -> str | None:
+    """The format a parsed file no format claimed is nearest, with the marks it lacks; None when
+    no format has half its marks in the file. `data` is what the formats' `detect` saw (a list's
+    or a JSON Lines file's items by index): marks of those formats are looked for in item "0"."""
+    best: tuple[float, RunFormat, list[str]] | None = None
+    for fmt in formats:
+        if not fmt.marks:
+            continue
+        node = data.get("0") if fmt.top_list or fmt.lines else data
+        missing = [m for m in fmt.marks if not _has(node, m)]
+        share = 1 - len(missing) / len(fmt.marks)
+        if missing and share >= 0.5 and (best is None or share > best[0]):
+            best = (share, fmt, missing)
+    if best is None:
+        return None
+    _, fmt, missing = best
+    lacks = ", ".join(m.strip("/") for m in missing)
+    where = " (in its first item)" if fmt.top_list or fmt.lines else ""
+    return (
+        f"not a run file reportgen knows: nearest is {fmt.looks_like}, but it lacks {lacks}{where}"
+    )
