@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_runs import bench_cell, bench_run, lmx_run, to_bytes
+from helpers_runs import VALID, bench_cell, bench_run, lmx_run, to_bytes
 
 from reportgen.cli.main import main
 from reportgen.errors import InputError, Problem
@@ -214,3 +214,15 @@ def test_init_places_a_trial_build_problem_outside_its_temporary_folder(
     )
     assert not folder.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["in"]  # no temporary folder left behind
+
+
+def test_one_json_lines_record_saved_as_json_is_told_to_be_named_jsonl(tmp_path: Path) -> None:
+    first = (VALID / "sglang-c1.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    record = json.loads(
+        first, parse_constant=lambda _: 1.0
+    )  # request_rate Infinity: only in .jsonl
+    (message,) = _problems(tmp_path, "result.json", json.dumps(record).encode())
+    assert message == (
+        "not a run file reportgen knows as JSON: it is one record of an SGLang bench_serving "
+        ".jsonl file (one record a line), which reportgen reads as JSON Lines: name the file .jsonl"
+    )

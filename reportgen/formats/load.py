@@ -114,10 +114,21 @@ def _wrapper(data: dict[str, Any], base: str) -> tuple[tuple[str, Scalar], ...]:
 
 
 def _unread(doc: JsonDocument, listed: bool) -> str:
-    """Why no format reads a parsed file: a tool's non-run file named as such, else the format it
-    is nearest and what it lacks, else what reportgen reads (`reportgen.formats.refusals`)."""
+    """Why no format reads a parsed file: a tool's non-run file named as such, a run of another
+    kind of file (a list of one-run files, a JSON Lines record alone), else the format it is
+    nearest and what it lacks, else what reportgen reads (`reportgen.formats.refusals`)."""
+    lines = isinstance(doc, JsonLinesDocument)
     data: Any = [doc.data[str(i)] for i in range(len(doc.data))] if listed else doc.data
-    said = sibling(doc.text, data) or nearest(FORMATS, doc.data)
+    said = sibling(doc.text, data)
+    if said:
+        return said
+    record = detect({"0": doc.data}, lines=True) if not (listed or lines) else None
+    if record is not None:
+        return (
+            f"not a run file reportgen knows as JSON: it is one record of {record[0].looks_like}, "
+            "which reportgen reads as JSON Lines: name the file .jsonl"
+        )
+    said = nearest(FORMATS, doc.data, lines=lines, top_list=listed)
     if said:
         return said
     first = doc.data.get("0") if listed else None
@@ -128,7 +139,6 @@ def _unread(doc: JsonDocument, listed: bool) -> str:
             f"of which is {inner[0].looks_like}; reportgen reads one such run a file: write "
             "each item to a file of its own"
         )
-    lines = isinstance(doc, JsonLinesDocument)
     kind = "a JSON array of items" if listed else "JSON Lines records" if lines else "JSON"
     return (
         f"not a run file reportgen knows: {kind} of no layout it reads; it reads the run files "

@@ -144,13 +144,16 @@ def _has(node: Any, pointer: str) -> bool:
     return True
 
 
-def nearest(formats: tuple[RunFormat, ...], data: Mapping[str, Any]) -> str | None:
+def nearest(
+    formats: tuple[RunFormat, ...], data: Mapping[str, Any], *, lines: bool, top_list: bool
+) -> str | None:
     """The format a parsed file no format claimed is nearest, with the marks it lacks; None when
-    no format has half its marks in the file. `data` is what the formats' `detect` saw (a list's
-    or a JSON Lines file's items by index): marks of those formats are looked for in item "0"."""
+    no format of the file's kind (`lines`: JSON Lines records; `top_list`: a JSON array's items)
+    has half its marks in the file. `data` is what the formats' `detect` saw (a list's or a JSON
+    Lines file's items by index): marks of those formats are looked for in item "0"."""
     best: tuple[float, RunFormat, list[str]] | None = None
     for fmt in formats:
-        if not fmt.marks:
+        if not fmt.marks or (fmt.lines, fmt.top_list) != (lines, top_list):
             continue
         node = data.get("0") if fmt.top_list or fmt.lines else data
         missing = [m for m in fmt.marks if not _has(node, m)]

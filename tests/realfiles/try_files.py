@@ -24,8 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for help
 from helpers_headlines import agreements, headlines  # noqa: E402
 
 from reportgen.errors import has_errors  # noqa: E402
-from reportgen.formats.load import load  # noqa: E402
+from reportgen.formats.load import LoadResult, load  # noqa: E402
 from reportgen.metrics import compute  # noqa: E402
+from reportgen.metrics.measured import unmeasured  # noqa: E402
 
 
 def _cell(text: object) -> str:
@@ -35,6 +36,8 @@ def _cell(text: object) -> str:
 def outcome(path: Path) -> str:
     """What reportgen made of one file, in a phrase."""
     loaded = load([path])
+    empty = unmeasured(loaded.runs)  # as validate, metrics and init refuse it
+    loaded = LoadResult(tuple(r for r in loaded.runs if not empty), (*loaded.problems, *empty))
     errors = [p for p in loaded.problems if p.severity == "error"]
     warnings = len(loaded.problems) - len(errors)
     if has_errors(loaded.problems) or not loaded.runs:
