@@ -114,13 +114,13 @@ def test_a_file_without_request_count_keeps_genai_perfs_throughput_alone() -> No
 
 
 def test_times_in_nanoseconds_are_read_in_their_unit() -> None:
-    raw = _flat()
+    raw = _flat(model="tiny-llama")  # May 2024: one model, a string
     for metric in ("time_to_first_token", "inter_token_latency", "request_latency"):
         entry = raw[metric]
         raw[metric] = {k: (v if k == "unit" else v * 1e6) for k, v in entry.items()}
         raw[metric]["unit"] = "ns"  # GenAI-Perf's first JSON export, May 2024
     run, _ = _load(raw)
-    assert run is not None
+    assert run is not None and run.model == "tiny-llama"
     own = _real()["inter_token_latency"]["p50"] / 1000
     assert _values(run)["load.c1.itl_s"].value == pytest.approx(own, rel=1e-12)
 

@@ -168,6 +168,7 @@ def _flat_config(config: Mapping[str, Any]) -> Config:
     rate = config.get("request_rate")
     synthetic = config.get("prompt_source", "synthetic") == "synthetic"
     names = config.get("model") or ()
+    names = [names] if isinstance(names, str) else names  # one string before June 2024
     return Config(
         concurrency=config.get("concurrency"),
         rate=None if rate is None else float(rate),
