@@ -317,3 +317,17 @@ def test_the_0_8_example_divides_by_benchmark_duration_and_names_rate_and_cap() 
     assert point.output_tokens == raw["total_osl"]["avg"]
     out = _values(run)["load.r2-c8.output_tok_s"]
     assert out.value == pytest.approx(raw["output_token_throughput"]["avg"], rel=1e-12)
+
+
+def test_a_file_that_counts_no_request_is_an_error_not_an_empty_point() -> None:
+    raw = _unversioned()
+    for key in ("request_count", "time_to_first_token", "inter_token_latency"):
+        raw[key] = None  # AIPerf 0.2 and 0.3 write null for a metric without a value
+    assert _load(raw) == (
+        None,
+        [
+            NO_VERSION,
+            "/: error: no request counted: request_count and error_request_count are both "
+            "missing, null or 0, so the file measured nothing",
+        ],
+    )

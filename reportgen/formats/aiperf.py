@@ -67,7 +67,10 @@ _STATS = {
 }
 SECONDS_PER = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "sec": 1.0}
 # AIPerf's metrics, any of which marks a summary by its layout when the file names no version
-_LAYOUT_METRICS = ("request_count", "error_request_count", "time_to_first_token", "ttft")
+_LAYOUT_METRICS = (
+    *("request_count", "error_request_count", "time_to_first_token", "ttft"),
+    *("request_latency", "benchmark_duration", "output_sequence_length"),
+)
 _LAYOUT = re.compile(r"(\d+)\.(\d+)")
 WINDOW_FROM_LAYOUT = (1, 4)  # AIPerf 0.12: throughputs divide by the phase window from here
 DEFINITIONS = (
@@ -380,6 +383,13 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
     load = workload(raw["input_config"], report) or unknown
     window = _duration(raw, metrics, report)
     ok, failed = _count(metrics, "request_count"), _count(metrics, "error_request_count")
+    if ok == failed == 0:
+        report(
+            metrics.base,
+            "no request counted: request_count and error_request_count are both missing, null "
+            "or 0, so the file measured nothing",
+            "error",
+        )
     tokens = _output_tokens(metrics)
     throughput = metrics.get("output_token_throughput")
     shown = None if throughput is None else float(throughput[1]["avg"])
