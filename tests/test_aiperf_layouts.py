@@ -272,6 +272,11 @@ def test_an_aiperf_csv_is_named_with_the_file_to_read_instead() -> None:
     assert aiperf.not_a_run_file("\ufeff" + csv.replace("Metric", "metric")) == found
     assert aiperf.not_a_run_file((VALID / "aiperf-c1.json").read_text()) is None
     assert aiperf.not_a_run_file("Metric,Value\nRequest Count,6\n") is None
+    # AIPerf 0.8 on writes a sum column; the percentiles still rise
+    assert aiperf.not_a_run_file(csv.replace("max,", "max,sum,")) == found
+    # GenAI-Perf's CSV lists them falling, from p99: it is GenAI-Perf's to name
+    falling = "Metric,avg,min,max,p99,p95,p90,p75,p50,p25\nTime To First Token (ms),1\n"
+    assert aiperf.not_a_run_file(falling) is None
 
 
 def test_mutating_an_old_layout_never_crashes() -> None:

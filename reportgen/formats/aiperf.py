@@ -178,23 +178,31 @@ def version(run: dict[str, Any]) -> tuple[str, str]:
     return str(run["aiperf_version"]), "/aiperf_version"
 
 
+def csv_header(text: str) -> list[str]:
+    """The first line of a CSV text, as lower-case cells (a byte-order mark dropped)."""
+    first = text.lstrip("\ufeff").split("\n", 1)[0].strip().lower()
+    return [c.strip() for c in first.split(",")]
+
+
 def not_a_run_file(text: str) -> str | None:
     """What an AIPerf output that is not its run summary is, and the file to read instead; None
     for anything else. `text`: the start of the file, decoded.
 
     AIPerf's CSV summary, `profile_export_aiperf.csv`, is a table of the same statistics without
-    the configuration, the phase or its window: its first line is `Metric,avg,min,max,p1,...`
-    (`Metric,avg,...` with a unit column in later versions)."""
-    first = text.lstrip("\ufeff").split("\n", 1)[0].strip().lower()
-    cells = [c.strip() for c in first.split(",")]
-    if len(cells) > 2 and cells[0] == "metric" and {"avg", "p50"} <= set(cells):
-        return (
-            "an AIPerf CSV summary (profile_export_aiperf.csv): it has AIPerf's statistics "
-            "without the load, the phases or the window they were measured in; give reportgen "
-            "profile_export_aiperf.json from the same artifact folder (or profile_export.jsonl, "
-            "its per-request records)"
-        )
-    return None
+    the configuration, the phase or its window: its first line is `Metric,avg,min,max,...,p1,...`
+    with the percentiles rising (every version, 0.1.1 to 0.13); GenAI-Perf's CSV lists them
+    falling, from p99 (`genai_perf.not_a_run_file`)."""
+    cells = csv_header(text)
+    if not (cells[0] == "metric" and {"avg", "p50", "p99"} <= set(cells)):
+        return None
+    if cells.index("p99") < cells.index("p50"):
+        return None
+    return (
+        "an AIPerf CSV summary (profile_export_aiperf.csv): it has AIPerf's statistics without "
+        "the load, the phases or the window they were measured in; give reportgen "
+        "profile_export_aiperf.json from the same artifact folder (or profile_export.jsonl, its "
+        "per-request records)"
+    )
 
 
 def summaries(

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reportgen.errors import Problem
-from reportgen.formats.aiperf import check_throughput, label, summaries
+from reportgen.formats.aiperf import check_throughput, csv_header, label, summaries
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import JsonDocument
 from reportgen.model import LoadPoint, Scalar, SourceFile, SweepRun
@@ -112,6 +112,25 @@ def version(run: dict[str, Any]) -> tuple[str, str]:
     """GenAI-Perf does not record its version in the file: the empty string (the tool is named
     alone)."""
     return "", ""
+
+
+def not_a_run_file(text: str) -> str | None:
+    """What a GenAI-Perf output that is not its run summary is, and the file to read instead;
+    None for anything else. `text`: the start of the file, decoded.
+
+    GenAI-Perf's CSV, `profile_export_genai_perf.csv`, has its statistics without the
+    configuration: its first line is `Metric,avg,min,max,p99,p95,p90,p75,p50,p25...`, the
+    percentiles falling (AIPerf's rise)."""
+    cells = csv_header(text)
+    if not (cells[0] == "metric" and {"avg", "p50", "p99"} <= set(cells)):
+        return None
+    if cells.index("p99") > cells.index("p50"):
+        return None
+    return (
+        "a GenAI-Perf CSV summary (profile_export_genai_perf.csv): it has GenAI-Perf's "
+        "statistics without the load they were measured at; give reportgen "
+        "profile_export_genai_perf.json from the same artifact folder"
+    )
 
 
 def _fixed(spec: Any) -> int | None:
