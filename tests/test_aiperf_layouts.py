@@ -336,3 +336,27 @@ def test_a_file_that_counts_no_request_is_an_error_not_an_empty_point() -> None:
             "missing, null or 0, so the file measured nothing",
         ],
     )
+
+
+@pytest.mark.parametrize(
+    ("given", "label", "strategy"),
+    [
+        ({"fixed_schedule": True}, "fixed-schedule", "fixed_schedule"),
+        ({}, "unstated", "not stated in the file (no concurrency or request rate)"),
+    ],
+)
+def test_a_user_config_without_a_load_is_labelled_by_what_it_says(
+    given: dict[str, Any], label: str, strategy: str
+) -> None:
+    raw = _unversioned()
+    raw["input_config"] = _user_config(None)
+    raw["input_config"]["input"] |= given
+    run, problems = _load(raw)
+    assert run is not None and problems == [NO_VERSION]
+    (point,) = run.points
+    assert (point.label, point.strategy, point.concurrency, point.rate) == (
+        label,
+        strategy,
+        None,
+        None,
+    )

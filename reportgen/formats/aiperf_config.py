@@ -96,8 +96,11 @@ def _loadgen(config: Mapping[str, Any]) -> Workload:
         rate, kind = load["user_centric_rate"], "user_centric"
     elif rate is not None:
         kind = str(load.get("arrival_pattern") or load.get("request_rate_mode") or "poisson")
-    else:
+    elif concurrency is not None:
         kind = "concurrency"
+    else:  # AIPerf sets concurrency 1 unless requests replay a schedule (or a trace's times)
+        replay = bool((config.get("input") or {}).get("fixed_schedule"))
+        kind = "fixed_schedule" if replay else "unstated"
     prompt = ((config.get("input") or {}).get("prompt")) or {}
     custom = {"file", "custom_dataset_type", "public_dataset"} & (config.get("input") or {}).keys()
     endpoint = config.get("endpoint") or {}
@@ -129,6 +132,8 @@ def _strategy(kind: str, smoothness: Any, users: Any) -> str:
         return f"gamma (smoothness {smoothness:g})"
     if kind == "user_centric" and users is not None:
         return f"user_centric ({users} users)"
+    if kind == "unstated":
+        return "not stated in the file (no concurrency or request rate)"
     return "constant rate" if kind == "constant" else kind
 
 
