@@ -138,6 +138,7 @@ def test_a_run_without_streaming_has_no_itl_and_says_what_its_ttft_is() -> None:
     assert values["load.c1.ttft_s"].value == values["load.c1.latency_s"].value
     definitions = dict(run.definitions)
     assert "itl_s" not in definitions and "without streaming" in definitions["ttft_s"]
+    assert "per_request_tok_s" not in definitions and "load.c1.per_request_tok_s" not in values
     assert run.points[0].max_tokens is None
 
 

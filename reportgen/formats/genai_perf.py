@@ -57,8 +57,8 @@ DEFINITIONS = (
 )
 _PER_USER = "GenAI-Perf: output_token_throughput_per_user, 1 / ITL per request"
 _PER_REQUEST = (
-    "not in the file: GenAI-Perf before 0.0.13 writes output_token_throughput_per_request, "
-    "output tokens / request latency (TTFT included), which is not 1 / ITL and is not read"
+    "not read: GenAI-Perf before 0.0.13 writes output_token_throughput_per_request, output "
+    "tokens / request latency (TTFT included), which is not 1 / ITL"
 )
 _OUTPUT = (
     "GenAI-Perf: all output tokens (its tokenizer) / (last response - first request); the file "
@@ -71,7 +71,7 @@ _OUTPUT_UNCOUNTED = (
 )
 _UNSTREAMED = (
     "GenAI-Perf without streaming: the whole response arrives at once, so its TTFT is the "
-    "request's latency; there is no ITL"
+    "request's latency; there is no ITL, nor a per-request speed"
 )
 # keys of the flat input_config (GenAI-Perf 0.0.3 to 0.0.11) that name the endpoint
 _FLAT_ENDPOINT = ("endpoint_type", "service_kind")
@@ -219,8 +219,9 @@ def _flat_config(config: Mapping[str, Any]) -> Config:
 
 def _definitions(raw: Mapping[str, Any], config: Config) -> tuple[tuple[str, str], ...]:
     found = dict(DEFINITIONS)
-    found["per_request_tok_s"] = _PER_USER
-    if "output_token_throughput_per_user" not in raw:
+    if "output_token_throughput_per_user" in raw:
+        found["per_request_tok_s"] = _PER_USER
+    elif "output_token_throughput_per_request" in raw:
         found["per_request_tok_s"] = _PER_REQUEST
     found["output_tok_s"] = _OUTPUT if "request_count" in raw else _OUTPUT_UNCOUNTED
     if config.streaming is False:
