@@ -374,6 +374,20 @@ def _seconds(entry: Any) -> float | None:
     return float(entry["avg"]) * SECONDS_PER.get(entry.get("unit", "sec"), 1.0)
 
 
+# the load of a file whose phases are in error (the run is then not used)
+_UNKNOWN = Workload(
+    kind="unknown",
+    strategy="unknown",
+    concurrency=None,
+    rate=None,
+    requests=None,
+    prompt_tokens=None,
+    max_tokens=None,
+    model=None,
+    skipped_phases=0,
+)
+
+
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
     """Build the one-point `SweepRun` of a schema-valid AIPerf summary."""
     raw: dict[str, Any] = doc.data
@@ -384,11 +398,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
 
     _check_layout(raw, report)
     metrics = metrics_of(raw)
-    unknown = Workload(
-        kind="unknown", strategy="unknown", concurrency=None, rate=None, requests=None,
-        prompt_tokens=None, max_tokens=None, model=None, skipped_phases=0,
-    )  # fmt: skip
-    load = workload(raw["input_config"], report) or unknown
+    load = workload(raw["input_config"], report) or _UNKNOWN
     window = _duration(raw, metrics, report)
     ok, failed = _count(metrics, "request_count"), _count(metrics, "error_request_count")
     if ok == failed == 0:
@@ -426,7 +436,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         max_tokens=load.max_tokens,
         summary_at=(("aggregate_tok_s", shown_at), *summary_at),
     )
-    output = ("output_tok_s", (window or Duration(0.0, "", _BY_WINDOW)).definition)
+    output = ("output_tok_s", _BY_WINDOW if window is None else window.definition)
     run = SweepRun(
         source=source,
         engine=None,  # AIPerf is a client: it does not name the server
