@@ -100,15 +100,25 @@ def _guidellm(doc: Raw) -> Iterator[Headline]:
 
 
 def _aiperf_like(doc: Raw) -> Iterator[Headline]:
-    yield from _stated(
+    """AIPerf's and GenAI-Perf's statistics, at the top level or (AIPerf 0.1) under `records`,
+    where TTFT is named `ttft`."""
+    records = doc.get("records") if isinstance(doc.get("records"), dict) else None
+    table = records if records is not None else doc
+    ttft = "ttft" if records is not None else "time_to_first_token"
+    for head in _stated(
         "",
-        doc,
+        table,
         (
-            ("ttft_s", ("time_to_first_token", "p50"), 1e3),
+            ("ttft_s", (ttft, "p50"), 1e3),
             ("itl_s", ("inter_token_latency", "p50"), 1e3),
             ("output_tok_s", ("output_token_throughput", "avg"), 1),
         ),
-    )
+    ):
+        yield (
+            head
+            if records is None
+            else Headline("", head.quantity, head.value, f"records/{head.where}")
+        )
 
 
 def _inference_perf(doc: Raw) -> Iterator[Headline]:

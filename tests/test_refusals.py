@@ -42,9 +42,13 @@ def _problems(tmp_path: Path, name: str, content: bytes) -> list[str]:
         ),
         (
             "profile_export_aiperf.csv",
+            b"Metric,avg,min,max,p1,p50,p99,std\nTime to First Token (ms),12.5,10,20,10,12,19,2\n",
+            "this is an AIPerf CSV summary (profile_export_aiperf.csv)",
+        ),
+        (
+            "profile_export_genai_perf.csv",
             b"Metric,avg,min,max,p99,p90,p50,std\nTime to First Token (ms),12.5,10,20,19,15,12,2\n",
-            "this is an AIPerf or GenAI-Perf CSV export (a Metric column and its statistics), not "
-            "a run file: reportgen reads the JSON written beside it: profile_export_aiperf.json",
+            "this is a GenAI-Perf CSV summary (profile_export_genai_perf.csv)",
         ),
         (
             "page.html",

@@ -41,6 +41,7 @@ from reportgen.errors import Problem
 from reportgen.formats.aiperf_config import Workload, workload
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import JsonDocument
+from reportgen.formats.refusals import csv_header
 from reportgen.model import CellStatus, LoadPoint, Scalar, SourceFile, Summary, SweepRun
 from reportgen.stats import close
 
@@ -178,13 +179,7 @@ def version(run: dict[str, Any]) -> tuple[str, str]:
     return str(run["aiperf_version"]), "/aiperf_version"
 
 
-def csv_header(text: str) -> list[str]:
-    """The first line of a CSV text, as lower-case cells (a byte-order mark dropped)."""
-    first = text.lstrip("\ufeff").split("\n", 1)[0].strip().lower()
-    return [c.strip() for c in first.split(",")]
-
-
-def not_a_run_file(text: str) -> str | None:
+def not_a_run_file(text: str, _data: Any = None) -> str | None:
     """What an AIPerf output that is not its run summary is, and the file to read instead; None
     for anything else. `text`: the start of the file, decoded.
 
@@ -193,7 +188,7 @@ def not_a_run_file(text: str) -> str | None:
     with the percentiles rising (every version, 0.1.1 to 0.13); GenAI-Perf's CSV lists them
     falling, from p99 (`genai_perf.not_a_run_file`)."""
     cells = csv_header(text)
-    if not (cells[0] == "metric" and {"avg", "p50", "p99"} <= set(cells)):
+    if not cells or not (cells[0] == "metric" and {"avg", "p50", "p99"} <= set(cells)):
         return None
     if cells.index("p99") < cells.index("p50"):
         return None
@@ -460,6 +455,7 @@ FORMAT = RunFormat(
         "/output_token_throughput",
         "/request_latency",
     ),
+    other_files=not_a_run_file,
     detect=detect,
     version=version,
     parse=parse,

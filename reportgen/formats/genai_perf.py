@@ -36,9 +36,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from reportgen.errors import Problem
-from reportgen.formats.aiperf import check_throughput, csv_header, label, summaries
+from reportgen.formats.aiperf import check_throughput, label, summaries
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import JsonDocument
+from reportgen.formats.refusals import csv_header
 from reportgen.model import LoadPoint, Scalar, SourceFile, SweepRun
 
 DEFINITIONS = (
@@ -114,7 +115,7 @@ def version(run: dict[str, Any]) -> tuple[str, str]:
     return "", ""
 
 
-def not_a_run_file(text: str) -> str | None:
+def not_a_run_file(text: str, _data: Any = None) -> str | None:
     """What a GenAI-Perf output that is not its run summary is, and the file to read instead;
     None for anything else. `text`: the start of the file, decoded.
 
@@ -122,7 +123,7 @@ def not_a_run_file(text: str) -> str | None:
     configuration: its first line is `Metric,avg,min,max,p99,p95,p90,p75,p50,p25...`, the
     percentiles falling (AIPerf's rise)."""
     cells = csv_header(text)
-    if not (cells[0] == "metric" and {"avg", "p50", "p99"} <= set(cells)):
+    if not cells or not (cells[0] == "metric" and {"avg", "p50", "p99"} <= set(cells)):
         return None
     if cells.index("p99") > cells.index("p50"):
         return None
@@ -300,6 +301,7 @@ FORMAT = RunFormat(
         "/output_token_throughput",
         "/request_latency",
     ),
+    other_files=not_a_run_file,
     detect=detect,
     version=version,
     parse=parse,

@@ -119,7 +119,7 @@ def _unread(doc: JsonDocument, listed: bool) -> str:
     nearest and what it lacks, else what reportgen reads (`reportgen.formats.refusals`)."""
     lines = isinstance(doc, JsonLinesDocument)
     data: Any = [doc.data[str(i)] for i in range(len(doc.data))] if listed else doc.data
-    said = sibling(doc.text, data)
+    said = sibling(FORMATS, doc.text, data)
     if said:
         return said
     record = detect({"0": doc.data}, lines=True) if not (listed or lines) else None
@@ -283,7 +283,7 @@ def load(
                     continue
                 doc = parse_run_file(label, raw, path)
         except InputError as exc:
-            other = sibling_of_bytes(raw) if raw is not None else None
+            other = sibling_of_bytes(FORMATS, raw) if raw is not None else None
             problems.extend([Problem(label, 1, 1, "", other)] if other else exc.problems)
             continue
         run, found = load_document(doc) if streamed is None else load_streamed(streamed)

@@ -3,8 +3,9 @@
 Two questions, asked only of a file that no format reads (`reportgen.formats.load`):
 
 - Is it a file a benchmark tool writes beside its run file (an HTML or CSV report, a pooled
-  summary, a sweep's table)? Then it is named as such, with the file to read instead. Each such
-  file is one `Sibling` in `SIBLINGS`, recognised from its bytes (text files) or its parsed JSON.
+  summary, a sweep's table)? Then it is named as such, with the file to read instead. A format
+  names its tool's other files (`RunFormat.other_files`); files of no format's tool are each one
+  `Sibling` in `SIBLINGS`; both are recognised from the file's start as text or its parsed JSON.
 - Else, which format is it nearest? Each format names the keys that make one of its files
   (`RunFormat.marks`, JSON pointers into the run, into a list's first item or a JSON Lines
   file's first record). The nearest is the format with the most of its marks present, at least
@@ -39,7 +40,9 @@ class Sibling:
         return f"this is {self.what}, not a run file: reportgen reads {self.instead}"
 
 
-def _csv_header(text: str) -> list[str]:
+def csv_header(text: str) -> list[str]:
+    """The first line of a CSV text as lower-case cells (a byte-order mark and quotes dropped);
+    [] when it has no comma."""
     first = text.lstrip("\ufeff").split("\n", 1)[0].strip()
     return [cell.strip().strip('"').lower() for cell in first.split(",")] if "," in first else []
 
@@ -53,14 +56,8 @@ def _guidellm_html(text: str, _data: Any) -> bool:
 
 
 def _guidellm_csv(text: str, _data: Any) -> bool:
-    header = _csv_header(text)
+    header = csv_header(text)
     return bool(header) and any("benchmark" in c for c in header) and "guidellm" in text.lower()
-
-
-def _stat_table_csv(text: str, _data: Any) -> bool:
-    """AIPerf's and GenAI-Perf's CSV: a `Metric` column then statistics (avg, min, max, pNN)."""
-    header = _csv_header(text)
-    return len(header) > 2 and header[0] == "metric" and "avg" in header
 
 
 def _genai_perf_raw(_text: str, data: Any) -> bool:
@@ -90,12 +87,6 @@ SIBLINGS: tuple[Sibling, ...] = (
         _guidellm_csv,
     ),
     Sibling(
-        "an AIPerf or GenAI-Perf CSV export (a Metric column and its statistics)",
-        "the JSON written beside it: profile_export_aiperf.json (AIPerf) or "
-        "profile_export_genai_perf.json (GenAI-Perf)",
-        _stat_table_csv,
-    ),
-    Sibling(
         "perf_analyzer's raw profile_export.json (GenAI-Perf's per-request timestamps)",
         "the profile_export_genai_perf.json GenAI-Perf writes beside it",
         _genai_perf_raw,
@@ -113,25 +104,30 @@ _ANY_TEXT = (
     Sibling(
         "a CSV table",
         "the JSON (or JSON Lines) run file the benchmark tool wrote, not a table made from it",
-        lambda text, _data: len(_csv_header(text)) > 1,
+        lambda text, _data: len(csv_header(text)) > 1,
     ),
 )
 
 
-def sibling(text: str, data: Any) -> str | None:
+def sibling(formats: tuple[RunFormat, ...], text: str, data: Any) -> str | None:
     """The refusal of a tool's non-run file, from its beginning as text and its parsed JSON
-    (None when it did not parse); None when it is none of `SIBLINGS`."""
+    (None when it did not parse): each format's own `other_files` first, then `SIBLINGS`; None
+    when it is none of them."""
     head = text[:_HEAD_BYTES]
+    for fmt in formats:
+        said = fmt.other_files(head, data) if fmt.other_files else None
+        if said:
+            return f"this is {said}"
     return next((s.message() for s in SIBLINGS if s.matches(head, data)), None)
 
 
-def sibling_of_bytes(raw: bytes) -> str | None:
+def sibling_of_bytes(formats: tuple[RunFormat, ...], raw: bytes) -> str | None:
     """`sibling` for a file that is not JSON (an HTML or CSV report, or any HTML page or CSV
     table)."""
     text = raw[:_HEAD_BYTES].decode("utf-8", "replace")
     if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
         return None  # broken JSON: its own located error says more
-    return sibling(text, None) or next(
+    return sibling(formats, text, None) or next(
         (s.message() for s in _ANY_TEXT if s.matches(text, None)), None
     )
 
