@@ -80,7 +80,8 @@ def test_a_load_point_where_every_request_failed_keeps_the_errors_own_words() ->
     run, _ = _load(data)
     assert run is not None
     point = run.points[0]
-    assert (point.status, point.reason) == ("failed", "aiohttp.ClientError: refused")
+    reason = "all 4 requests failed, the first with: aiohttp.ClientError: refused"
+    assert (point.status, point.reason) == ("failed", reason)
     found = [f for f in lint(compute([run])) if f.id == "cell-invalid"]
     assert [f.cell for f in found] == ["r2"] and "aiohttp.ClientError: refused" in found[0].message
 

@@ -125,6 +125,15 @@ def _samples(raw: dict[str, Any], report: Report) -> tuple[RequestSample, ...]:
     return tuple(samples)
 
 
+def _reason(raw: dict[str, Any], failed: int) -> str:
+    """Why no request completed, in vLLM's words when the file kept them (`errors`, written with
+    --save-detailed and by the older benchmark_serving.py): the last line of the first error."""
+    errors = [e for e in raw.get("errors") or () if isinstance(e, str) and e.strip()]
+    if errors:
+        return f"all {failed} requests failed, the first with: {errors[0].strip().splitlines()[-1]}"
+    return f"all {failed} requests failed (the file keeps no error text)"
+
+
 def _fit(raw: dict[str, Any], report: Report) -> dict[str, Any]:
     """`raw` with each number no float can hold (1e999) reported as an error and read as 0, so
     the rest of the file is still checked; the loader drops a run with errors."""
@@ -174,11 +183,15 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
             "warning",
         )
     samples = _samples(raw, report)
-    errors = [e for e in raw.get("errors") or () if e]
     status: CellStatus = "ok" if completed > 0 else "failed"
-    reason = None
+    reason = None if status == "ok" else _reason(raw, failed)
     if status == "failed":
-        reason = errors[0].strip().splitlines()[-1] if errors else "no request completed"
+        report(
+            "/completed",
+            f"completed 0: {reason}; the load point has its request counts only, no latency or "
+            "throughput (vLLM writes 0 for the statistics of no request)",
+            "warning",
+        )
     summaries, summary_at = ms_statistics(raw, _STAT, _STATS, _QUANTITY)
     lens = raw.get("input_lens") or ()
     point = LoadPoint(
