@@ -255,3 +255,14 @@ def test_an_article_of_a_0_3_stage_file_builds_checks_and_names_its_definitions(
     assert "inference-perf 0.4 and earlier timed every streamed line" in page
     result = check_article(folder, build_dir=out)
     assert not result.failed, [i.message for i in result.items]
+
+
+def test_a_file_near_the_layout_names_what_it_lacks() -> None:
+    raw = _example("inference-perf-no-failures.json")
+    run, problems = _load(raw, "stage_0_lifecycle_metrics.json")
+    assert run is None
+    (problem,) = problems
+    assert problem.startswith("/: error: near an inference-perf stage_N_lifecycle_metrics.json")
+    assert "it lacks failures, which" in problem
+    assert "load_summary" in raw and "successes" in raw  # never named as lacking
+    assert inference_perf.detect({"load_summary": {}}) is None  # too far to be named

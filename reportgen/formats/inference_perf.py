@@ -133,12 +133,21 @@ PROMETHEUS = (
     "beside it, one load point each"
 )
 
+_CUT = (
+    "near an inference-perf stage_N_lifecycle_metrics.json, but it lacks {lacking}, which "
+    "inference-perf writes in every lifecycle report beside load_summary and successes: the file "
+    "was edited after inference-perf wrote it. Read the stage file as inference-perf wrote it"
+)
+
 
 def detect(data: dict[str, Any]) -> Detection | None:
     """An inference-perf lifecycle report has `load_summary`, `successes` and `failures` at its
     top level (and from 0.5 on `benchmark_time_seconds`). Its pooled summary and its Prometheus
     reports, of the same top level, are refused, naming the files to read instead."""
     if not all(key in data for key in _MARKS):
+        if "load_summary" in data and "successes" in data:  # near: say what it lacks
+            lacking = " and ".join(key for key in _MARKS if key not in data)
+            return Detection("", "inference-perf", refusal=_CUT.format(lacking=lacking))
         return None
     load, successes = data["load_summary"], data["successes"]
     if isinstance(successes, dict) and "latency" not in successes and not load:

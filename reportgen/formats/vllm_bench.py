@@ -36,6 +36,8 @@ from reportgen.stats import close
 
 Report = Callable[[str, str, str], None]  # (pointer, message, severity)
 _MARKS = ("model_id", "num_prompts", "request_rate", "duration", "output_throughput")
+# the results every vLLM result holds, beside its settings (the schema requires them)
+_RESULTS = ("duration", "completed", "total_output_tokens", "output_throughput")
 _ARRAYS = ("input_lens", "output_lens", "ttfts", "latencies", "itls", "errors")
 _STAT = re.compile(r"(mean|median|std|p[0-9]+(?:\.[0-9]+)?)_(ttft|tpot|itl|e2el)_ms")
 # vLLM's metric -> the reportgen quantity its statistics describe
@@ -69,9 +71,25 @@ DEFINITIONS = (
 
 def detect(data: dict[str, Any]) -> Detection | None:
     """A vLLM bench result has `model_id`, `num_prompts`, `request_rate`, `duration` and
-    `output_throughput` at its top level."""
+    `output_throughput` at its top level. One with vLLM's settings and latency statistics but
+    not its results is refused, naming the keys it lacks."""
     if all(key in data for key in _MARKS):
         return Detection("", "vllm-bench")
+    stats = sorted(key for key in data if _STAT.fullmatch(key))
+    if {"model_id", "num_prompts", "request_rate"} <= data.keys() and stats:
+        missing = [key for key in _RESULTS if key not in data]
+        lacking = ", ".join(missing[:-1]) + " or " + missing[-1] if missing[1:] else missing[0]
+        shown = "median_ttft_ms" if "median_ttft_ms" in stats else stats[0]
+        return Detection(
+            "",
+            "vllm-bench",
+            refusal=(
+                f"a vLLM bench serve result without its results: it has {shown} and the other "
+                f"latency statistics, but no {lacking}, which vLLM writes in every result; "
+                "reportgen cannot count its requests or give its throughput. Read the result "
+                "file as vLLM saved it (--save-result)"
+            ),
+        )
     return None
 
 
