@@ -111,7 +111,7 @@ def _strategy(rate: float | None, concurrency: int | None, burstiness: float) ->
     return "poisson" if burstiness == 1 else f"gamma (burstiness {burstiness:g})"
 
 
-def _samples(raw: dict[str, Any], report: Report) -> tuple[RequestSample, ...]:
+def _samples(raw: dict[str, Any], at: str, report: Report) -> tuple[RequestSample, ...]:
     """Per-request records, when the file was saved with `--save-detailed`."""
     arrays = parallel_arrays(raw, _ARRAYS, ("ttfts", "latencies", "output_lens"), report)
     if arrays is None:
@@ -131,7 +131,7 @@ def _samples(raw: dict[str, Any], report: Report) -> tuple[RequestSample, ...]:
         itl = (latency - ttft) / (out - 1) if completed and out > 1 else 0.0
         samples.append(
             RequestSample(
-                pointer=f"/ttfts/{i}",
+                pointer=f"{at}/ttfts/{i}",
                 ttft_s=float(ttft),
                 latency_s=float(latency),
                 itl_s=itl,
@@ -170,18 +170,23 @@ def _fit(raw: dict[str, Any], report: Report) -> dict[str, Any]:
     return out
 
 
-def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
-    """Build the one-point `SweepRun` of a schema-valid vLLM bench result."""
-    raw: dict[str, Any] = doc.data
-    problems: list[Problem] = []
-
-    def report(pointer: str, message: str, severity: str) -> None:
-        problems.append(doc.problem(base + pointer, message, severity))
-
-    raw = _fit(raw, report)
+def rate_and_limit(raw: dict[str, Any]) -> tuple[float | None, int | None]:
+    """The record's request rate (None: every request released at once) and concurrency limit."""
     rate_raw = raw["request_rate"]
     rate = None if rate_raw == "inf" or math.isinf(float(rate_raw)) else float(rate_raw)
-    concurrency = raw.get("max_concurrency")
+    return rate, raw.get("max_concurrency")
+
+
+def label(raw: dict[str, Any]) -> str:
+    """The load point's label: `r{rate}`, `c{limit}`, `r{rate}-c{limit}` or `burst`."""
+    return _label(*rate_and_limit(raw))
+
+
+def point(raw: dict[str, Any], at: str, shown_as: str, report: Report) -> LoadPoint:
+    """The load point of one schema-valid result (`at`: its pointer in the file), labelled
+    `shown_as`; `report` takes pointers inside the result."""
+    raw = _fit(raw, report)
+    rate, concurrency = rate_and_limit(raw)
     completed, prompts = int(raw["completed"]), int(raw["num_prompts"])
     failed = int(raw.get("failed", prompts - completed))
     if "failed" in raw and completed + failed != prompts:
@@ -200,7 +205,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
             f"= {output} / {duration:g} s = {output / duration:.6g} tok/s",
             "warning",
         )
-    samples = _samples(raw, report)
+    samples = _samples(raw, at, report)
     status: CellStatus = "ok" if completed > 0 else "failed"
     reason = None if status == "ok" else _reason(raw, failed)
     if status == "failed":
@@ -210,11 +215,11 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
             "throughput (vLLM writes 0 for the statistics of no request)",
             "warning",
         )
-    summaries, summary_at = ms_statistics(raw, _STAT, _STATS, _QUANTITY)
+    summaries, summary_at = ms_statistics(raw, _STAT, _STATS, _QUANTITY, at)
     lens = raw.get("input_lens") or ()
-    point = LoadPoint(
-        pointer=base,
-        label=_label(rate, concurrency),
+    return LoadPoint(
+        pointer=at,
+        label=shown_as,
         concurrency=concurrency,
         rate=rate,
         strategy=_strategy(rate, concurrency, float(raw.get("burstiness", 1.0))),
@@ -228,21 +233,35 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         samples=samples,
         summaries=summaries,
         prompt_tokens=lens[0] if lens and len(set(lens)) == 1 else None,
-        summary_at=(("aggregate_tok_s", "/output_throughput"), *summary_at),
+        summary_at=(("aggregate_tok_s", f"{at}/output_throughput"), *summary_at),
     )
-    settings: list[tuple[str, Scalar]] = [(k, raw[k]) for k in _SETTINGS if k in raw]
-    metadata: list[tuple[str, Scalar]] = [  # `--metadata KEY=VALUE`: strings vLLM did not write
+
+
+def settings(raw: dict[str, Any]) -> list[tuple[str, Scalar]]:
+    """The result's settings, and its `--metadata KEY=VALUE` pairs (strings vLLM did not write)."""
+    found: list[tuple[str, Scalar]] = [(k, raw[k]) for k in _SETTINGS if k in raw]
+    return found + [
         (k, v)
         for k, v in raw.items()
         if isinstance(v, str) and k not in _SETTINGS and k not in ("model_id",)
     ]
+
+
+def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
+    """Build the one-point `SweepRun` of a schema-valid vLLM bench result."""
+    raw: dict[str, Any] = doc.data
+    problems: list[Problem] = []
+
+    def report(pointer: str, message: str, severity: str) -> None:
+        problems.append(doc.problem(base + pointer, message, severity))
+
     run = SweepRun(
         source=source,
         engine=None,  # the file names the client's backend, not the server
         model=str(raw["model_id"]),
-        points=(point,),
+        points=(point(raw, base, label(raw), report),),
         definitions=DEFINITIONS,
-        settings=tuple(sorted(settings + metadata)),
+        settings=tuple(sorted(settings(raw))),
     )
     return run, problems
 
