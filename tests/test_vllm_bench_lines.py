@@ -102,6 +102,11 @@ def test_a_line_where_every_request_failed_is_a_failed_point() -> None:
     assert run is not None
     assert [p.pointer for p in problems] == ["/0/completed"]
     assert run.points[0].status == "failed" and run.points[0].requests_failed == 200
+    # beside the points that completed, the failed one shows its counts and no latency
+    values = {v.id: v.value for v in compute([run]).values}
+    assert (values["load.r10-b0.requests"], values["load.r10-b0.failed"]) == (0, 200)
+    assert values["load.r10-b0.rate"] == 10
+    assert "load.r10-b0.ttft_s" not in values and "load.r10-b3.ttft_s" in values
 
 
 def test_detection_is_vllms_and_not_sglangs() -> None:
