@@ -11,7 +11,7 @@ The per-request file, a JSON list, is `reportgen.formats.inference_perf_requests
 The reports record no inference-perf version: the tool is named alone.
 
 Two layouts, told apart by `successes.token_count_mismatches`, which came with the change of
-definitions in inference-perf 0.5.0 (April 2026, with `benchmark_time_seconds`):
+definitions in inference-perf 0.5.0 (May 2026, with `benchmark_time_seconds`):
 
 - 0.5 and later: the definitions below.
 - 0.4 and earlier (no `token_count_mismatches`, nor `benchmark_time_seconds`): the client timed
