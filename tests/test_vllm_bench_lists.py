@@ -176,3 +176,16 @@ def test_each_item_of_a_sweep_is_itself_a_run_file_vllm_bench_reads() -> None:
         run, problems = load_document(doc)
         assert run is not None and problems == []
     assert vllm_bench_lists.not_a_run_file(_sweep_summary()[0]) is None
+
+
+def test_the_sweeps_warmup_run_is_refused_naming_the_measured_runs() -> None:
+    """vllm bench sweep serve --warmup-num-prompts saves its warm-up as warmup.json, a result
+    with run_number -1 (sweep/serve.py)."""
+    warmup = _result(run_number=-1, num_prompts=4)
+    found = vllm_bench.detect(warmup)
+    assert found is not None and found.refusal == vllm_bench.WARMUP
+    doc = parse_json("warmup.json", json.dumps(warmup, indent=4).encode())
+    run, problems = load_document(doc)
+    assert run is None
+    assert [p.message for p in problems] == [vllm_bench.WARMUP]
+    assert "Read the run=K.json files" in vllm_bench.WARMUP

@@ -68,12 +68,20 @@ DEFINITIONS = (
     ),
 )
 
+WARMUP = (
+    "this is vllm bench sweep's warmup.json (run_number -1): the warm-up run before the measured "
+    "ones, not a measurement. Read the run=K.json files in the same folder, one load point each"
+)
+
 
 def detect(data: dict[str, Any]) -> Detection | None:
     """A vLLM bench result has `model_id`, `num_prompts`, `request_rate`, `duration` and
     `output_throughput` at its top level. One with vLLM's settings and latency statistics but
-    not its results is refused, naming the keys it lacks."""
+    not its results is refused, naming the keys it lacks, and so is `vllm bench sweep`'s
+    warm-up run (`run_number` -1)."""
     if all(key in data for key in _MARKS):
+        if data.get("run_number") == -1:  # vllm bench sweep's warm-up run
+            return Detection("", "vllm-bench", refusal=WARMUP)
         return Detection("", "vllm-bench")
     stats = sorted(key for key in data if _STAT.fullmatch(key))
     if {"model_id", "num_prompts", "request_rate"} <= data.keys() and stats:
