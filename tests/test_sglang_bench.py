@@ -269,10 +269,11 @@ def test_a_failed_request_in_the_arrays_is_counted() -> None:
 def test_no_request_completed_keeps_sglangs_error() -> None:
     raw = _summary("c1", completed=0, errors=["", "HTTP 500\nServer Error"])
     raw.pop("request_throughput")
-    run, _ = _load(raw)
+    run, problems = _load(raw)
     assert run is not None
     (point,) = run.points
     assert (point.status, point.reason) == ("failed", "Server Error")
+    assert [p for p in problems if "/0/completed: warning: completed 0 (Server Error)" in p]
 
 
 def test_arrays_of_different_lengths_are_a_located_error() -> None:

@@ -168,6 +168,12 @@ def _point(raw: dict[str, Any], at: str, label: str, report: Report) -> LoadPoin
     reason = None
     if status == "failed":
         reason = errors[0].strip().splitlines()[-1] if errors else "no request completed"
+        report(
+            "/completed",
+            f"completed 0 ({reason}): the load point has its request counts only, no latency or "
+            "throughput",
+            "warning",
+        )
     summaries, summary_at = ms_statistics(raw, _STAT, _STATS, _QUANTITY, at)
     fixed = str(raw["dataset_name"]).startswith("random") and raw.get("random_range_ratio") == 1
     return LoadPoint(

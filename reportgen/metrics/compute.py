@@ -186,7 +186,7 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
             yield from _decode(cell, emit)
 
 
-def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
+def _cell(point: LoadPoint) -> Cell:
     extra = tuple(
         (axis, value)
         for axis, value in (
@@ -195,7 +195,11 @@ def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
         )
         if value is not None
     )
-    at = Cell(concurrency=point.concurrency, point=point.label, rate=point.rate, extra=extra)
+    return Cell(concurrency=point.concurrency, point=point.label, rate=point.rate, extra=extra)
+
+
+def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
+    at = _cell(point)
     where = point.pointer
     if point.output_tokens is not None and point.duration_s:
         rate = point.output_tokens / point.duration_s
@@ -260,6 +264,20 @@ def _sweep(run: SweepRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
         )
         if point.status == "ok":
             yield from _point(point, emit)
+        else:  # no latency or throughput, but how many requests completed and failed
+            yield from _counts(point, emit)
+
+
+def _counts(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
+    """A failed load point's request counts, so that its failures are shown, not left out."""
+    at = _cell(point)
+    where = point.pointer
+    if point.concurrency is not None:
+        yield emit.value("load.concurrency", float(point.concurrency), "fields", where, at)
+    if point.rate is not None:
+        yield emit.value("load.rate", point.rate, "fields", where, at)
+    yield emit.value("load.requests", float(point.requests_ok or 0), "fields", where, at)
+    yield emit.value("load.failed", float(point.requests_failed), "fields", where, at)
 
 
 def compute(
