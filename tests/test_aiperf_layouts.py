@@ -267,7 +267,7 @@ def test_an_aiperf_csv_is_named_with_the_file_to_read_instead() -> None:
     csv = "Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\nTime to First Token (ms),1\n"
     found = aiperf.not_a_run_file(csv)
     assert found is not None
-    assert found.startswith("an AIPerf CSV summary (profile_export_aiperf.csv)")
+    assert found.startswith("this is an AIPerf CSV summary (profile_export_aiperf.csv)")
     assert "profile_export_aiperf.json" in found.split(";")[1]
     assert aiperf.not_a_run_file("\ufeff" + csv.replace("Metric", "metric")) == found
     assert aiperf.not_a_run_file((VALID / "aiperf-c1.json").read_text()) is None

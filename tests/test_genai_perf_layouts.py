@@ -172,7 +172,7 @@ def test_mutating_the_flat_layout_never_crashes() -> None:
 def test_a_genai_perf_csv_is_named_with_the_file_to_read_instead() -> None:
     csv = "Metric,avg,min,max,p99,p95,p90,p75,p50,p25,p10,p5,p1\nTime To First Token (ms),1\n"
     found = genai_perf.not_a_run_file(csv)
-    assert found is not None and found.startswith("a GenAI-Perf CSV summary")
+    assert found is not None and found.startswith("this is a GenAI-Perf CSV summary")
     assert "profile_export_genai_perf.json" in found
     rising = "Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\nx,1\n"
     assert genai_perf.not_a_run_file(rising) is None  # AIPerf's

@@ -193,8 +193,8 @@ def not_a_run_file(text: str, _data: Any = None) -> str | None:
     if cells.index("p99") < cells.index("p50"):
         return None
     return (
-        "an AIPerf CSV summary (profile_export_aiperf.csv): it has AIPerf's statistics without "
-        "the load, the phases or the window they were measured in; give reportgen "
+        "this is an AIPerf CSV summary (profile_export_aiperf.csv): it has AIPerf's statistics "
+        "without the load, the phases or the window they were measured in; give reportgen "
         "profile_export_aiperf.json from the same artifact folder (or profile_export.jsonl, its "
         "per-request records)"
     )

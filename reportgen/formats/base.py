@@ -77,6 +77,7 @@ class RunFormat:
     # least half of them, with the ones it lacks (`reportgen.formats.refusals`)
     marks: tuple[str, ...] = ()
     # A file the tool writes beside its run file (a CSV summary, a sweep's table), named with
-    # the file to read instead: (the file's start as text, its parsed JSON or None) -> "an X
-    # (name): ...; give reportgen Y", or None (`reportgen.formats.refusals`)
+    # the file to read instead: (the file's start as text, its parsed JSON or None; a list for a
+    # JSON array) -> "this is X (name): ...; give reportgen Y", or None
+    # (`reportgen.formats.refusals`)
     other_files: Callable[[str, Any], str | None] | None = None

@@ -128,7 +128,7 @@ def not_a_run_file(text: str, _data: Any = None) -> str | None:
     if cells.index("p99") > cells.index("p50"):
         return None
     return (
-        "a GenAI-Perf CSV summary (profile_export_genai_perf.csv): it has GenAI-Perf's "
+        "this is a GenAI-Perf CSV summary (profile_export_genai_perf.csv): it has GenAI-Perf's "
         "statistics without the load they were measured at; give reportgen "
         "profile_export_genai_perf.json from the same artifact folder"
     )

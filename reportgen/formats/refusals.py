@@ -117,7 +117,7 @@ def sibling(formats: tuple[RunFormat, ...], text: str, data: Any) -> str | None:
     for fmt in formats:
         said = fmt.other_files(head, data) if fmt.other_files else None
         if said:
-            return f"this is {said}"
+            return said
     return next((s.message() for s in SIBLINGS if s.matches(head, data)), None)
 
 

@@ -20,6 +20,7 @@ from reportgen.formats import (
     lmx,
     sglang_bench,
     vllm_bench,
+    vllm_bench_lines,
 )
 from reportgen.formats.base import Detection, RunFormat
 
@@ -28,6 +29,7 @@ FORMATS: tuple[RunFormat, ...] = (
     llm_inference_bench.FORMAT,
     llama_bench.FORMAT,
     vllm_bench.FORMAT,
+    vllm_bench_lines.FORMAT,
     sglang_bench.FORMAT,
     aiperf.FORMAT,
     aiperf_records.FORMAT,

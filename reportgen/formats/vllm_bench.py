@@ -21,6 +21,7 @@ from typing import Any
 
 from reportgen import tolerances as tol
 from reportgen.errors import Problem
+from reportgen.formats import vllm_bench_lists as lists
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import TOO_LARGE, JsonDocument, escape_pointer_token, unfit_numbers
 from reportgen.formats.records import ms_statistics, parallel_arrays
@@ -280,6 +281,7 @@ FORMAT = RunFormat(
     tested_versions=None,  # its files do not record its version
     looks_like="a vLLM `bench serve --save-result` file",
     marks=tuple(f"/{key}" for key in _MARKS),
+    other_files=lambda _text, data: lists.not_a_run_file(data) if isinstance(data, list) else None,
     detect=detect,
     version=version,
     parse=parse,
