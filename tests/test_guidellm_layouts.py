@@ -503,6 +503,20 @@ def test_other_files_are_not_named_as_guidellm_reports(content: str) -> None:
 # --- detection and end to end --------------------------------------------------------------------
 
 
+def test_a_01_report_is_refused_naming_what_it_is() -> None:
+    """GuideLLM 0.1 (2024) wrote a `GuidanceReport`: `benchmarks` of reports, each with its own
+    `benchmarks` (of `TextGenerationBenchmark`) and `args`."""
+    data = {"benchmarks": [{"benchmarks": [{"mode": "synchronous"}], "args": {"rate": None}}]}
+    run, problems = _load(data)
+    assert run is None
+    assert problems == [
+        "/: error: a GuideLLM 0.1 report (2024: `benchmarks` of reports, each with its own "
+        "`benchmarks` and `args`), whose requests and statistics are laid out and defined unlike "
+        "any later release's; reportgen reads GuideLLM 0.2 and later: run the benchmark again "
+        "with a current GuideLLM (`pip install guidellm`) and give its benchmarks.json"
+    ]
+
+
 def test_every_layout_is_detected_as_guidellm() -> None:
     source = _source()
     for data in (source, as_05(source), _no_metadata(as_05(source)), as_legacy(source)):

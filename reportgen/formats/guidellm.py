@@ -123,6 +123,12 @@ DEFINITIONS = (("ttft_s", _TTFT_07), *_COMMON, ("output_tok_s", _RATE_08))
 DEFINITIONS_07 = (("ttft_s", _TTFT_07), *_COMMON, ("output_tok_s", _RATE_04))
 DEFINITIONS_04 = (("ttft_s", _TTFT_04), *_COMMON, ("output_tok_s", _RATE_04))
 _RELEASE = re.compile(r"v?(\d+)\.(\d+)")
+_REFUSE_01 = (
+    "a GuideLLM 0.1 report (2024: `benchmarks` of reports, each with its own `benchmarks` and "
+    "`args`), whose requests and statistics are laid out and defined unlike any later release's; "
+    "reportgen reads GuideLLM 0.2 and later: run the benchmark again with a current GuideLLM "
+    "(`pip install guidellm`) and give its benchmarks.json"
+)
 
 
 def _release(raw: dict[str, Any]) -> tuple[int, int] | None:
@@ -141,6 +147,11 @@ def detect(data: dict[str, Any]) -> Detection | None:
     meta = data.get("metadata")
     if isinstance(meta, dict) and "guidellm_version" in meta:
         return Detection("", "guidellm")
+    if benchmarks and all(
+        isinstance(b, dict) and isinstance(b.get("benchmarks"), list) and "args" in b
+        for b in benchmarks
+    ):
+        return Detection("", "guidellm", refusal=_REFUSE_01)
     if is_legacy(data) or any(
         isinstance(b, dict) and b.get("type_") == "generative_benchmark" for b in benchmarks
     ):

@@ -95,7 +95,10 @@ def is_legacy(data: dict[str, Any]) -> bool:
     benchmarks = data.get("benchmarks")
     if "metadata" in data or not isinstance(benchmarks, list) or not benchmarks:
         return False
-    return any(isinstance(b, dict) and "args" in b and "config" not in b for b in benchmarks)
+    return any(
+        isinstance(b, dict) and "args" in b and "config" not in b and "benchmarks" not in b
+        for b in benchmarks
+    )
 
 
 def _rate_check(
