@@ -517,6 +517,19 @@ def test_a_01_report_is_refused_naming_what_it_is() -> None:
     ]
 
 
+def test_a_development_builds_report_is_refused_naming_what_it_is() -> None:
+    """GuideLLM's main branch between 0.3.1 and 0.4.0 wrote benchmarks with `scheduler` and
+    `benchmarker` (its `benchmark/schemas.py` of October 2025); no release did."""
+    bench = {"type_": "generative_benchmark", "scheduler": {"strategy": {"type_": "synchronous"}}}
+    run, problems = _load({"benchmarks": [{**bench, "benchmarker": {"args": {}}}]})
+    assert run is None and len(problems) == 1
+    assert problems[0].startswith("/: error: a GuideLLM development build's report")
+    assert problems[0].endswith(
+        "run the benchmark again with a released GuideLLM (`pip install "
+        "guidellm`) and give its benchmarks.json"
+    )
+
+
 def test_every_layout_is_detected_as_guidellm() -> None:
     source = _source()
     for data in (source, as_05(source), _no_metadata(as_05(source)), as_legacy(source)):

@@ -129,6 +129,12 @@ _REFUSE_01 = (
     "reportgen reads GuideLLM 0.2 and later: run the benchmark again with a current GuideLLM "
     "(`pip install guidellm`) and give its benchmarks.json"
 )
+_REFUSE_DEV = (
+    "a GuideLLM development build's report (GuideLLM's main branch of September to November "
+    "2025, between 0.3 and 0.4: each benchmark with `scheduler` and `benchmarker`), a layout no "
+    "release wrote and reportgen does not read; run the benchmark again with a released GuideLLM "
+    "(`pip install guidellm`) and give its benchmarks.json"
+)
 
 
 def _release(raw: dict[str, Any]) -> tuple[int, int] | None:
@@ -152,6 +158,8 @@ def detect(data: dict[str, Any]) -> Detection | None:
         for b in benchmarks
     ):
         return Detection("", "guidellm", refusal=_REFUSE_01)
+    if any(isinstance(b, dict) and "scheduler" in b and "benchmarker" in b for b in benchmarks):
+        return Detection("", "guidellm", refusal=_REFUSE_DEV)
     if is_legacy(data) or any(
         isinstance(b, dict) and b.get("type_") == "generative_benchmark" for b in benchmarks
     ):
