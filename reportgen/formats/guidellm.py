@@ -186,7 +186,7 @@ def not_a_run_file(content: str | bytes) -> str | None:
         if "window.benchmarks" in head or "guidellm" in lowered:
             return (
                 "a GuideLLM HTML report (benchmarks.html), not a run file: read the "
-                "benchmarks.json GuideLLM wrote beside it (`--outputs json`, the default)"
+                "benchmarks.json GuideLLM wrote beside it (it writes one by default)"
             )
         return None
     first = head.split("\n", 1)[0]
@@ -196,8 +196,7 @@ def not_a_run_file(content: str | bytes) -> str | None:
     if legacy or grouped:
         return (
             "a GuideLLM CSV report (benchmarks.csv), not a run file: it holds summary columns "
-            "only; read the benchmarks.json GuideLLM wrote beside it (`--outputs json`, the "
-            "default)"
+            "only; read the benchmarks.json GuideLLM wrote beside it (it writes one by default)"
         )
     return None
 
