@@ -22,7 +22,8 @@ Definitions:
 
 - `*_ms` statistics are milliseconds; `request_latency`, `duration` and every timestamp seconds;
 - TTFT runs to the first streamed line with content (0.7 on: content, reasoning or a tool call;
-  role-only and usage-only chunks never count), from when the request's headers start being sent;
+  role-only and usage-only chunks never count), from when the request's headers start being sent
+  (0.8; before, from just before the request is opened, connecting included);
 - ITL is (last token - first token) / (output tokens - 1) per request, without the first token as
   reportgen's; GuideLLM's ITL statistics weight each request by its output tokens - 1, and its
   TPOT (`time_per_output_token_ms`) includes the TTFT, so it is not used;
@@ -75,17 +76,24 @@ _SETTINGS = {
 }
 # setting name -> its key in the run's `args` (0.4 to 0.6)
 _ARGS = {"backend": "backend", "request_format": "request_format", "profile": "profile"}
+_TTFT_08 = (
+    "GuideLLM 0.8: the first streamed line with content, reasoning or a tool call (not the first "
+    "chunk: role-only and usage-only lines do not count), from when the request's headers start "
+    "being sent; its median and percentiles are the first value whose cumulative share reaches "
+    "p, not interpolated"
+)
 _TTFT_07 = (
-    "GuideLLM 0.7 and later: the first streamed line with content, reasoning or a tool call (not "
-    "the first chunk: role-only and usage-only lines do not count), from when the request's "
-    "headers start being sent; its median and percentiles are the first value whose cumulative "
-    "share reaches p, not interpolated"
+    "GuideLLM 0.7: the first streamed line with content, reasoning or a tool call (role-only and "
+    "usage-only lines do not count), from just before the request is opened (connecting "
+    "included); its median and percentiles are the first value whose cumulative share reaches "
+    "p, not interpolated"
 )
 _TTFT_04 = (
-    "GuideLLM 0.4 to 0.6: the first streamed line with text (completions) or delta content (chat), "
-    "from when the request's headers start being sent; reasoning and tool-call deltas do not "
-    "count, so with a server that streams reasoning apart it includes the thinking; its median "
-    "and percentiles are the first value whose cumulative share reaches p, not interpolated"
+    "GuideLLM 0.4 to 0.6: the first streamed line with text (completions) or delta content "
+    "(chat), from just before the request is opened (connecting included); reasoning and "
+    "tool-call deltas do not count, so with a server that streams reasoning apart it includes "
+    "the thinking; its median and percentiles are the first value whose cumulative share "
+    "reaches p, not interpolated"
 )
 _RATE_08 = (
     "GuideLLM 0.8: the successful requests' output tokens inside the measured window (warmup and "
@@ -119,7 +127,7 @@ _COMMON = (
     ),
 )
 # the definitions of a run by the release that wrote it: 0.8 and later, 0.7, 0.4 to 0.6
-DEFINITIONS = (("ttft_s", _TTFT_07), *_COMMON, ("output_tok_s", _RATE_08))
+DEFINITIONS = (("ttft_s", _TTFT_08), *_COMMON, ("output_tok_s", _RATE_08))
 DEFINITIONS_07 = (("ttft_s", _TTFT_07), *_COMMON, ("output_tok_s", _RATE_04))
 DEFINITIONS_04 = (("ttft_s", _TTFT_04), *_COMMON, ("output_tok_s", _RATE_04))
 _RELEASE = re.compile(r"v?(\d+)\.(\d+)")
