@@ -302,6 +302,30 @@ def test_records_that_do_not_add_up_in_the_window_are_a_warning() -> None:
     ]
 
 
+def test_a_run_that_stopped_before_its_window_ended_is_measured_to_its_last_request() -> None:
+    """GuideLLM 0.5 plans the window from `max_seconds` and its warm-up/cool-down shares; when
+    `max_requests` stops the run first, `end_time` lies past the last request and
+    `cooldown_duration` is negative (-205 s in a real 0.5.0.dev0 file)."""
+    data = as_05(_source())
+    bench = data["benchmarks"][0]
+    bench["end_time"] += 30.0
+    bench["duration"] += 30.0
+    bench["cooldown_duration"] = -30.0
+    run, problems = _load(data)
+    assert run is not None
+    measured = bench["duration"] - 30.0
+    assert problems == [
+        "/benchmarks/0/cooldown_duration: warning: cooldown_duration is -30 s: the run stopped "
+        "before the measured window's planned end, so its duration "
+        f"({bench['duration']:.6g} s) runs past the last request; {measured:.6g} s, to the last "
+        "request's end, is taken as the time measured"
+    ]
+    (point,) = run.points
+    assert point.duration_s == pytest.approx(measured)
+    assert len(point.samples) == 6  # the records are all in the window still
+    assert _values(run)["load.c1.request_s"].value == pytest.approx(6 / measured)
+
+
 def test_sampled_records_are_read_from_guidellms_statistics_without_a_warning() -> None:
     data = as_05(_source())
     bench = data["benchmarks"][0]

@@ -233,6 +233,24 @@ def _rate_check(
     )
 
 
+def _measured(bench: dict[str, Any], at: str, report: Report) -> float:
+    """The seconds measured: GuideLLM's `duration`, or, when the run stopped before the window's
+    planned end (a negative `cooldown_duration`: `max_requests` reached first, seen in real 0.5
+    files), up to the last request's end, with a warning."""
+    duration = float(bench["duration"])
+    short = bench.get("cooldown_duration")
+    if not isinstance(short, int | float) or short >= 0 or duration + short <= 0:
+        return duration
+    report(
+        f"{at}/cooldown_duration",
+        f"cooldown_duration is {short:.6g} s: the run stopped before the measured window's "
+        f"planned end, so its duration ({duration:.6g} s) runs past the last request; "
+        f"{duration + short:.6g} s, to the last request's end, is taken as the time measured",
+        "warning",
+    )
+    return duration + float(short)
+
+
 def _point(
     bench: dict[str, Any], at: str, label: str, report: Report, release: tuple[int, int] | None
 ) -> LoadPoint:
@@ -269,7 +287,7 @@ def _point(
     found, found_at = summaries(
         metrics, f"{at}/metrics", with_records=complete, itl_counts_requests=False
     )
-    duration = float(bench["duration"])
+    duration = _measured(bench, at, report)
     tokens = metrics["output_token_count"]["successful"]["total_sum"]
     status: CellStatus = "ok" if ok > 0 else "failed"
     errored_records = (bench.get("requests") or {}).get("errored")
