@@ -280,8 +280,8 @@ def test_records_missing_without_a_sample_size_are_a_warning() -> None:
     _, problems = _load(data)
     assert problems == [
         "/benchmarks/0/requests/successful: warning: 3 request records in the measured window, "
-        "but metrics.request_totals.successful is 12 and config.sample_size is not set; "
-        "GuideLLM's own statistics are used"
+        "but metrics.request_totals.successful is 12 and config.sample_size is not set (were "
+        "records removed?); GuideLLM's own statistics are used"
     ]
 
 

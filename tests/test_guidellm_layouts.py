@@ -297,8 +297,8 @@ def test_records_that_do_not_add_up_in_the_window_are_a_warning() -> None:
     assert run is not None and run.points[0].samples == ()
     assert problems == [
         "/benchmarks/0/requests/successful: warning: 2 request records in the measured window, "
-        "but metrics.request_totals.successful is 6 and config.sample_size is not set; "
-        "GuideLLM's own statistics are used"
+        "but metrics.request_totals.successful is 6 and config.sample_size is not set (were "
+        "records removed?); GuideLLM's own statistics are used"
     ]
 
 

@@ -270,11 +270,11 @@ def _point(
     complete = records is not None and len(inside) == ok
     sampled = config.get("sample_size") is not None or config.get("sample_requests") is not None
     if records is not None and not complete and not sampled:
+        kept = f"{len(inside)} request records in the measured window" if records else "no records"
         report(
             f"{at}/requests/successful",
-            f"{len(inside)} request records in the measured window, but "
-            f"metrics.request_totals.successful is {ok} and config.sample_size is not set; "
-            "GuideLLM's own statistics are used",
+            f"{kept}, but metrics.request_totals.successful is {ok} and config.sample_size is "
+            "not set (were records removed?); GuideLLM's own statistics are used",
             "warning",
         )
     # the measured window is the whole run: every successful request's tokens are inside it
