@@ -7,8 +7,9 @@ The files here are written by the transforms below from the committed 0.8.1 exam
 (tests/examples/valid/guidellm-c1.json, six requests at concurrency 1 from GuideLLM 0.8.1 against
 a llama.cpp server): each rewrites it the way the older release lays out the same run, with the
 statistics that release's definitions give over the same records (computed here, from GuideLLM's
-source of each era: see reportgen/formats/guidellm.py and guidellm_legacy.py). Two are committed
-as examples (`EXAMPLES`), and the first test checks they are exactly the transforms' output. The
+source of each era: see reportgen/formats/guidellm.py and guidellm_legacy.py). Three are
+committed as examples (`EXAMPLES`: the two that name no version, and warn so, under invalid/),
+and the first test checks they are exactly the transforms' output. The
 shapes come from real files: 0.5.0.dev0 with warm-up records outside the measured window
 (danielkorat/guidellm-bench), and GuideLLM's own stripped 0.2/0.3-era test asset
 (vllm-project/guidellm, tests/unit/entrypoints/assets/benchmarks_stripped.json).
