@@ -513,8 +513,28 @@ def test_guidellms_csv_and_html_reports_are_named_with_the_file_to_read(
 ) -> None:
     said = not_a_run_file(content)
     assert said is not None and said.startswith(f"a GuideLLM {kind} report")
-    assert "read the benchmarks.json GuideLLM wrote beside it" in said
+    assert "report, not a run file: reportgen reads the benchmarks.json GuideLLM writes" in said
     assert not_a_run_file(content.encode()) == said
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "kind"),
+    [
+        ("benchmarks.csv", CSV_07, "CSV"),
+        ("benchmarks.csv", CSV_03, "CSV"),
+        ("benchmarks.html", HTML, "HTML"),
+    ],
+)
+def test_the_loader_refuses_them_naming_them(
+    tmp_path: Path, name: str, content: str, kind: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    loaded = load([path])
+    assert loaded.runs == ()
+    (problem,) = loaded.problems
+    assert problem.message == f"this is {not_a_run_file(content)}"
+    assert problem.message.startswith(f"this is a GuideLLM {kind} report, not a run file")
 
 
 @pytest.mark.parametrize(

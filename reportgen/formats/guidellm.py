@@ -182,19 +182,22 @@ def version(run: dict[str, Any]) -> tuple[str, str]:
     return ("", "") if named is None else (str(named), "/metadata/guidellm_version")
 
 
-def not_a_run_file(content: str | bytes) -> str | None:
+def not_a_run_file(content: str | bytes, _data: Any = None) -> str | None:
     """What a GuideLLM file that is not a run file is, and the file to read instead, for a refusal
-    message; None when `content` is not one. GuideLLM writes `benchmarks.json` (the run),
-    `benchmarks.csv` (one row per benchmark, under one or two header rows) and `benchmarks.html`
-    (its web report, the run embedded as `window.benchmarks = ...`)."""
+    message (`RunFormat.other_files`); None when `content` (the file's start) is not one.
+    GuideLLM writes `benchmarks.json` (the run), `benchmarks.csv` (one row per benchmark, under
+    one header row `Type,Run Id,Id,Name,...` in 0.2/0.3, two grouped ones `Run Info,Run Info,...`
+    from 0.4) and `benchmarks.html` (its web page, with the summary statistics as
+    `window.benchmarks = ...`)."""
     text = content if isinstance(content, str) else content[:65536].decode("utf-8", "replace")
     head = text[:65536].lstrip("\ufeff \t\r\n")
     lowered = head.lower()
     if lowered.startswith(("<!doctype html", "<html")) or "<html" in lowered[:2048]:
         if "window.benchmarks" in head or "guidellm" in lowered:
             return (
-                "a GuideLLM HTML report (benchmarks.html), not a run file: read the "
-                "benchmarks.json GuideLLM wrote beside it (it writes one by default)"
+                "a GuideLLM HTML report, not a run file: reportgen reads the benchmarks.json "
+                "GuideLLM writes beside it (benchmarks.html holds summary statistics for its web "
+                "page, not the requests)"
             )
         return None
     first = head.split("\n", 1)[0]
@@ -203,8 +206,9 @@ def not_a_run_file(content: str | bytes) -> str | None:
     grouped = len(cells) > 3 and cells[0] == "Run Info" and "Run Info" in cells[1:3]  # 0.4 on
     if legacy or grouped:
         return (
-            "a GuideLLM CSV report (benchmarks.csv), not a run file: it holds summary columns "
-            "only; read the benchmarks.json GuideLLM wrote beside it (it writes one by default)"
+            "a GuideLLM CSV report, not a run file: reportgen reads the benchmarks.json GuideLLM "
+            "writes beside it (benchmarks.csv holds one row of summary statistics per benchmark, "
+            "not the requests)"
         )
     return None
 
@@ -380,6 +384,7 @@ FORMAT = RunFormat(
     tested_versions=((0, 2), (0, 8)),
     looks_like="a GuideLLM benchmarks.json",
     marks=("/metadata/guidellm_version", "/benchmarks"),
+    other_files=not_a_run_file,
     detect=detect,
     version=version,
     parse=parse,
