@@ -504,16 +504,26 @@ HTML = (
 )
 
 
+YAML = "---\nbenchmarks:\n- type_: generative_benchmark\n  run_id: 93e36b31\n"
+
+
 @pytest.mark.parametrize(
     ("content", "kind"),
-    [(CSV_03, "CSV"), (CSV_07, "CSV"), ("\ufeff" + CSV_07, "CSV"), (HTML, "HTML")],
+    [
+        (CSV_03, "CSV"),
+        (CSV_07, "CSV"),
+        ("\ufeff" + CSV_07, "CSV"),
+        (HTML, "HTML"),
+        (YAML, "YAML"),
+        ("args:\n  rate: null\n" + YAML[4:], "YAML"),
+    ],
 )
 def test_guidellms_csv_and_html_reports_are_named_with_the_file_to_read(
     content: str, kind: str
 ) -> None:
     said = not_a_run_file(content)
     assert said is not None and said.startswith(f"a GuideLLM {kind} report")
-    assert "report, not a run file: reportgen reads the benchmarks.json GuideLLM writes" in said
+    assert "report, not a run file: reportgen reads the " in said and "benchmarks.json" in said
     assert not_a_run_file(content.encode()) == said
 
 
@@ -523,6 +533,7 @@ def test_guidellms_csv_and_html_reports_are_named_with_the_file_to_read(
         ("benchmarks.csv", CSV_07, "CSV"),
         ("benchmarks.csv", CSV_03, "CSV"),
         ("benchmarks.html", HTML, "HTML"),
+        ("benchmarks.yaml", YAML, "YAML"),
     ],
 )
 def test_the_loader_refuses_them_naming_them(
@@ -539,7 +550,13 @@ def test_the_loader_refuses_them_naming_them(
 
 @pytest.mark.parametrize(
     "content",
-    [SOURCE.read_text(encoding="utf-8"), "a,b,c\n1,2,3\n", "<html><body>hello</body></html>", ""],
+    [
+        SOURCE.read_text(encoding="utf-8"),
+        "a,b,c\n1,2,3\n",
+        "<html><body>hello</body></html>",
+        "benchmarks:\n- name: other\n",
+        "",
+    ],
 )
 def test_other_files_are_not_named_as_guidellm_reports(content: str) -> None:
     assert not_a_run_file(content) is None

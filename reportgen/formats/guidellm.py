@@ -131,6 +131,8 @@ DEFINITIONS = (("ttft_s", _TTFT_08), *_COMMON, ("output_tok_s", _RATE_08))
 DEFINITIONS_07 = (("ttft_s", _TTFT_07), *_COMMON, ("output_tok_s", _RATE_04))
 DEFINITIONS_04 = (("ttft_s", _TTFT_04), *_COMMON, ("output_tok_s", _RATE_04))
 _RELEASE = re.compile(r"v?(\d+)\.(\d+)")
+# GuideLLM's YAML report: its top-level `benchmarks:` key at the start of a line
+_YAML_BENCHMARKS = re.compile(r"^benchmarks:\s*$", re.MULTILINE)
 _REFUSE_01 = (
     "a GuideLLM 0.1 report (2024: `benchmarks` of reports, each with its own `benchmarks` and "
     "`args`), whose requests and statistics are laid out and defined unlike any later release's; "
@@ -187,8 +189,8 @@ def not_a_run_file(content: str | bytes, _data: Any = None) -> str | None:
     message (`RunFormat.other_files`); None when `content` (the file's start) is not one.
     GuideLLM writes `benchmarks.json` (the run), `benchmarks.csv` (one row per benchmark, under
     one header row `Type,Run Id,Id,Name,...` in 0.2/0.3, two grouped ones `Run Info,Run Info,...`
-    from 0.4) and `benchmarks.html` (its web page, with the summary statistics as
-    `window.benchmarks = ...`)."""
+    from 0.4), `benchmarks.html` (its web page, with the summary statistics as
+    `window.benchmarks = ...`) and, when asked, `benchmarks.yaml` (the report as YAML)."""
     text = content if isinstance(content, str) else content[:65536].decode("utf-8", "replace")
     head = text[:65536].lstrip("\ufeff \t\r\n")
     lowered = head.lower()
@@ -200,6 +202,13 @@ def not_a_run_file(content: str | bytes, _data: Any = None) -> str | None:
                 "page, not the requests)"
             )
         return None
+    if _YAML_BENCHMARKS.search(head) and "generative_benchmark" in head:
+        return (
+            "a GuideLLM YAML report, not a run file: reportgen reads the same report as JSON, "
+            "the benchmarks.json GuideLLM writes when its output path ends in .json (or convert "
+            'this one: python -c "import json, sys, yaml; json.dump(yaml.safe_load('
+            'open(sys.argv[1])), sys.stdout)" benchmarks.yaml > benchmarks.json)'
+        )
     first = head.split("\n", 1)[0]
     cells = [c.strip().strip('"') for c in first.split(",")]
     legacy = cells[:4] == ["Type", "Run Id", "Id", "Name"]  # 0.2/0.3: one header row
