@@ -17,7 +17,9 @@ The invalid examples (tests/examples/invalid/guidellm-*.json) are `trimmed(c1, k
 only_read=True)` with one breakage each: the TTFT median written as a string (wrong-type), the
 benchmark's `duration` deleted (missing-key) or negated (negative-duration), and
 `guidellm_version` "1.0.0" (untested-version). Their `.expected` files are `reportgen validate`'s
-output, run in that folder (tests/test_cli_validate.py runs them).
+output, run in that folder (tests/test_cli_validate.py runs them). The older layouts' examples
+(guidellm-0.2-layout, guidellm-0.4-no-version, valid/guidellm-0.5-warmup) are
+tests/test_guidellm_layouts.py's.
 """
 
 from __future__ import annotations
