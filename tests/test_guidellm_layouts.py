@@ -522,7 +522,7 @@ def test_guidellms_csv_and_html_reports_are_named_with_the_file_to_read(
     content: str, kind: str
 ) -> None:
     said = not_a_run_file(content)
-    assert said is not None and said.startswith(f"a GuideLLM {kind} report")
+    assert said is not None and said.startswith(f"this is a GuideLLM {kind} report")
     assert "report, not a run file: reportgen reads the " in said and "benchmarks.json" in said
     assert not_a_run_file(content.encode()) == said
 
@@ -544,7 +544,7 @@ def test_the_loader_refuses_them_naming_them(
     loaded = load([path])
     assert loaded.runs == ()
     (problem,) = loaded.problems
-    assert problem.message == f"this is {not_a_run_file(content)}"
+    assert problem.message == not_a_run_file(content)
     assert problem.message.startswith(f"this is a GuideLLM {kind} report, not a run file")
 
 

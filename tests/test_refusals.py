@@ -37,7 +37,7 @@ def _problems(tmp_path: Path, name: str, content: bytes) -> list[str]:
         ),
         (
             "benchmarks.csv",
-            b"Benchmark,Run Info,Requests/s\nconcurrent@4,guidellm 0.8.1,2.5\n",
+            b"Run Info,Run Info,Run Info,Benchmark,Benchmark\nModel,Model Path,Task,Type,Rate\n",
             "this is a GuideLLM CSV report, not a run file: reportgen reads the benchmarks.json",
         ),
         (

@@ -197,17 +197,18 @@ def not_a_run_file(content: str | bytes, _data: Any = None) -> str | None:
     if lowered.startswith(("<!doctype html", "<html")) or "<html" in lowered[:2048]:
         if "window.benchmarks" in head or "guidellm" in lowered:
             return (
-                "a GuideLLM HTML report, not a run file: reportgen reads the benchmarks.json "
-                "GuideLLM writes beside it (benchmarks.html holds summary statistics for its web "
-                "page, not the requests)"
+                "this is a GuideLLM HTML report, not a run file: reportgen reads the "
+                "benchmarks.json GuideLLM writes beside it (benchmarks.html holds summary "
+                "statistics for its web page, not the requests)"
             )
         return None
     if _YAML_BENCHMARKS.search(head) and "generative_benchmark" in head:
         return (
-            "a GuideLLM YAML report, not a run file: reportgen reads the same report as JSON, "
-            "the benchmarks.json GuideLLM writes when its output path ends in .json (or convert "
-            'this one: python -c "import json, sys, yaml; json.dump(yaml.safe_load('
-            'open(sys.argv[1])), sys.stdout)" benchmarks.yaml > benchmarks.json)'
+            "this is a GuideLLM YAML report, not a run file: reportgen reads the same report as "
+            "JSON, the benchmarks.json GuideLLM writes when its output path ends in .json (or "
+            'convert this one: python -c "import json, sys, yaml; '
+            'json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)" benchmarks.yaml > '
+            "benchmarks.json)"
         )
     first = head.split("\n", 1)[0]
     cells = [c.strip().strip('"') for c in first.split(",")]
@@ -215,9 +216,9 @@ def not_a_run_file(content: str | bytes, _data: Any = None) -> str | None:
     grouped = len(cells) > 3 and cells[0] == "Run Info" and "Run Info" in cells[1:3]  # 0.4 on
     if legacy or grouped:
         return (
-            "a GuideLLM CSV report, not a run file: reportgen reads the benchmarks.json GuideLLM "
-            "writes beside it (benchmarks.csv holds one row of summary statistics per benchmark, "
-            "not the requests)"
+            "this is a GuideLLM CSV report, not a run file: reportgen reads the benchmarks.json "
+            "GuideLLM writes beside it (benchmarks.csv holds one row of summary statistics per "
+            "benchmark, not the requests)"
         )
     return None
 

@@ -51,15 +51,6 @@ def _html(text: str) -> bool:
     return bool(re.match(r"\s*(<!doctype html|<html)", text, re.IGNORECASE))
 
 
-def _guidellm_html(text: str, _data: Any) -> bool:
-    return _html(text) and "guidellm" in text.lower()
-
-
-def _guidellm_csv(text: str, _data: Any) -> bool:
-    header = csv_header(text)
-    return bool(header) and any("benchmark" in c for c in header) and "guidellm" in text.lower()
-
-
 def _genai_perf_raw(_text: str, data: Any) -> bool:
     """perf_analyzer's raw export that GenAI-Perf writes: `experiments[].requests[]`."""
     if not isinstance(data, Mapping):
@@ -74,18 +65,6 @@ def _genai_perf_raw(_text: str, data: Any) -> bool:
 
 
 SIBLINGS: tuple[Sibling, ...] = (
-    Sibling(
-        "a GuideLLM HTML report",
-        "the benchmarks.json GuideLLM writes with it (`--outputs json`, or `--output-path "
-        "benchmarks.json` in older versions)",
-        _guidellm_html,
-    ),
-    Sibling(
-        "a GuideLLM CSV report",
-        "the benchmarks.json GuideLLM writes with it (`--outputs json`); the CSV keeps "
-        "neither the requests nor every statistic",
-        _guidellm_csv,
-    ),
     Sibling(
         "perf_analyzer's raw profile_export.json (GenAI-Perf's per-request timestamps)",
         "the profile_export_genai_perf.json GenAI-Perf writes beside it",
