@@ -21,12 +21,13 @@ import pytest
 from reportgen.errors import Problem
 from reportgen.formats import vllm_bench, vllm_bench_lines
 from reportgen.formats.jsonl import parse_json_lines
-from reportgen.formats.load import _source
+from reportgen.formats.load import _source, load
 from reportgen.formats.schemas import check
 from reportgen.metrics import compute
 from reportgen.model import Provenance, SweepRun
 
 EXAMPLE = Path(__file__).resolve().parent / "examples" / "lines" / "vllm-appended-results.jsonl"
+VALID_EXAMPLES = Path(__file__).resolve().parent / "examples" / "valid"
 
 
 def _read(text: str, label: str = "results.jsonl") -> tuple[SweepRun | None, list[Problem]]:
@@ -125,3 +126,39 @@ def test_a_line_without_its_results_is_refused_as_a_single_file_is() -> None:
     (problem,) = problems
     assert problem.message.startswith("a vLLM bench serve result without its results")
     assert vllm_bench.detect(record) is not None
+
+
+def test_results_appended_to_a_json_file_read_as_json_lines(tmp_path: Path) -> None:
+    """vLLM's `--append-result` adds one result a line to a file named .json: the JSON reader
+    stops after the first value, and the loader then reads the file as JSON Lines."""
+    lines = [
+        json.dumps(json.loads((VALID_EXAMPLES / name).read_text(encoding="utf-8")))
+        for name in ("vllm-serve-summary.json", "vllm-benchmark-serving.json")
+    ]
+    path = tmp_path / "results.json"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = load([path])
+    assert [p.message for p in result.problems] == []
+    (run,) = result.runs
+    assert run.source.format == "vllm-bench-lines" and len(run.points) == 2
+
+
+def test_a_json_file_of_two_values_that_are_not_records_keeps_its_json_error(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "results.json"
+    path.write_text("[1]\n[2]\n", encoding="utf-8")
+    (problem,) = load([path]).problems
+    assert (problem.line, problem.message) == (
+        2,
+        "invalid JSON: more data after the end of the top-level value",
+    )
+
+
+def test_an_infinite_burstiness_as_vllm_writes_it_reads(tmp_path: Path) -> None:
+    text = (VALID_EXAMPLES / "vllm-serve-summary.json").read_text(encoding="utf-8")
+    assert '"burstiness": 1.0' in text
+    path = tmp_path / "inf.json"
+    path.write_text(text.replace('"burstiness": 1.0', '"burstiness": Infinity'), "utf-8")
+    result = load([path])
+    assert result.problems == () and len(result.runs) == 1

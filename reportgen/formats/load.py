@@ -23,6 +23,7 @@ from reportgen.files import open_input, read_input
 from reportgen.formats.base import RunFormat
 from reportgen.formats.fastdoc import GiveUp
 from reportgen.formats.jsonfile import (
+    EXTRA_DATA,
     JsonArrayDocument,
     JsonDocument,
     parse_json,
@@ -253,10 +254,20 @@ def fast_run(label: str, raw: bytes) -> Run | None:
 
 
 def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
-    """One run file's bytes parsed: JSON Lines when `path` is named `.jsonl`, else JSON."""
+    """One run file's bytes parsed: JSON Lines when `path` is named `.jsonl`, else JSON; a `.json`
+    file of one object a line (vLLM's `--append-result` writes its results so) as JSON Lines,
+    with the JSON error kept when its lines are not records either."""
     if path.suffix == ".jsonl":
         return parse_json_lines(label, raw)
-    return parse_json(label, raw, top_list=_TOP_LIST)
+    try:
+        return parse_json(label, raw, top_list=_TOP_LIST)
+    except InputError as exc:
+        if [p.message for p in exc.problems] != [EXTRA_DATA]:
+            raise
+        try:
+            return parse_json_lines(label, raw)
+        except InputError:
+            raise exc from None
 
 
 def load(
