@@ -16,8 +16,10 @@ be exactly that by the first test):
 The invalid examples (tests/examples/invalid/guidellm-*.json) are `trimmed(c1, keep=1,
 only_read=True)` with one breakage each: the TTFT median written as a string (wrong-type), the
 benchmark's `duration` deleted (missing-key) or negated (negative-duration), and
-`guidellm_version` "1.0.0" (newer-version). Their `.expected` files are `reportgen validate`'s
-output, run in that folder (tests/test_cli_validate.py runs them).
+`guidellm_version` "1.0.0" (untested-version). Their `.expected` files are `reportgen validate`'s
+output, run in that folder (tests/test_cli_validate.py runs them). The older layouts' examples
+(guidellm-0.2-layout, guidellm-0.4-no-version, valid/guidellm-0.5-warmup) are
+tests/test_guidellm_layouts.py's.
 """
 
 from __future__ import annotations
@@ -279,9 +281,9 @@ def test_records_missing_without_a_sample_size_are_a_warning() -> None:
     data["benchmarks"][0]["config"]["sample_size"] = None
     _, problems = _load(data)
     assert problems == [
-        "/benchmarks/0/requests/successful: warning: 3 request records, but "
-        "metrics.request_totals.successful is 12 and config.sample_size is not set; GuideLLM's "
-        "own statistics are used"
+        "/benchmarks/0/requests/successful: warning: 3 request records in the measured window, "
+        "but metrics.request_totals.successful is 12 and config.sample_size is not set (were "
+        "records removed?); GuideLLM's own statistics are used"
     ]
 
 
@@ -359,7 +361,7 @@ def test_known_versions_load(version: str, loads: bool) -> None:
     assert _loaded(data).source.format_version == version
 
 
-@pytest.mark.parametrize("version", ["0.9.0", "1.0.0", "0.7.2", "0.5.0.dev0"])
+@pytest.mark.parametrize("version", ["0.9.0", "1.0.0", "v1.2.3"])
 def test_other_versions_are_read_by_their_layout_with_one_warning(version: str) -> None:
     data = json.loads((VALID / "guidellm-c1.json").read_text())
     data["metadata"]["guidellm_version"] = version
@@ -367,21 +369,32 @@ def test_other_versions_are_read_by_their_layout_with_one_warning(version: str) 
     assert run is not None and run.source.tool == f"guidellm {version}"
     assert problems == [
         f"/metadata/guidellm_version: warning: guidellm {version} is outside the versions "
-        "reportgen was tested on with real files (0.8.x); read by its layout, which validated: "
+        "reportgen was tested on with real files (0.2.x to 0.8.x); read by its layout, which "
+        "validated: "
         "compare a few of its numbers with the tool's own output"
     ]
 
 
-def test_a_report_that_names_no_version_is_refused() -> None:
+def test_a_report_that_names_no_version_is_read_by_its_layout_and_says_so() -> None:
+    """GuideLLM 0.4 wrote no `metadata`: such a file is read as 0.4 to 0.7 are (GuideLLM's own
+    output rate, which before 0.8 is not tokens over the duration), with one warning."""
     data = json.loads((VALID / "guidellm-c1.json").read_text())
     del data["metadata"]
-    assert _load(data) == (
-        None,
-        [
-            "/: error: a GuideLLM benchmarks.json with no metadata.guidellm_version (an older "
-            "report layout); reportgen reads GuideLLM 0.8.x"
-        ],
-    )
+    run, problems = _load(data)
+    assert run is not None and run.source.tool == "guidellm"
+    (point,) = run.points
+    own = data["benchmarks"][0]["metrics"]["output_tokens_per_second"]["successful"]["mean"]
+    # this file is 0.8.1's: its rate is not 0.4-0.7's, and the records say so
+    assert problems == [
+        "/: warning: the file names no version: read by its layout, which is guidellm's as "
+        "reportgen reads it (tested on real files of 0.2.x to 0.8.x)",
+        "/benchmarks/0/metrics/output_tokens_per_second/successful/mean: warning: mean "
+        f"{own:.6g} tok/s disagrees with the 88.1161 tok/s of requests.successful (output tokens "
+        "over the span from their first token to their last, GuideLLM 0.4-0.7's definition)",
+    ]
+    assert point.output_tokens is None
+    assert point.aggregate_tok_s == own
+    assert dict(run.definitions)["output_tok_s"].startswith("GuideLLM 0.4 to 0.7:")
 
 
 def test_a_number_too_large_is_a_located_error() -> None:

@@ -36,6 +36,7 @@ from reportgen.formats.jsonfile import parse_json
 from reportgen.formats.load import load, load_document
 from reportgen.formats.registry import FORMATS, detect
 from reportgen.metrics import MetricValue, compute
+from reportgen.metrics.lints import lint
 from reportgen.model import SweepRun
 
 TESTS = Path(__file__).resolve().parent
@@ -279,14 +280,15 @@ def test_the_recorded_definitions_reproduce_the_tools_medians_from_its_records(p
 
 
 @pytest.mark.parametrize("point", POINTS)
-def test_the_summary_file_is_refused_as_recording_no_load(point: str) -> None:
+def test_the_summary_file_is_refused_by_its_name_with_the_files_to_read(point: str) -> None:
     raw = _raw(point, "summary_lifecycle_metrics.json")
     assert "requested_rate" not in raw["load_summary"]
-    run, problems = _load(raw, "summary_lifecycle_metrics.json")
-    assert run is None
-    (problem,) = problems
-    assert problem.startswith("/load_summary: error: load_summary records no load")
-    assert "stage_N_lifecycle_metrics.json" in problem
+    for label in ("summary_lifecycle_metrics.json", "renamed.json"):  # by its layout, not name
+        run, problems = _load(raw, label)
+        assert run is None
+        assert problems == [f"/: error: {inference_perf.POOLED}"]
+    assert "this is inference-perf's summary_lifecycle_metrics.json" in inference_perf.POOLED
+    assert "Read the stage_N_lifecycle_metrics.json files" in inference_perf.POOLED
 
 
 def test_the_per_request_file_is_its_own_formats_not_this_ones() -> None:
@@ -342,9 +344,17 @@ def test_a_stage_where_every_request_failed_keeps_inference_perfs_words() -> Non
         "Connection Error": {"count": sent, "messages": [{"message": message}]}
     }
     run, problems = _load(raw)
-    assert run is not None and problems == []
+    assert run is not None
+    assert problems == [
+        f"/successes/count: warning: no request succeeded ({sent} failed: {message}): the load "
+        "point has its request counts only, no latency or throughput"
+    ]
     (loaded,) = run.points
     assert (loaded.status, loaded.reason, loaded.requests_failed) == ("failed", message, sent)
+    values = {v.id: v.value for v in compute([run]).values}
+    assert values == {"load.c1.concurrency": 1.0, "load.c1.requests": 0.0, "load.c1.failed": sent}
+    (finding,) = [f for f in lint(compute([run])) if f.id == "cell-invalid"]
+    assert finding.cell == "c1" and message in finding.message
     raw["successes"]["count"] = 1
     null = f"{LATENCY}/request_latency: error: null, but 1 requests succeeded"
     assert null in _load(raw)[1]

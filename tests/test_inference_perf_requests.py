@@ -330,3 +330,61 @@ def test_init_builds_and_checks_an_article_from_the_real_files(tmp_path: Path) -
             assert found == pytest.approx(own[metric]["median"], rel=1e-12)
     result = check_article(folder, build_dir=out)
     assert not result.failed, [i.message for i in result.items]
+
+
+# --- other versions ------------------------------------------------------------------------------
+
+
+def _as_0_5(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records as inference-perf 0.5.0 wrote them (apis/base.py at v0.5.0): the response's
+    times and counts under info.response_info, the input tokens at info.input_tokens."""
+    older = copy.deepcopy(records)
+    for record in older:
+        info = record["info"]
+        info["response_info"] = info.pop("response_metrics")
+        info["input_tokens"] = info.pop("request_metrics")["text"]["input_tokens"]
+    return older
+
+
+@pytest.mark.parametrize("point", POINTS)
+def test_0_5_records_with_response_info_read_as_the_later_ones(point: str) -> None:
+    later = _records(point)
+    run, problems = _load(_as_0_5(later))
+    assert run is not None and problems == []
+    run_later, _ = _load(later)
+    assert run_later is not None
+    values = {v.id: v.value for v in compute([run]).values}
+    assert values == {v.id: v.value for v in compute([run_later]).values}
+
+
+def test_0_5_records_are_located_under_response_info() -> None:
+    records = _as_0_5(_records("c1")[:2])
+    records[1]["info"]["response_info"]["chunk_times"][0] = records[1]["start_time"] - 1.0
+    run, problems = _load(records)
+    assert run is None
+    assert problems[0].startswith("/1/info/response_info/chunk_times/0: error: the first chunk")
+
+
+def test_records_of_0_4_and_earlier_are_refused_naming_the_stage_files() -> None:
+    """inference-perf 0.4 (apis/base.py at v0.4.0): info{input_tokens, output_tokens,
+    output_token_times}, each time one streamed line or event, and no chunk times."""
+    records = [
+        {
+            "start_time": 8801.25,
+            "end_time": 8801.93,
+            "request": "{}",
+            "response": "",
+            "info": {
+                "input_tokens": 128,
+                "output_tokens": 32,
+                "output_token_times": [8801.31 + 0.02 * k for k in range(34)],
+                "extra_info": {},
+                "lora_adapter": None,
+            },
+            "error": None,
+        }
+    ]
+    run, problems = _load(records)
+    assert run is None
+    assert problems == [f": error: {inference_perf_requests.EVENT_TIMES}"]
+    assert "Read the stage_N_lifecycle_metrics.json files" in inference_perf_requests.EVENT_TIMES

@@ -12,7 +12,7 @@ import pytest
 
 from reportgen.cli.inputs import run_paths
 from reportgen.errors import InputError
-from reportgen.formats.jsonfile import parse_json
+from reportgen.formats.jsonfile import TOO_LARGE, parse_json
 from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
 from reportgen.formats.load import folder_run_files, load
 
@@ -112,10 +112,17 @@ def test_a_duplicate_request_rate_is_refused_even_with_infinity() -> None:
     assert problems(text) == [f"{second} /0/request_rate: duplicate key 'request_rate' in object"]
 
 
-def test_json_files_still_refuse_infinity_as_the_request_rate() -> None:
+def test_json_files_take_infinity_as_a_top_level_rate_or_burstiness_only() -> None:
+    """vLLM's result JSON writes `--request-rate inf` and `--burstiness inf` as bare Infinity."""
+    doc = parse_json("f.json", b'{"request_rate": Infinity, "burstiness": Infinity}')
+    assert doc.data == {"request_rate": math.inf, "burstiness": math.inf}
+    for text in (b'{"a": Infinity}', b'{"x": {"request_rate": Infinity}}', b"[Infinity]"):
+        with pytest.raises(InputError) as caught:
+            parse_json("f.json", text, top_list=True)
+        assert [p.message for p in caught.value.problems] == [f"Infinity {NOT_JSON}"], text
     with pytest.raises(InputError) as caught:
-        parse_json("f.json", b'{"request_rate": Infinity}')
-    assert [p.message for p in caught.value.problems] == [f"Infinity {NOT_JSON}"]
+        parse_json("f.json", b'{"burstiness": 1e999}')
+    assert [(p.pointer, p.message) for p in caught.value.problems] == [("/burstiness", TOO_LARGE)]
 
 
 # --- encodings, empty and truncated files -------------------------------------------------------
@@ -164,8 +171,10 @@ def test_a_jsonl_file_is_read_as_json_lines_and_a_folder_lists_it(tmp_path: Path
     assert [p.name for p in files] == ["a.jsonl", "b.json"] and found == []
     first, second = load(files, label_root=tmp_path).problems
     # a.jsonl parses (two records) and is no format's; b.json is one JSON document, and is not
-    assert first.format().startswith("a.jsonl:1:1 /: not a run file reportgen knows: expected ")
-    assert "an SGLang bench_serving .jsonl file" in first.message
+    assert first.format().startswith(
+        "a.jsonl:1:1 /: not a run file reportgen knows: JSON Lines records of no layout it reads"
+    )
+    assert "sglang bench_serving" in first.message
     assert second.format() == (
         "b.json:2:1 /: invalid JSON: more data after the end of the top-level value"
     )

@@ -269,10 +269,11 @@ def test_a_failed_request_in_the_arrays_is_counted() -> None:
 def test_no_request_completed_keeps_sglangs_error() -> None:
     raw = _summary("c1", completed=0, errors=["", "HTTP 500\nServer Error"])
     raw.pop("request_throughput")
-    run, _ = _load(raw)
+    run, problems = _load(raw)
     assert run is not None
     (point,) = run.points
     assert (point.status, point.reason) == ("failed", "Server Error")
+    assert [p for p in problems if "/0/completed: warning: completed 0 (Server Error)" in p]
 
 
 def test_arrays_of_different_lengths_are_a_located_error() -> None:
@@ -314,7 +315,8 @@ def test_detection_is_exclusive_both_ways() -> None:
         if isinstance(data, list):
             continue  # a top-level list (llama-bench) is never a JSON Lines record
         assert sglang_bench.detect({"0": data}) is None, path.name
-        assert detect({"0": data}, lines=True) is None, path.name
+        found = detect({"0": data}, lines=True)  # vLLM's results appended one a line, or none
+        assert found is None or found[0].name == "vllm-bench-lines", path.name
     assert "sglang-bench" in [f.name for f in FORMATS if f.lines]
 
 

@@ -90,19 +90,10 @@ def test_two_wrapped_runs_are_detected_and_refused() -> None:
 
 def test_unknown_format_is_one_located_error() -> None:
     assert errors_of({"throughput": 41.0}) == [
-        "/: not a run file reportgen knows: expected an lmx speed-test run (with tokSOut), an "
-        "llm-inference-bench benchmark_results.json (with metadata and results, bare or inside "
-        "one wrapping key), a llama.cpp `llama-bench -o json` file (a list of tests with "
-        "n_prompt and n_gen), a vLLM `bench serve --save-result` file (with model_id and "
-        "request_rate), an SGLang bench_serving .jsonl file (one record a line, with backend, "
-        "dataset_name and random_input_len), an AIPerf profile_export_aiperf.json (with "
-        "aiperf_version), an AIPerf profile_export.jsonl (one request a line, with "
-        "metadata.request_start_ns and metrics), a GenAI-Perf profile_export_genai_perf.json (with "
-        "input_config.perf_analyzer), a GuideLLM benchmarks.json (with "
-        "metadata.guidellm_version and benchmarks), an inference-perf "
-        "stage_N_lifecycle_metrics.json (with load_summary and successes) or an inference-perf "
-        "per_request_lifecycle_metrics.json (a list of requests with start_time, end_time and "
-        "info.response_metrics)"
+        "/: not a run file reportgen knows: JSON of no layout it reads; it reads the run files "
+        "of lmx, llm-inference-bench, llama-bench, vllm bench serve, sglang bench_serving, "
+        "aiperf, genai-perf, guidellm or inference-perf (docs/metric-definitions.md names each "
+        "file)"
     ]
 
 

@@ -80,7 +80,8 @@ def test_a_load_point_where_every_request_failed_keeps_the_errors_own_words() ->
     run, _ = _load(data)
     assert run is not None
     point = run.points[0]
-    assert (point.status, point.reason) == ("failed", "aiohttp.ClientError: refused")
+    reason = "all 4 requests failed, the first with: aiohttp.ClientError: refused"
+    assert (point.status, point.reason) == ("failed", reason)
     found = [f for f in lint(compute([run])) if f.id == "cell-invalid"]
     assert [f.cell for f in found] == ["r2"] and "aiohttp.ClientError: refused" in found[0].message
 
@@ -105,3 +106,16 @@ def test_failed_requests_are_a_warning_that_marks_the_latencies() -> None:
     (f,) = [f for f in lint(compute([run])) if f.id == "load-requests-failed"]
     assert f.evidence == "1 of 4 requests failed"
     assert "load.r2.ttft_s" in f.metrics and "load.r2.ttft_s.p99" in f.metrics
+
+
+def test_a_result_whose_results_were_removed_names_the_keys_it_lacks() -> None:
+    data = json.loads((VALID.parent / "invalid" / "vllm-results-removed.json").read_text())
+    run, problems = _load(data)
+    assert run is None
+    (problem,) = problems
+    assert problem.startswith(": error: a vLLM bench serve result without its results")
+    assert "no duration, completed, total_output_tokens or output_throughput," in problem
+    data["duration"] = 10.0
+    (problem,) = _load(data)[1]
+    assert "no completed, total_output_tokens or output_throughput," in problem
+    assert "median_ttft_ms" in problem and "duration" not in problem.split("but no")[1]

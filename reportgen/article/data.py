@@ -12,6 +12,7 @@ from reportgen.article.manifest import load_article
 from reportgen.errors import InputError
 from reportgen.formats.load import load
 from reportgen.metrics import MetricSet, compute
+from reportgen.metrics.measured import unmeasured
 
 
 def article_metrics(folder: Path) -> tuple[ArticleSource, MetricSet]:
@@ -21,5 +22,8 @@ def article_metrics(folder: Path) -> tuple[ArticleSource, MetricSet]:
     if not result.ok:
         raise InputError(result.problems)
     metrics = compute(result.runs, run_of=article.run_of(), setups=article.setups())
+    empty = unmeasured(result.runs, metrics)
+    if empty:
+        raise InputError(empty)
     warnings = tuple(p for p in result.problems if p.severity == "warning")
     return article, replace(metrics, read_warnings=warnings)

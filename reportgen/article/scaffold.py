@@ -20,7 +20,7 @@ import datetime as dt
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reportgen.article.initmanifest import NO_ENGINE, acknowledgements, intro_text, manifest_text
@@ -29,6 +29,7 @@ from reportgen.article.manifest import MANIFEST
 from reportgen.errors import InputError, Problem, has_errors
 from reportgen.formats.load import load
 from reportgen.metrics import compute
+from reportgen.metrics.measured import unmeasured
 
 __all__ = ["NO_ENGINE", "Scaffold", "scaffold"]
 
@@ -60,8 +61,9 @@ def scaffold(
     if folder.exists() and not folder.is_dir():
         raise InputError([Problem(str(folder), 1, 1, "", "exists and is not a folder")])
     result = load(paths)
-    if has_errors(result.problems):
-        raise InputError(list(result.problems))
+    problems = [*result.problems, *unmeasured(result.runs)]
+    if has_errors(problems):
+        raise InputError(problems)
     names = file_names(paths)
     by_label = {str(p): n for p, n in zip(paths, names, strict=True)}
     runs = group_runs([(by_label[r.source.label], r) for r in result.runs])
@@ -85,7 +87,11 @@ def scaffold(
         (work / "intro.md").write_text(intro_text(metrics), encoding="utf-8")
         from reportgen.article.build import render_article
 
-        built = render_article(work)
+        try:
+            built = render_article(work)
+        except InputError as exc:  # located in `work`, which is deleted: say where it came from
+            origin = dict(zip(names, paths, strict=True))
+            raise InputError(_placed(exc.problems, work, folder, origin)) from None
         if built.findings:
             (work / MANIFEST).write_text(text + acknowledgements(built.findings), "utf-8")
         _move_in(work, folder)
@@ -93,6 +99,29 @@ def scaffold(
         shutil.rmtree(work, ignore_errors=True)
     findings = tuple(f.format(reason=False) for f in built.findings)
     return Scaffold(folder, tuple(names), len(runs), findings)
+
+
+def _placed(
+    problems: Sequence[Problem], work: Path, folder: Path, origin: dict[str, Path]
+) -> list[Problem]:
+    """The problems of the trial build in `work`, each at the run file it came from (a copy of
+    it was read) or at the file init would have written in `folder`, never in `work`."""
+    out = []
+    for problem in problems:
+        path = Path(problem.path)
+        path = path if path.is_absolute() else work / path  # a run file's label is relative
+        name = path.name if path.parent.resolve() == work.resolve() else None
+        if name in origin:
+            out.append(replace(problem, path=str(origin[name])))
+        elif name is not None:
+            note = (
+                f"{problem.message} (in the {name} init made for {folder} from these run files; "
+                "nothing was written: report this with the run files)"
+            )
+            out.append(replace(problem, path=str(folder / name), message=note))
+        else:
+            out.append(problem)
+    return out
 
 
 def _move_in(work: Path, folder: Path) -> None:

@@ -7,12 +7,12 @@ folder, its `*.json` and `*.jsonl` files except those reportgen writes; a file i
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 
 from reportgen.article.manifest import MANIFEST, load_article
 from reportgen.errors import Problem
 from reportgen.formats.load import LoadResult, folder_run_files, load
+from reportgen.metrics.measured import unmeasured
 
 
 def run_paths(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
@@ -34,7 +34,10 @@ def run_paths(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
 
 
 def load_arguments(paths: Iterable[Path]) -> LoadResult:
-    """Load every run file that the command-line `paths` name."""
+    """Load every run file that the command-line `paths` name; a file that reads but yields no
+    metric is an error (`reportgen.metrics.measured`), and its run is left out."""
     files, problems = run_paths(paths)
     result = load(files)
-    return replace(result, problems=tuple(sorted((*result.problems, *problems))))
+    problems += unmeasured(result.runs)
+    runs = tuple(r for r in result.runs if r.source.label not in {p.path for p in problems})
+    return LoadResult(runs, tuple(sorted((*result.problems, *problems))))

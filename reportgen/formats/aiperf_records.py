@@ -4,8 +4,10 @@ same run's summary, `profile_export_aiperf.json`, from AIPerf's own statistics).
 
 Each line is one request (read by `reportgen.formats.jsonl`, pointers `/INDEX/...`): `metadata`
 with wall-clock epoch nanoseconds (`request_start_ns`, `request_end_ns`) and the phase
-(`benchmark_phase`), and `metrics.<name>{value, unit}` in AIPerf's display units (ms for times in
-0.13). Per AIPerf 0.13's source:
+(`benchmark_phase`), and `metrics.<name>{value, unit}` in AIPerf's display units (ms for times).
+The layout is the same from AIPerf 0.2 (0.1.1 wrote no per-request file) to 0.13; a record names
+its phase only by `benchmark_phase` (`warmup` or `profiling`), never by `exclude_from_results`,
+which is a phase's setting in the summary's configuration. Per AIPerf 0.13's source:
 
 - only `profiling` records are measured; `warmup` records are skipped and counted (a setting), and
   so are `context_overflow_skip` ones, which AIPerf itself leaves out of every metric;
@@ -287,10 +289,8 @@ FORMAT = RunFormat(
     name="aiperf-records",
     tool="aiperf",
     tested_versions=None,  # its files do not record its version
-    looks_like=(
-        "an AIPerf profile_export.jsonl (one request a line, with metadata.request_start_ns and "
-        "metrics)"
-    ),
+    looks_like="an AIPerf profile_export.jsonl (one request a line)",
+    marks=("/metadata/request_start_ns", "/metrics"),
     detect=detect,
     version=version,
     parse=parse,

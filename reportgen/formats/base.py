@@ -52,7 +52,7 @@ class RunFormat:
     # refused by its version: outside this range, or naming no version, it gets one warning
     # (`reportgen.formats.load`). None: the tool's files never record its version.
     tested_versions: VersionRange | None
-    # the format's files in a phrase, for "not a run file reportgen knows" messages
+    # the format's files in a phrase, for refusals ("nearest is a GuideLLM benchmarks.json")
     looks_like: str
     detect: Callable[[dict[str, Any]], Detection | None]
     # (version string, pointer of the version) of a schema-valid run
@@ -72,3 +72,12 @@ class RunFormat:
     # `ProblemAt`. Its files are then read one line at a time (`reportgen.formats.jsonl_stream`),
     # so a file of a million records is never in memory; `detect` must decide from record "0".
     reduce: Callable[[str, ProblemAt], Reducer] | None = None
+    # JSON pointers of the keys that make one of its files (in a list's first item, a JSON Lines
+    # file's first record): a file no format reads is named near this format when it has at
+    # least half of them, with the ones it lacks (`reportgen.formats.refusals`)
+    marks: tuple[str, ...] = ()
+    # A file the tool writes beside its run file (a CSV summary, a sweep's table), named with
+    # the file to read instead: (the file's start as text, its parsed JSON or None; a list for a
+    # JSON array) -> "this is X (name): ...; give reportgen Y", or None
+    # (`reportgen.formats.refusals`)
+    other_files: Callable[[str, Any], str | None] | None = None

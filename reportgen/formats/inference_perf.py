@@ -1,14 +1,29 @@
-"""Parse stage for kubernetes-sigs inference-perf's lifecycle reports (0.7): one
+"""Parse stage for kubernetes-sigs inference-perf's lifecycle reports (0.1 to 0.7): one
 `stage_<N>_lifecycle_metrics.json` is one load point, read from inference-perf's own statistics.
 
 Schema-valid raw JSON in, a `SweepRun` of that one point plus semantic problems out. The only
 module that reads inference-perf's raw keys. Run files: a stage file, whose `load_summary`
-records its `requested_rate` and, for a concurrency stage, its `concurrency`. The
-`summary_lifecycle_metrics.json` has the same layout but pools every stage's requests and records
-no load: it is refused, located, so it is never read as (or combined as a repetition with) a
-stage. The per-request file, a JSON list, is `reportgen.formats.inference_perf_requests`'s.
-The reports record no inference-perf version: the tool is named alone. Definitions
-(docs/tool-formats-research.md, section 6), in seconds:
+records its `requested_rate` and, for a concurrency stage, its `concurrency`. Refused by `detect`
+with the file to read instead: `summary_lifecycle_metrics.json` (the same layout, but it pools
+every stage's requests and records no load, so it is never read as, or combined as a repetition
+with, a stage) and the Prometheus reports (`*_prometheus_metrics.json`, the server's metrics).
+The per-request file, a JSON list, is `reportgen.formats.inference_perf_requests`'s.
+The reports record no inference-perf version: the tool is named alone.
+
+Two layouts, told apart by `successes.token_count_mismatches`, which came with the change of
+definitions in inference-perf 0.5.0 (May 2026, with `benchmark_time_seconds`):
+
+- 0.5 and later: the definitions below.
+- 0.4 and earlier (no `token_count_mismatches`, nor `benchmark_time_seconds`): the client timed
+  every streamed line (0.1 to 0.2, blank separator lines included) or every server-sent event
+  (0.3 to 0.4, the role, usage and `[DONE]` events included), not tokens. Its
+  `time_per_output_token` is the mean gap between those, not a time per token (on the KubeCon
+  2025 demo files, half of (latency - TTFT) / (tokens - 1)), so ITL is left out with a warning.
+  TTFT is the first line or event, latency and throughput mean what they do in 0.5. The stage's
+  time span is `successes.count / throughput.requests_per_sec` (inference-perf divided the one
+  by the other), and statistics are `p50` rather than `median` in 0.1.
+
+Definitions of 0.5 and later (docs/tool-formats-research.md, section 6), in seconds:
 
 - every token of a streamed chunk gets the chunk's arrival time (`output_token_times`), so TTFT
   runs to the first chunk with text;
@@ -36,7 +51,7 @@ from reportgen.model import CellStatus, LoadPoint, Scalar, SourceFile, Summary, 
 from reportgen.stats import close
 
 Report = Callable[[str, str, str], None]  # (pointer, message, severity)
-_MARKS = ("benchmark_time_seconds", "load_summary", "successes", "failures")
+_MARKS = ("load_summary", "successes", "failures")
 _LATENCY = "/successes/latency"
 # inference-perf's latency metric -> the reportgen quantity its statistics describe
 QUANTITIES = {
@@ -76,14 +91,77 @@ DEFINITIONS = (
         "first start_time over all the stage's requests, failed ones included",
     ),
 )
+# inference-perf 0.4 and earlier (no successes.token_count_mismatches): lines or events, not tokens
+EVENT_DEFINITIONS = (
+    (
+        "ttft_s",
+        "inference-perf 0.4 and earlier: the first streamed line (0.1 to 0.2) or server-sent "
+        "event (0.3 to 0.4) - start_time, whatever it carries (a role-only event counts)",
+    ),
+    (
+        "itl_s",
+        "not given: inference-perf 0.4 and earlier timed every streamed line or server-sent "
+        "event, blank lines, role and [DONE] included, not every token, so its "
+        "time_per_output_token is the mean gap between those, no time per token",
+    ),
+    ("latency_s", "inference-perf: end_time - start_time, after the stream is read to its end"),
+    (
+        "per_request_tok_s",
+        "not given: inference-perf writes no per-request speed, and its 0.4-and-earlier "
+        "time_per_output_token is no time per token",
+    ),
+    (
+        "output_tok_s",
+        "inference-perf 0.4 and earlier: output tokens of the successful requests, counted by its "
+        "client tokenizer, / the last end_time - the first start_time over all the stage's "
+        "requests, failed ones included; the file does not state that span, and reportgen takes "
+        "it as successes.count / requests_per_sec, which inference-perf divided by it",
+    ),
+)
+
+
+POOLED = (
+    "this is inference-perf's summary_lifecycle_metrics.json: it pools the requests of every "
+    "stage of the run, so it is no one load point (its load_summary records no requested_rate or "
+    "concurrency). Read the stage_N_lifecycle_metrics.json files written beside it, one load "
+    "point each"
+)
+PROMETHEUS = (
+    "this is an inference-perf Prometheus report (stage_N_prometheus_metrics.json or "
+    "summary_prometheus_metrics.json): the model server's own metrics scraped over the run, not "
+    "the requests inference-perf timed. Read the stage_N_lifecycle_metrics.json files written "
+    "beside it, one load point each"
+)
+
+_CUT = (
+    "near an inference-perf stage_N_lifecycle_metrics.json, but it lacks {lacking}, which "
+    "inference-perf writes in every lifecycle report beside load_summary and successes: the file "
+    "was edited after inference-perf wrote it. Read the stage file as inference-perf wrote it"
+)
 
 
 def detect(data: dict[str, Any]) -> Detection | None:
-    """An inference-perf lifecycle report has `benchmark_time_seconds`, `load_summary`,
-    `successes` and `failures` at its top level."""
-    if all(key in data for key in _MARKS):
-        return Detection("", "inference-perf")
-    return None
+    """An inference-perf lifecycle report has `load_summary`, `successes` and `failures` at its
+    top level (and from 0.5 on `benchmark_time_seconds`). Its pooled summary and its Prometheus
+    reports, of the same top level, are refused, naming the files to read instead."""
+    if not all(key in data for key in _MARKS):
+        if "load_summary" in data and "successes" in data:  # near: say what it lacks
+            lacking = " and ".join(key for key in _MARKS if key not in data)
+            return Detection("", "inference-perf", refusal=_CUT.format(lacking=lacking))
+        return None
+    load, successes = data["load_summary"], data["successes"]
+    if isinstance(successes, dict) and "latency" not in successes and not load:
+        return Detection("", "inference-perf", refusal=PROMETHEUS)
+    if isinstance(load, dict) and _pooled(load):
+        return Detection("", "inference-perf", refusal=POOLED)
+    return Detection("", "inference-perf")
+
+
+def _pooled(load: dict[str, Any]) -> bool:
+    """The pooled summary's load: the schedule's delays (0.1.1 on), but no stage's send span,
+    rate or concurrency. (0.1.0 wrote the count alone in both: `parse` tells by the name.)"""
+    delays = "schedule_delay" in load or "schedule_accuracy" in load
+    return delays and not {"send_duration", "requested_rate", "concurrency"} & load.keys()
 
 
 def version(run: dict[str, Any]) -> tuple[str, str]:
@@ -101,24 +179,35 @@ def _load(
         return f"c{concurrency}", int(concurrency), None, "concurrency limit"
     if rate is not None and rate > 0:
         return f"r{rate:g}", None, float(rate), "request rate"
-    if rate is None:
+    name = PurePath(label).name
+    stage = _STAGE.search(name)
+    if rate is None and stage is None:
+        pooled = name.startswith("summary_lifecycle_metrics")
         report(
             "/load_summary",
-            "load_summary records no load (no requested_rate or concurrency), as in "
-            "inference-perf's summary_lifecycle_metrics.json, which pools the requests of every "
-            "stage; read its stage_N_lifecycle_metrics.json files, one load point each",
+            POOLED
+            if pooled
+            else "load_summary records no load (no requested_rate or concurrency), as "
+            "inference-perf 0.1.0 wrote both its stage files and its pooled "
+            "summary_lifecycle_metrics.json: reportgen cannot tell which this is. The pooled "
+            "summary is no one load point; a stage file named stage_N_lifecycle_metrics.json is "
+            "read as stage N",
             "error",
         )
         return None
-    stage = _STAGE.search(PurePath(label).name)
-    name = f"stage-{stage.group(1)}" if stage else "stage"
+    shown = f"stage-{stage.group(1)}" if stage else "stage"
     report(
-        "/load_summary/requested_rate",
-        f"requested_rate {rate:g} and no concurrency: the file does not record the stage's load; "
-        f"the load point is labelled {name!r}, by its stage in the file name",
+        "/load_summary" if rate is None else "/load_summary/requested_rate",
+        (
+            "load_summary records the request count only, as inference-perf 0.1.0 wrote it"
+            if rate is None
+            else f"requested_rate {rate:g} and no concurrency"
+        )
+        + f": the file does not record the stage's load; the load point is labelled {shown!r}, "
+        "by its stage in the file name",
         "warning",
     )
-    return name, None, None, "not recorded"
+    return shown, None, None, "not recorded"
 
 
 def _order(name: str) -> float:
@@ -141,20 +230,39 @@ def _in_order(metric: str, stats: dict[str, Any], report: Report) -> bool:
     return True
 
 
+def _median(stats: dict[str, Any]) -> str | None:
+    """The key of the median: `median`, `p50` in 0.1, or None when the run's percentile list
+    left 50 out."""
+    return next((key for key in ("median", "p50") if key in stats), None)
+
+
 def _summaries(
-    latency: dict[str, Any], ok: int, tokens: float | None, report: Report
+    latency: dict[str, Any], ok: int, tokens: float | None, per_event: bool, report: Report
 ) -> tuple[tuple[tuple[str, Summary], ...], list[tuple[str, str]]]:
-    """The tool's statistics by reportgen quantity (seconds), and where each is."""
+    """The tool's statistics by reportgen quantity (seconds), and where each is. `per_event`:
+    the 0.4-and-earlier layout, whose TPOT is no time per token (left out with a warning)."""
     found: list[tuple[str, Summary]] = []
     at: list[tuple[str, str]] = []
     for metric, quantity in QUANTITIES.items():
         stats = latency.get(metric)
         if not isinstance(stats, dict) or not _in_order(metric, stats, report):
             continue
-        place = f"{_LATENCY}/{metric}"
-        if quantity == "itl_s" and stats["median"] == 0 and (tokens is None or tokens >= 2):
+        place, median = f"{_LATENCY}/{metric}", _median(stats)
+        if quantity == "itl_s" and per_event:
             report(
-                f"{place}/median",
+                f"{place}/{median or 'mean'}",
+                f"time_per_output_token {stats[median or 'mean']:g} s is no time per token: "
+                "the file has no successes.token_count_mismatches, so it is of inference-perf "
+                "0.4 or earlier, which timed every streamed line or server-sent event (blank "
+                "lines, role and [DONE] included), not every token; reportgen leaves ITL out of "
+                "this load point (inference-perf 0.5 and later time tokens)",
+                "warning",
+            )
+            continue
+        zero = median is not None and stats[median] == 0
+        if quantity == "itl_s" and zero and (tokens is None or tokens >= 2):
+            report(
+                f"{place}/{median}",
                 "median TPOT 0.0 s: at least half the requests got all their tokens in one "
                 "chunk, so it is no inter-token latency; reportgen leaves ITL out of this load "
                 "point",
@@ -163,8 +271,10 @@ def _summaries(
             continue
         values = {name: float(stats[key]) for key, name in _STATS.items() if key in stats}
         n = ok if quantity == "latency_s" else None  # TTFT and TPOT skip one-token requests
-        found.append((quantity, Summary(**values, p50=float(stats["median"]), n=n)))
-        at.append((quantity, f"{place}/median"))
+        p50 = None if median is None else float(stats[median])
+        found.append((quantity, Summary(**values, p50=p50, n=n)))
+        if median is not None:
+            at.append((quantity, f"{place}/{median}"))
         at += [
             (f"{quantity}.{name}", f"{place}/{key}") for key, name in _STATS.items() if key in stats
         ]
@@ -174,10 +284,13 @@ def _summaries(
 def _zero_itl(latency: dict[str, Any], tokens: float | None, report: Report) -> None:
     """The known artefact: a median ITL of 0 with requests of 2 or more output tokens."""
     stats = latency.get("inter_token_latency")
-    if not isinstance(stats, dict) or stats["median"] != 0 or (tokens is not None and tokens < 2):
+    median = _median(stats) if isinstance(stats, dict) else None
+    if not isinstance(stats, dict) or median is None or stats[median] != 0:
+        return
+    if tokens is not None and tokens < 2:
         return
     report(
-        f"{_LATENCY}/inter_token_latency/median",
+        f"{_LATENCY}/inter_token_latency/{median}",
         f"median ITL 0.0 s (mean {stats['mean']:g} s): inference-perf's output_token_times "
         "repeat chunk times, each extra token the client tokenizer counts in a chunk adding a "
         "zero gap; reportgen's ITL is time_per_output_token, and this statistic is not used",
@@ -185,10 +298,25 @@ def _zero_itl(latency: dict[str, Any], tokens: float | None, report: Report) -> 
     )
 
 
-def _output_tokens(raw: dict[str, Any], ok: int, report: Report) -> tuple[int, str] | None:
+def _seconds(raw: dict[str, Any], ok: int) -> tuple[float | None, str]:
+    """The stage's time span (the last end - the first start over all its requests), and the
+    key it comes from: `benchmark_time_seconds` (0.5 on), else successes.count /
+    requests_per_sec, which inference-perf divided by that span; None when neither gives it."""
+    if "benchmark_time_seconds" in raw:
+        seconds = float(raw["benchmark_time_seconds"])
+        return (seconds if seconds > 0 else None), "benchmark_time_seconds"
+    rate = raw["successes"]["throughput"].get("requests_per_sec")
+    if ok > 0 and isinstance(rate, int | float) and rate > 0:
+        return ok / rate, "successes.count / requests_per_sec"
+    return None, "successes.count / requests_per_sec"
+
+
+def _output_tokens(
+    raw: dict[str, Any], ok: int, span: tuple[float | None, str], report: Report
+) -> tuple[int, str] | None:
     """The output tokens the tool's throughput counts (server usage or its client tokenizer,
     whichever gives its output_tokens_per_sec), and by whom; a warning when neither does."""
-    successes, seconds = raw["successes"], float(raw["benchmark_time_seconds"])
+    successes, (seconds, span_from) = raw["successes"], span
     shown = float(successes["throughput"]["output_tokens_per_sec"])
     counts: list[tuple[int, str]] = []
     server = (successes.get("output_tokens") or {}).get("total")
@@ -197,7 +325,7 @@ def _output_tokens(raw: dict[str, Any], ok: int, report: Report) -> tuple[int, s
     client = successes.get("output_len")
     if isinstance(client, dict) and ok > 0:
         counts.append((round(client["mean"] * ok), "client tokenizer"))
-    if seconds <= 0 or not counts:
+    if seconds is None or not counts:
         return None
     for count, by in counts:
         if close(shown, count / seconds, rel=tol.AGGREGATE.rel, abs_=0.01):
@@ -206,7 +334,7 @@ def _output_tokens(raw: dict[str, Any], ok: int, report: Report) -> tuple[int, s
     report(
         "/successes/throughput/output_tokens_per_sec",
         f"output_tokens_per_sec {shown:g} tok/s disagrees with the output tokens / "
-        f"benchmark_time_seconds: {tried}",
+        f"{span_from}: {tried}",
         "warning",
     )
     return counts[0]
@@ -252,11 +380,13 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
     def report(pointer: str, message: str, severity: str) -> None:
         problems.append(doc.problem(base + pointer, message, severity))
 
+    successes, failures = raw["successes"], raw["failures"]
+    per_event = "token_count_mismatches" not in successes  # 0.4 and earlier
+    definitions = EVENT_DEFINITIONS if per_event else DEFINITIONS
     found = _load(raw["load_summary"], source.label, report)
     if found is None:
-        return SweepRun(source, None, None, (), DEFINITIONS), problems
+        return SweepRun(source, None, None, (), definitions), problems
     label, concurrency, rate, strategy = found
-    successes, failures = raw["successes"], raw["failures"]
     ok, failed = int(successes["count"]), int(failures["count"])
     sent = raw["load_summary"]["count"]
     if ok + failed != sent:
@@ -269,11 +399,20 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
     if ok > 0 and latency["request_latency"] is None:
         report(f"{_LATENCY}/request_latency", f"null, but {ok} requests succeeded", "error")
     most = (successes.get("output_tokens") or {}).get("max")
-    _zero_itl(latency, most, report)
-    stats, summary_at = _summaries(latency, ok, most, report)
-    tokens = _output_tokens(raw, ok, report)
-    seconds = float(raw["benchmark_time_seconds"])
+    if not per_event:
+        _zero_itl(latency, most, report)
+    stats, summary_at = _summaries(latency, ok, most, per_event, report)
+    span = _seconds(raw, ok)
+    tokens = _output_tokens(raw, ok, span, report)
     status: CellStatus = "ok" if ok > 0 else "failed"
+    reason = None if status == "ok" else _reason(failures)
+    if status == "failed":
+        report(
+            "/successes/count",
+            f"no request succeeded ({failed} failed: {reason}): the load point has its request "
+            "counts only, no latency or throughput",
+            "warning",
+        )
     point = LoadPoint(
         pointer=base,
         label=label,
@@ -281,15 +420,15 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         rate=rate,
         strategy=strategy,
         status=status,
-        reason=None if status == "ok" else _reason(failures),
-        duration_s=seconds if seconds > 0 else None,
+        reason=reason,
+        duration_s=span[0],
         output_tokens=None if tokens is None else tokens[0],
         aggregate_tok_s=float(successes["throughput"]["output_tokens_per_sec"]),
         requests_ok=ok,
         requests_failed=failed,
         samples=(),
         summaries=stats,
-        prompt_tokens=_fixed(successes.get("prompt_tokens")),
+        prompt_tokens=_fixed(successes.get("prompt_tokens", successes.get("prompt_len"))),
         summary_at=(
             ("aggregate_tok_s", "/successes/throughput/output_tokens_per_sec"),
             *summary_at,
@@ -300,7 +439,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         engine=None,  # inference-perf is a client: its stage reports do not name the server
         model=None,  # nor the model (only its config.yaml does)
         points=(point,),
-        definitions=DEFINITIONS,
+        definitions=definitions,
         settings=_settings(raw, None if tokens is None else tokens[1]),
     )
     return run, problems
@@ -310,7 +449,8 @@ FORMAT = RunFormat(
     name="inference-perf",
     tool="inference-perf",
     tested_versions=None,  # its files do not record its version
-    looks_like="an inference-perf stage_N_lifecycle_metrics.json (with load_summary and successes)",
+    looks_like="an inference-perf stage_N_lifecycle_metrics.json",
+    marks=tuple(f"/{key}" for key in _MARKS),
     detect=detect,
     version=version,
     parse=parse,

@@ -1,5 +1,7 @@
 """Parse stage for kubernetes-sigs inference-perf's per-request report
-`per_request_lifecycle_metrics.json` (0.7): one file is one load point, computed from the requests
+`per_request_lifecycle_metrics.json` (0.5 to 0.7; 0.5 names `info.response_metrics`
+`info.response_info`, with the same keys and meaning; the records of 0.4 and earlier are
+refused, see `EVENT_TIMES`): one file is one load point, computed from the requests
 themselves (`reportgen.formats.inference_perf` reads a stage's own statistics instead).
 
 The file is a top-level JSON array of request records (`RunFormat.top_list`: the loader hands them
@@ -69,15 +71,26 @@ DEFINITIONS = {  # reportgen quantity -> how these records define it
     "concurrency, not the setting itself",
 }
 
+EVENT_TIMES = (
+    "inference-perf request records of 0.4 or earlier (info.output_token_times, no "
+    "info.response_metrics): that client timed every streamed line or server-sent event (blank "
+    "lines, role and [DONE] included), not the chunks that carried text, so the records do not say "
+    "when each token arrived. Read the stage_N_lifecycle_metrics.json files written beside it "
+    "(TTFT, latency and throughput, one load point each)"
+)
+
 
 def detect(data: dict[str, Any]) -> Detection | None:
     """inference-perf request records (a top-level array's items, by index): the first has
-    `start_time`, `end_time` and `info.response_metrics`."""
+    `start_time`, `end_time` and `info.response_metrics`. Records of 0.4 and earlier
+    (`info.output_token_times`, which timed lines or events) are refused, naming the stage files."""
     first = data.get("0")
     if isinstance(first, dict) and "start_time" in first and "end_time" in first:
         info = first.get("info")
-        if isinstance(info, dict) and "response_metrics" in info:
+        if isinstance(info, dict) and ("response_metrics" in info or "response_info" in info):
             return Detection("", "inference-perf-requests")
+        if isinstance(info, dict) and "output_token_times" in info:
+            return Detection("", "inference-perf-requests", refusal=EVENT_TIMES)
     return None
 
 
@@ -102,13 +115,19 @@ def _inputs(info: Mapping[str, Any], server: int | None) -> int:
     return int(found) if found is not None else 0
 
 
+def _response(info: Mapping[str, Any]) -> str:
+    """The key of the response's times and counts: `response_metrics`, or in 0.5
+    `response_info` (the same keys, meaning the same)."""
+    return "response_metrics" if "response_metrics" in info else "response_info"
+
+
 def _errors(at: str, record: Mapping[str, Any], chunks: list[float], report: Report) -> bool:
     """A record's times that cannot be, as located errors; True when there are."""
     start, end = record["start_time"], record["end_time"]
     if end < start:
         report(f"{at}/end_time", f"{start - end:.6g} s before start_time", "error")
         return True
-    where = f"{at}/info/response_metrics/chunk_times"
+    where = f"{at}/info/{_response(record['info'])}/chunk_times"
     found = []
     if chunks and chunks[0] < start:
         found.append((f"{where}/0", f"the first chunk is {start - chunks[0]:.6g} s before start"))
@@ -126,7 +145,8 @@ def _errors(at: str, record: Mapping[str, Any], chunks: list[float], report: Rep
 def _sample(at: str, record: Mapping[str, Any], report: Report, tally: Tally) -> RequestSample:
     """One record (at `at`) as a request sample in seconds; errors at their pointer."""
     info = record["info"]
-    metrics = info.get("response_metrics") or {}
+    response = f"{at}/info/{_response(info)}"
+    metrics = info.get(_response(info)) or {}
     chunks = list(metrics.get("chunk_times") or [])
     server, prompt = _counted(metrics)
     out = server if server is not None else int(metrics.get("output_tokens") or 0)
@@ -136,9 +156,9 @@ def _sample(at: str, record: Mapping[str, Any], report: Report, tally: Tally) ->
     if _errors(at, record, chunks, report) or not done:
         return RequestSample(at, 0.0, latency, 0.0, inputs, out if done else 0, False)
     if server is None:
-        tally.setdefault("client", [0, f"{at}/info/response_metrics"])[0] += 1
+        tally.setdefault("client", [0, response])[0] += 1
     if not chunks:
-        tally.setdefault("unstreamed", [0, f"{at}/info/response_metrics"])[0] += 1
+        tally.setdefault("unstreamed", [0, response])[0] += 1
         return RequestSample(at, 0.0, latency, 0.0, inputs, out, True)
     ttft = chunks[0] - record["start_time"]
     itl = (chunks[-1] - chunks[0]) / (out - 1) if out >= 2 and len(chunks) >= 2 else 0.0
@@ -230,10 +250,8 @@ FORMAT = RunFormat(
     name="inference-perf-requests",
     tool="inference-perf",
     tested_versions=None,  # its files do not record its version
-    looks_like=(
-        "an inference-perf per_request_lifecycle_metrics.json (a list of requests with "
-        "start_time, end_time and info.response_metrics)"
-    ),
+    looks_like="an inference-perf per_request_lifecycle_metrics.json (a list of requests)",
+    marks=("/start_time", "/end_time", "/info/response_metrics"),
     detect=detect,
     version=version,
     parse=parse,

@@ -3,12 +3,20 @@
 The fast path is the C `json` parser with two hooks (duplicate keys, NaN/Infinity). Positions are
 only worked out when something needs a location: `JsonDocument.locate` walks the text along one
 JSON pointer, letting the C scanner skip every value off that path.
+
+Infinity. vLLM and SGLang write an unbounded request rate (and vLLM an infinite burstiness) as a
+bare `Infinity`, Python's `json.dumps` of `float("inf")`, which is not JSON. Exactly that token,
+as the value of a top-level key of `INFINITY_KEYS` in an object (a JSON file's, or a JSON Lines
+record's), is read as `float("inf")`. `Infinity` anywhere else, and `-Infinity` or `NaN` anywhere,
+are refused with their position. So is a number that overflows to infinity as such a value
+(`1e999`): an infinite request rate always means the tool wrote `Infinity`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -20,12 +28,60 @@ from reportgen.errors import InputError, Problem
 _BOM = b"\xef\xbb\xbf"
 FLOAT_MAX = sys.float_info.max
 TOO_LARGE = "number too large: it does not fit a 64-bit float"
+EXTRA_DATA = "invalid JSON: more data after the end of the top-level value"
 _WS = " \t\n\r"
 _DECODER = json.JSONDecoder()
 
 
 class _Rejected(Exception):
     """Raised from a parser hook: the fast path gives up and the slow walk locates the cause."""
+
+
+# the top-level keys whose value may be a bare Infinity (see the module's notes)
+INFINITY_KEYS = ("request_rate", "burstiness")
+_BARE = object()  # what the parser hook returns for an Infinity token, until it is checked
+
+
+class Overflow(ValueError):
+    """A number that overflows to infinity as the value of an `INFINITY_KEYS` key."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(TOO_LARGE)
+        self.key = key
+
+
+def loads_object(text: str) -> Any:
+    """`text` parsed by the fast path, a bare `Infinity` allowed as a top-level `INFINITY_KEYS`
+    value; `_Rejected` when the slow walk must locate a problem, `Overflow` for `1e999` there."""
+    tokens = 0
+
+    def constant(name: str) -> Any:
+        nonlocal tokens
+        if name != "Infinity":
+            raise _Rejected
+        tokens += 1
+        return _BARE
+
+    value = json.loads(text, object_pairs_hook=_strict_pairs, parse_constant=constant)
+    if not isinstance(value, dict):
+        if tokens:
+            raise _Rejected
+        return value
+    bare = [key for key in INFINITY_KEYS if value.get(key) is _BARE]
+    if tokens != len(bare):
+        raise _Rejected
+    for key in INFINITY_KEYS:
+        if key in bare:
+            value[key] = math.inf
+        elif isinstance(value.get(key), float) and math.isinf(value[key]):
+            raise Overflow(key)
+    return value
+
+
+def infinity_allowed(problem: Problem, text: str) -> bool:
+    """True for the slow walk's refusal of an Infinity that `loads_object` reads."""
+    at = {f"/{key}" for key in INFINITY_KEYS}
+    return problem.pointer in at and text.startswith("Infinity", problem.col - 1)
 
 
 def _strict_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -259,7 +315,7 @@ def _syntax_problem(label: str, text: str, exc: json.JSONDecodeError) -> Problem
     ):
         what = "file ends in the middle of a value (truncated?)"
     elif exc.msg == "Extra data":
-        what = "invalid JSON: more data after the end of the top-level value"
+        what = EXTRA_DATA
     else:
         what = f"invalid JSON: {exc.msg}"
     return Problem(label, exc.lineno, exc.colno, "", what)
@@ -283,11 +339,15 @@ def parse_json(label: str, raw: bytes, *, top_list: bool = False) -> JsonDocumen
             [Problem(label, line, col, "", f"invalid UTF-8 (byte 0x{raw[exc.start]:02x})")]
         ) from None
     try:
-        data = json.loads(text, object_pairs_hook=_strict_pairs, parse_constant=_no_constant)
+        data = loads_object(text)
     except _Rejected:
-        raise InputError(_walk_problems(label, text)) from None
+        walked = [p for p in _walk_problems(label, text) if not infinity_allowed(p, text)]
+        raise InputError(walked or [Problem(label, 1, 1, "", "invalid JSON")]) from None
     except json.JSONDecodeError as exc:
         raise InputError([_syntax_problem(label, text, exc)]) from None
+    except Overflow as exc:
+        line, col = line_col(text, _offset_of(text, [exc.key]))
+        raise InputError([Problem(label, line, col, f"/{exc.key}", TOO_LARGE)]) from None
     except ValueError:  # an integer with more digits than int() converts
         raise InputError(_walk_problems(label, text)) from None
     except RecursionError:
@@ -303,7 +363,12 @@ def parse_json(label: str, raw: bytes, *, top_list: bool = False) -> JsonDocumen
 
 
 def unfit_numbers(raw: Mapping[str, Any]) -> list[str]:
-    """Keys of `raw` holding a number no 64-bit float can hold (1e999 reads as inf, or 10**400)."""
+    """Keys of `raw` holding a number no 64-bit float can hold (1e999 reads as inf, or 10**400),
+    except an infinite `INFINITY_KEYS` value: the reader allows only the token Infinity there."""
     return [
-        k for k, v in raw.items() if isinstance(v, int | float) and not -FLOAT_MAX <= v <= FLOAT_MAX
+        k
+        for k, v in raw.items()
+        if isinstance(v, int | float)
+        and not -FLOAT_MAX <= v <= FLOAT_MAX
+        and not (k in INFINITY_KEYS and v == math.inf)
     ]

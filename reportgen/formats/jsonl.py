@@ -14,12 +14,8 @@ itself. The line and column of a problem are the real ones in the file: the line
 every line (empty ones too), the column is the character in that line. A problem of the whole
 file (a byte order mark, no record at all) has the empty pointer.
 
-Infinity. SGLang writes an unbounded request rate as a bare `Infinity` (Python's `json.dumps` of
-`float("inf")`), which is not JSON. Exactly that token, as the value of a record's top-level
-`request_rate` (`INFINITY_KEY`), is read as `float("inf")`. `Infinity` anywhere else, and
-`-Infinity` or `NaN` anywhere (`request_rate` included), are refused with their position. So is
-a number that overflows to infinity as that value (`1e999`): an infinite `request_rate` in a
-record always means the tool wrote `Infinity`.
+Infinity: a record may hold a bare `Infinity` as a top-level request rate or burstiness, as in a
+JSON file (`reportgen.formats.jsonfile.INFINITY_KEYS`), and nowhere else.
 
 Memory: `parse_json_lines` reads the file's bytes once (by the capped run-file reader); each line
 is sliced, decoded and parsed on its own, so no decoded copy of the whole file is ever made. The
@@ -34,30 +30,30 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reportgen.errors import InputError, Problem
 from reportgen.formats.jsonfile import (
+    EXTRA_DATA,
     TOO_LARGE,
     JsonDocument,
+    Overflow,
     _offset_of,
     _Rejected,
-    _strict_pairs,
     _syntax_problem,
     _walk_problems,
+    infinity_allowed,
     line_col,
+    loads_object,
     split_pointer,
 )
 
-INFINITY_KEY = "request_rate"  # the one top-level key whose value may be a bare Infinity
 BOM = b"\xef\xbb\xbf"
 BOM_MESSAGE = "file starts with a UTF-8 byte order mark; JSON Lines must not"
 EMPTY_MESSAGE = "file is empty: no line holds a record"
 _CONTENT = re.compile(rb"[^ \t\r\n]")
-_BARE = object()  # what the parser hook returns for an Infinity token, until it is checked
 # jsonfile's messages for a document cut short, and what they mean for a line that is not last
 _CUT_SHORT = {
     "string never closed: the file ends inside it (truncated?)": (
@@ -67,7 +63,7 @@ _CUT_SHORT = {
         "line ends in the middle of a value (a record must be one line)"
     ),
 }
-_EXTRA = "invalid JSON: more data after the end of the top-level value"
+_EXTRA = EXTRA_DATA
 
 
 @dataclass(frozen=True)
@@ -92,34 +88,6 @@ class JsonLinesDocument(JsonDocument):
             return 1, 1
         number, start, end = self.spans[int(tokens[0])]
         return line_position(number, self.raw[start:end], tokens[1:])
-
-
-def _record(text: str) -> Any:
-    """One line's value by the fast path; `_Rejected` when the slow walk must look at it."""
-    tokens = 0
-
-    def constant(name: str) -> Any:
-        nonlocal tokens
-        if name != "Infinity":
-            raise _Rejected
-        tokens += 1
-        return _BARE
-
-    value = json.loads(text, object_pairs_hook=_strict_pairs, parse_constant=constant)
-    if tokens:
-        if tokens > 1 or not isinstance(value, dict) or value.get(INFINITY_KEY) is not _BARE:
-            raise _Rejected
-        value[INFINITY_KEY] = math.inf
-    elif isinstance(value, dict):
-        rate = value.get(INFINITY_KEY)
-        if isinstance(rate, float) and math.isinf(rate):  # 1e999: not the token Infinity
-            raise ValueError(TOO_LARGE)
-    return value
-
-
-def _allowed(problem: Problem, text: str) -> bool:
-    """True for the walk's refusal of the one Infinity SGLang may write (see the module notes)."""
-    return problem.pointer == f"/{INFINITY_KEY}" and text.startswith("Infinity", problem.col - 1)
 
 
 def _kind(value: Any) -> str:
@@ -161,7 +129,7 @@ class LineReader:
             self.at(number, col, f"/{index}", f"invalid UTF-8 (byte 0x{chunk[exc.start]:02x})")
             return None
         try:
-            value = _record(text)
+            value = loads_object(text)
         except _Rejected:
             self._walked(number, index, text)
             return None
@@ -169,12 +137,12 @@ class LineReader:
             message = _syntax_problem(self.label, text, exc).message
             self._said(number, exc.colno, f"/{index}", message)
             return None
-        except ValueError as exc:  # an integer too long for int(), or an overflowing rate
-            if str(exc) != TOO_LARGE:
-                self._walked(number, index, text)
-                return None
-            col = line_col(text, _offset_of(text, [INFINITY_KEY]))[1]
-            self.at(number, col, f"/{index}/{INFINITY_KEY}", TOO_LARGE)
+        except Overflow as exc:  # 1e999 as a request rate: not the token Infinity
+            col = line_col(text, _offset_of(text, [exc.key]))[1]
+            self.at(number, col, f"/{index}/{exc.key}", TOO_LARGE)
+            return None
+        except ValueError:  # an integer too long for int()
+            self._walked(number, index, text)
             return None
         except RecursionError:
             self.at(number, 1, f"/{index}", "JSON nested too deeply")
@@ -186,7 +154,7 @@ class LineReader:
         return value
 
     def _walked(self, number: int, index: int, text: str) -> None:
-        found = [p for p in _walk_problems(self.label, text) if not _allowed(p, text)]
+        found = [p for p in _walk_problems(self.label, text) if not infinity_allowed(p, text)]
         for p in found or [Problem(self.label, 1, 1, "", "invalid JSON")]:
             self._said(number, p.col, f"/{index}{p.pointer}", p.message)
 

@@ -77,7 +77,7 @@ from reportgen.formats.llama_bench_configs import (
     model_name,
     sweep,
 )
-from reportgen.formats.llama_bench_read import how_read
+from reportgen.formats.llama_bench_read import how_read, other_file
 from reportgen.model import (
     CellSummary,
     DecodeCell,
@@ -291,11 +291,18 @@ FORMAT = RunFormat(
     name="llama-bench",
     tool="llama-bench",
     tested_versions=None,  # its version is a build number (b7951), not major.minor.patch
-    looks_like="a llama.cpp `llama-bench -o json` file (a list of tests with n_prompt and n_gen)",
+    looks_like="a llama.cpp `llama-bench -o json` file (a list of tests)",
+    marks=("/n_prompt", "/n_gen", "/avg_ts", "/samples_ns", "/build_commit"),
+    other_files=other_file,
     detect=detect,
     version=version,
     parse=parse,
     top_list=True,
 )
-# `-o jsonl`: the same tests, one a line (a `.jsonl` file); its phrase is FORMAT's, said once
-LINES_FORMAT = replace(FORMAT, top_list=False, lines=True)
+# `-o jsonl`: the same tests, one a line (a `.jsonl` file)
+LINES_FORMAT = replace(
+    FORMAT,
+    looks_like="a llama.cpp `llama-bench -o jsonl` file (one test a line)",
+    top_list=False,
+    lines=True,
+)

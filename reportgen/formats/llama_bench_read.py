@@ -25,9 +25,10 @@ closing `]` at the end, so a run that stopped (out of memory at a large depth, i
 and ends exactly there, the document is its complete tests, and `CutShortDocument.stops_at` is
 where the file ends, which the format reports as one warning.
 
-llama-bench's other outputs (`other_output`). Its default markdown table (`-o md`), `-o csv` and
-`-o sql` are not JSON; a file that starts as one of them is refused with one error that names it
-and the option to run instead, rather than with the JSON reader's "Expecting value".
+llama-bench's other outputs (`other_file`, the format's `RunFormat.other_files`). Its default
+markdown table (`-o md`), `-o csv` and `-o sql` are not JSON; a file that starts as one of them is
+refused with one error that names it and the option to run instead, rather than with the JSON
+reader's "Expecting value".
 
 Anything else (a value that is not a test, a duplicate key, NaN, a line that looks like a broken
 record) gives None, and the loader reports the JSON reader's own problems.
@@ -249,15 +250,24 @@ _OTHER_OUTPUTS = (
 )
 
 
-def other_output(label: str, raw: bytes) -> Problem | None:
-    """The error for a file that is one of llama-bench's non-JSON outputs; None for any other."""
-    head = raw[:200].decode("utf-8", "replace").lstrip()
+def other_file(text: str, data: Any) -> str | None:
+    """The refusal of one of llama-bench's non-JSON outputs, from the file's start as text (its
+    parsed JSON `data` is None: it did not parse); None for any other file
+    (`RunFormat.other_files`)."""
+    head = text.lstrip("\ufeff \t\r\n")
     name = next((name for start, name in _OTHER_OUTPUTS if head.startswith(start)), None)
-    if name is None:
+    if data is not None or name is None:
         return None
-    message = (
+    return (
         f"a llama-bench {name}, not JSON: reportgen reads llama-bench's -o json or -o jsonl "
         "output, which holds every repetition's time beside the averages; run llama-bench "
         "again with -o json (or -o jsonl) and give reportgen that file"
     )
-    return Problem(label, 1, 1, "", message)
+
+
+def reread(label: str, raw: bytes, *, lines: bool) -> JsonDocument | None:
+    """A file the JSON (`lines`: JSON Lines) reader refused, read as one of llama-bench's shapes
+    above; None when it is none of them (the reader's own problems then stand)."""
+    if lines:
+        return with_log_lines(label, raw)
+    return concatenated(label, raw) or cut_short(label, raw)

@@ -234,10 +234,8 @@ FORMAT = RunFormat(
     name="llm-inference-bench",
     tool="llm-inference-bench",
     tested_versions=((0, 4), (0, 7)),
-    looks_like=(
-        "an llm-inference-bench benchmark_results.json (with metadata and results, bare or "
-        "inside one wrapping key)"
-    ),
+    looks_like="an llm-inference-bench benchmark_results.json (bare or inside one wrapping key)",
+    marks=("/metadata", "/results", "/summary_table", "/prefill"),
     detect=detect,
     version=version,
     parse=parse,

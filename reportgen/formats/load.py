@@ -23,21 +23,17 @@ from reportgen.files import open_input, read_input
 from reportgen.formats.base import RunFormat
 from reportgen.formats.fastdoc import GiveUp
 from reportgen.formats.jsonfile import (
+    EXTRA_DATA,
     JsonArrayDocument,
     JsonDocument,
-    not_an_object,
     parse_json,
     split_pointer,
 )
 from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
 from reportgen.formats.jsonl_stream import Streamed, stream_json_lines
-from reportgen.formats.llama_bench_read import (
-    concatenated,
-    cut_short,
-    other_output,
-    with_log_lines,
-)
-from reportgen.formats.registry import FORMATS, detect, known_formats
+from reportgen.formats.llama_bench_read import reread
+from reportgen.formats.refusals import nearest, sibling, sibling_of_bytes
+from reportgen.formats.registry import FORMATS, detect, known_tools
 from reportgen.formats.schemas import check
 from reportgen.model import Provenance, Run, Scalar, SourceFile
 from reportgen.written import is_written_by_reportgen
@@ -119,19 +115,45 @@ def _wrapper(data: dict[str, Any], base: str) -> tuple[tuple[str, Scalar], ...]:
     )
 
 
+def _unread(doc: JsonDocument, listed: bool) -> str:
+    """Why no format reads a parsed file: a tool's non-run file named as such, a run of another
+    kind of file (a list of one-run files, a JSON Lines record alone), else the format it is
+    nearest and what it lacks, else what reportgen reads (`reportgen.formats.refusals`)."""
+    lines = isinstance(doc, JsonLinesDocument)
+    data: Any = [doc.data[str(i)] for i in range(len(doc.data))] if listed else doc.data
+    said = sibling(FORMATS, doc.text, data)
+    if said:
+        return said
+    record = detect({"0": doc.data}, lines=True) if not (listed or lines) else None
+    if record is not None:
+        return (
+            f"not a run file reportgen knows as JSON: it is one record of {record[0].looks_like}, "
+            "which reportgen reads as JSON Lines: name the file .jsonl"
+        )
+    said = nearest(FORMATS, doc.data, lines=lines, top_list=listed)
+    if said:
+        return said
+    first = doc.data.get("0") if listed else None
+    inner = detect(first) if isinstance(first, dict) else None
+    if inner is not None:  # a list of runs of a format that keeps one run a file
+        return (
+            f"not a run file reportgen knows: a JSON array of {len(doc.data)} item(s), the first "
+            f"of which is {inner[0].looks_like}; reportgen reads one such run a file: write "
+            "each item to a file of its own"
+        )
+    kind = "a JSON array of items" if listed else "JSON Lines records" if lines else "JSON"
+    return (
+        f"not a run file reportgen knows: {kind} of no layout it reads; it reads the run files "
+        f"of {known_tools()} (docs/metric-definitions.md names each file)"
+    )
+
+
 def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     """Validate one parsed document and normalize it; the run is None when it has errors."""
     listed = isinstance(doc, JsonArrayDocument)
     found = detect(doc.data, lines=isinstance(doc, JsonLinesDocument), top_list=listed)
-    if found is None and listed:  # no format reads this array: refused as any other JSON array
-        return None, [not_an_object(doc.label, doc.text, "an array")]
     if found is None:
-        return None, [
-            doc.problem(
-                "",
-                f"not a run file reportgen knows: expected {known_formats()}",
-            )
-        ]
+        return None, [doc.problem("", _unread(doc, listed))]
     fmt, where = found
     if where.refusal:
         return None, [doc.problem(where.base, where.refusal)]
@@ -183,11 +205,10 @@ def _streamed(path: Path, label: str, inside: Path | None) -> Streamed | None:
     with open_input(path, "run", label=label, inside=inside) as handle:
         try:
             return stream_json_lines(label, handle, path, inside)
-        except InputError:
-            raw = read_input(path, "run", label=label, inside=inside)
-            if with_log_lines(label, raw) is None:
-                raise
-            return None  # read whole by `parse_run_file`, log lines left out
+        except InputError:  # read whole by `parse_run_file` if llama-bench's tests among log lines
+            if reread(label, read_input(path, "run", label=label, inside=inside), lines=True):
+                return None
+            raise
 
 
 def load_streamed(streamed: Streamed) -> tuple[Run | None, list[Problem]]:
@@ -239,27 +260,26 @@ def fast_run(label: str, raw: bytes) -> Run | None:
 
 
 def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
-    """One run file's bytes parsed: JSON Lines when `path` is named `.jsonl`, else JSON (or
-    several llama-bench outputs back to back, `reportgen.formats.llama_bench_read`)."""
-    if path.suffix == ".jsonl":
-        try:
-            return parse_json_lines(label, raw)
-        except InputError:
-            logged = with_log_lines(label, raw)  # llama-bench tests among stderr's log lines
-            if logged is None:
-                raise
-            return logged
+    """One run file's bytes parsed: JSON Lines when `path` is named `.jsonl`, else JSON; a `.json`
+    file of one object a line (vLLM's `--append-result` writes its results so) as JSON Lines,
+    with the JSON error kept when its lines are not records either."""
     try:
-        return parse_json(label, raw, top_list=_TOP_LIST)
-    except InputError:
-        other = other_output(label, raw)  # llama-bench's markdown, CSV or SQL output
-        if other is not None:
-            raise InputError([other]) from None
-        # llama-bench outputs back to back (`>>` in a loop), or one it stopped writing
-        joined = concatenated(label, raw) or cut_short(label, raw)
-        if joined is None:
+        if path.suffix == ".jsonl":
+            return parse_json_lines(label, raw)
+        try:
+            return parse_json(label, raw, top_list=_TOP_LIST)
+        except InputError as exc:
+            if [p.message for p in exc.problems] != [EXTRA_DATA]:
+                raise
+            try:
+                return parse_json_lines(label, raw)
+            except InputError:
+                raise exc from None
+    except InputError:  # llama-bench's appended, cut-short or stderr-mixed output
+        found = reread(label, raw, lines=path.suffix == ".jsonl")
+        if found is None:
             raise
-        return joined
+        return found
 
 
 def load(
@@ -274,6 +294,7 @@ def load(
     problems: list[Problem] = []
     for path in paths:
         label = str(path.relative_to(label_root)) if label_root else str(path)
+        raw: bytes | None = None
         try:
             streamed = _streamed(path, label, inside) if path.suffix == ".jsonl" else None
             if streamed is None:
@@ -285,7 +306,8 @@ def load(
                     continue
                 doc = parse_run_file(label, raw, path)
         except InputError as exc:
-            problems.extend(exc.problems)
+            other = sibling_of_bytes(FORMATS, raw) if raw is not None else None
+            problems.extend([Problem(label, 1, 1, "", other)] if other else exc.problems)
             continue
         run, found = load_document(doc) if streamed is None else load_streamed(streamed)
         problems.extend(found)

@@ -20,6 +20,7 @@ from reportgen.formats import (
     lmx,
     sglang_bench,
     vllm_bench,
+    vllm_bench_lines,
 )
 from reportgen.formats.base import Detection, RunFormat
 
@@ -29,6 +30,7 @@ FORMATS: tuple[RunFormat, ...] = (
     llama_bench.FORMAT,
     llama_bench.LINES_FORMAT,
     vllm_bench.FORMAT,
+    vllm_bench_lines.FORMAT,
     sglang_bench.FORMAT,
     aiperf.FORMAT,
     aiperf_records.FORMAT,
@@ -52,7 +54,7 @@ def detect(
     return None
 
 
-def known_formats() -> str:
-    """Every format in a phrase: 'X or Y', for the "not a run file" message."""
-    phrases = list(dict.fromkeys(f.looks_like for f in FORMATS))  # a format read two ways: once
-    return ", ".join(phrases[:-1]) + " or " + phrases[-1] if len(phrases) > 1 else phrases[0]
+def known_tools() -> str:
+    """Every tool whose run files reportgen reads, in a phrase: 'X, Y or Z'."""
+    tools = list(dict.fromkeys(f.tool for f in FORMATS))
+    return ", ".join(tools[:-1]) + " or " + tools[-1] if len(tools) > 1 else tools[0]

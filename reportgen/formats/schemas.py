@@ -36,6 +36,7 @@ SCHEMA_FILES = {
     "llama-bench": "llama-bench.schema.json",
     "lmx-matrix": "lmx-matrix.schema.json",
     "vllm-bench": "vllm-bench.schema.json",
+    "vllm-bench-lines": "vllm-bench-lines.schema.json",
     "sglang-bench": "sglang-bench.schema.json",
     "guidellm": "guidellm.schema.json",
     "aiperf": "aiperf.schema.json",

@@ -168,6 +168,12 @@ def _point(raw: dict[str, Any], at: str, label: str, report: Report) -> LoadPoin
     reason = None
     if status == "failed":
         reason = errors[0].strip().splitlines()[-1] if errors else "no request completed"
+        report(
+            "/completed",
+            f"completed 0 ({reason}): the load point has its request counts only, no latency or "
+            "throughput",
+            "warning",
+        )
     summaries, summary_at = ms_statistics(raw, _STAT, _STATS, _QUANTITY, at)
     fixed = str(raw["dataset_name"]).startswith("random") and raw.get("random_range_ratio") == 1
     return LoadPoint(
@@ -246,10 +252,8 @@ FORMAT = RunFormat(
     name="sglang-bench",
     tool="sglang bench_serving",
     tested_versions=None,  # its files do not record its version
-    looks_like=(
-        "an SGLang bench_serving .jsonl file (one record a line, with backend, dataset_name and "
-        "random_input_len)"
-    ),
+    looks_like="an SGLang bench_serving .jsonl file (one record a line)",
+    marks=tuple(f"/{key}" for key in _MARKS),
     detect=detect,
     version=version,
     parse=parse,

@@ -8,7 +8,6 @@ from typing import Any
 
 from reportgen.formats import jsonfile
 from reportgen.formats.jsonfile import TOO_LARGE, escape_pointer_token
-from reportgen.formats.jsonl import INFINITY_KEY
 from reportgen.formats.records import parallel_arrays
 from reportgen.model import RequestSample
 
@@ -33,9 +32,8 @@ def fit_record(raw: dict[str, Any], report: Report) -> dict[str, Any]:
     reader refuses an overflowing number there)."""
     out = dict(raw)
     for key in jsonfile.unfit_numbers(raw):
-        if key != INFINITY_KEY or not isinstance(raw[key], float):
-            report(f"/{escape_pointer_token(key)}", TOO_LARGE, "error")
-            out[key] = 0
+        report(f"/{escape_pointer_token(key)}", TOO_LARGE, "error")
+        out[key] = 0
     for name in ("input_lens", "output_lens", "ttfts"):
         if isinstance(raw.get(name), list):
             out[name] = _fit_list(raw[name], f"/{name}", report)

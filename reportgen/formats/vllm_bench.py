@@ -21,6 +21,7 @@ from typing import Any
 
 from reportgen import tolerances as tol
 from reportgen.errors import Problem
+from reportgen.formats import vllm_bench_lists as lists
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import TOO_LARGE, JsonDocument, escape_pointer_token, unfit_numbers
 from reportgen.formats.records import ms_statistics, parallel_arrays
@@ -36,6 +37,8 @@ from reportgen.stats import close
 
 Report = Callable[[str, str, str], None]  # (pointer, message, severity)
 _MARKS = ("model_id", "num_prompts", "request_rate", "duration", "output_throughput")
+# the results every vLLM result holds, beside its settings (the schema requires them)
+_RESULTS = ("duration", "completed", "total_output_tokens", "output_throughput")
 _ARRAYS = ("input_lens", "output_lens", "ttfts", "latencies", "itls", "errors")
 _STAT = re.compile(r"(mean|median|std|p[0-9]+(?:\.[0-9]+)?)_(ttft|tpot|itl|e2el)_ms")
 # vLLM's metric -> the reportgen quantity its statistics describe
@@ -66,12 +69,36 @@ DEFINITIONS = (
     ),
 )
 
+WARMUP = (
+    "this is vllm bench sweep's warmup.json (run_number -1): the warm-up run before the measured "
+    "ones, not a measurement. Read the run=K.json files in the same folder, one load point each"
+)
+
 
 def detect(data: dict[str, Any]) -> Detection | None:
     """A vLLM bench result has `model_id`, `num_prompts`, `request_rate`, `duration` and
-    `output_throughput` at its top level."""
+    `output_throughput` at its top level. One with vLLM's settings and latency statistics but
+    not its results is refused, naming the keys it lacks, and so is `vllm bench sweep`'s
+    warm-up run (`run_number` -1)."""
     if all(key in data for key in _MARKS):
+        if data.get("run_number") == -1:  # vllm bench sweep's warm-up run
+            return Detection("", "vllm-bench", refusal=WARMUP)
         return Detection("", "vllm-bench")
+    stats = sorted(key for key in data if _STAT.fullmatch(key))
+    if {"model_id", "num_prompts", "request_rate"} <= data.keys() and stats:
+        missing = [key for key in _RESULTS if key not in data]
+        lacking = ", ".join(missing[:-1]) + " or " + missing[-1] if missing[1:] else missing[0]
+        shown = "median_ttft_ms" if "median_ttft_ms" in stats else stats[0]
+        return Detection(
+            "",
+            "vllm-bench",
+            refusal=(
+                f"a vLLM bench serve result without its results: it has {shown} and the other "
+                f"latency statistics, but no {lacking}, which vLLM writes in every result; "
+                "reportgen cannot count its requests or give its throughput. Read the result "
+                "file as vLLM saved it (--save-result)"
+            ),
+        )
     return None
 
 
@@ -93,7 +120,7 @@ def _strategy(rate: float | None, concurrency: int | None, burstiness: float) ->
     return "poisson" if burstiness == 1 else f"gamma (burstiness {burstiness:g})"
 
 
-def _samples(raw: dict[str, Any], report: Report) -> tuple[RequestSample, ...]:
+def _samples(raw: dict[str, Any], at: str, report: Report) -> tuple[RequestSample, ...]:
     """Per-request records, when the file was saved with `--save-detailed`."""
     arrays = parallel_arrays(raw, _ARRAYS, ("ttfts", "latencies", "output_lens"), report)
     if arrays is None:
@@ -113,7 +140,7 @@ def _samples(raw: dict[str, Any], report: Report) -> tuple[RequestSample, ...]:
         itl = (latency - ttft) / (out - 1) if completed and out > 1 else 0.0
         samples.append(
             RequestSample(
-                pointer=f"/ttfts/{i}",
+                pointer=f"{at}/ttfts/{i}",
                 ttft_s=float(ttft),
                 latency_s=float(latency),
                 itl_s=itl,
@@ -123,6 +150,15 @@ def _samples(raw: dict[str, Any], report: Report) -> tuple[RequestSample, ...]:
             )
         )
     return tuple(samples)
+
+
+def _reason(raw: dict[str, Any], failed: int) -> str:
+    """Why no request completed, in vLLM's words when the file kept them (`errors`, written with
+    --save-detailed and by the older benchmark_serving.py): the last line of the first error."""
+    errors = [e for e in raw.get("errors") or () if isinstance(e, str) and e.strip()]
+    if errors:
+        return f"all {failed} requests failed, the first with: {errors[0].strip().splitlines()[-1]}"
+    return f"all {failed} requests failed (the file keeps no error text)"
 
 
 def _fit(raw: dict[str, Any], report: Report) -> dict[str, Any]:
@@ -143,18 +179,23 @@ def _fit(raw: dict[str, Any], report: Report) -> dict[str, Any]:
     return out
 
 
-def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
-    """Build the one-point `SweepRun` of a schema-valid vLLM bench result."""
-    raw: dict[str, Any] = doc.data
-    problems: list[Problem] = []
-
-    def report(pointer: str, message: str, severity: str) -> None:
-        problems.append(doc.problem(base + pointer, message, severity))
-
-    raw = _fit(raw, report)
+def rate_and_limit(raw: dict[str, Any]) -> tuple[float | None, int | None]:
+    """The record's request rate (None: every request released at once) and concurrency limit."""
     rate_raw = raw["request_rate"]
     rate = None if rate_raw == "inf" or math.isinf(float(rate_raw)) else float(rate_raw)
-    concurrency = raw.get("max_concurrency")
+    return rate, raw.get("max_concurrency")
+
+
+def label(raw: dict[str, Any]) -> str:
+    """The load point's label: `r{rate}`, `c{limit}`, `r{rate}-c{limit}` or `burst`."""
+    return _label(*rate_and_limit(raw))
+
+
+def point(raw: dict[str, Any], at: str, shown_as: str, report: Report) -> LoadPoint:
+    """The load point of one schema-valid result (`at`: its pointer in the file), labelled
+    `shown_as`; `report` takes pointers inside the result."""
+    raw = _fit(raw, report)
+    rate, concurrency = rate_and_limit(raw)
     completed, prompts = int(raw["completed"]), int(raw["num_prompts"])
     failed = int(raw.get("failed", prompts - completed))
     if "failed" in raw and completed + failed != prompts:
@@ -173,17 +214,21 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
             f"= {output} / {duration:g} s = {output / duration:.6g} tok/s",
             "warning",
         )
-    samples = _samples(raw, report)
-    errors = [e for e in raw.get("errors") or () if e]
+    samples = _samples(raw, at, report)
     status: CellStatus = "ok" if completed > 0 else "failed"
-    reason = None
+    reason = None if status == "ok" else _reason(raw, failed)
     if status == "failed":
-        reason = errors[0].strip().splitlines()[-1] if errors else "no request completed"
-    summaries, summary_at = ms_statistics(raw, _STAT, _STATS, _QUANTITY)
+        report(
+            "/completed",
+            f"completed 0: {reason}; the load point has its request counts only, no latency or "
+            "throughput (vLLM writes 0 for the statistics of no request)",
+            "warning",
+        )
+    summaries, summary_at = ms_statistics(raw, _STAT, _STATS, _QUANTITY, at)
     lens = raw.get("input_lens") or ()
-    point = LoadPoint(
-        pointer=base,
-        label=_label(rate, concurrency),
+    return LoadPoint(
+        pointer=at,
+        label=shown_as,
         concurrency=concurrency,
         rate=rate,
         strategy=_strategy(rate, concurrency, float(raw.get("burstiness", 1.0))),
@@ -197,21 +242,35 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         samples=samples,
         summaries=summaries,
         prompt_tokens=lens[0] if lens and len(set(lens)) == 1 else None,
-        summary_at=(("aggregate_tok_s", "/output_throughput"), *summary_at),
+        summary_at=(("aggregate_tok_s", f"{at}/output_throughput"), *summary_at),
     )
-    settings: list[tuple[str, Scalar]] = [(k, raw[k]) for k in _SETTINGS if k in raw]
-    metadata: list[tuple[str, Scalar]] = [  # `--metadata KEY=VALUE`: strings vLLM did not write
+
+
+def settings(raw: dict[str, Any]) -> list[tuple[str, Scalar]]:
+    """The result's settings, and its `--metadata KEY=VALUE` pairs (strings vLLM did not write)."""
+    found: list[tuple[str, Scalar]] = [(k, raw[k]) for k in _SETTINGS if k in raw]
+    return found + [
         (k, v)
         for k, v in raw.items()
         if isinstance(v, str) and k not in _SETTINGS and k not in ("model_id",)
     ]
+
+
+def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
+    """Build the one-point `SweepRun` of a schema-valid vLLM bench result."""
+    raw: dict[str, Any] = doc.data
+    problems: list[Problem] = []
+
+    def report(pointer: str, message: str, severity: str) -> None:
+        problems.append(doc.problem(base + pointer, message, severity))
+
     run = SweepRun(
         source=source,
         engine=None,  # the file names the client's backend, not the server
         model=str(raw["model_id"]),
-        points=(point,),
+        points=(point(raw, base, label(raw), report),),
         definitions=DEFINITIONS,
-        settings=tuple(sorted(settings + metadata)),
+        settings=tuple(sorted(settings(raw))),
     )
     return run, problems
 
@@ -220,7 +279,9 @@ FORMAT = RunFormat(
     name="vllm-bench",
     tool="vllm bench serve",
     tested_versions=None,  # its files do not record its version
-    looks_like="a vLLM `bench serve --save-result` file (with model_id and request_rate)",
+    looks_like="a vLLM `bench serve --save-result` file",
+    marks=tuple(f"/{key}" for key in _MARKS),
+    other_files=lambda _text, data: lists.not_a_run_file(data) if isinstance(data, list) else None,
     detect=detect,
     version=version,
     parse=parse,

@@ -172,23 +172,14 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
         state = CellState("prefill", p.context_tokens, None, "ok", None, src.label, p.pointer)
         yield replace(state, run=emit.run, point=p.point, extra=p.settings)
     for cell in run.cells:
-        yield CellState(
-            "decode",
-            cell.context_tokens,
-            cell.concurrency,
-            cell.status,
-            cell.reason,
-            src.label,
-            cell.pointer,
-            emit.run,
-            cell.point,
-            extra=cell.settings,
-        )
+        state = CellState("decode", cell.context_tokens, cell.concurrency, cell.status, "", "", "")
+        state = replace(state, reason=cell.reason, file=src.label, pointer=cell.pointer)
+        yield replace(state, run=emit.run, point=cell.point, extra=cell.settings)
         if cell.status == "ok":
             yield from _decode(cell, emit)
 
 
-def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
+def _cell(point: LoadPoint) -> Cell:
     extra = tuple(
         (axis, value)
         for axis, value in (
@@ -197,7 +188,11 @@ def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
         )
         if value is not None
     )
-    at = Cell(concurrency=point.concurrency, point=point.label, rate=point.rate, extra=extra)
+    return Cell(concurrency=point.concurrency, point=point.label, rate=point.rate, extra=extra)
+
+
+def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
+    at = _cell(point)
     where = point.pointer
     if point.output_tokens is not None and point.duration_s:
         rate = point.output_tokens / point.duration_s
@@ -262,6 +257,20 @@ def _sweep(run: SweepRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
         )
         if point.status == "ok":
             yield from _point(point, emit)
+        else:  # no latency or throughput, but how many requests completed and failed
+            yield from _counts(point, emit)
+
+
+def _counts(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
+    """A failed load point's request counts, so that its failures are shown, not left out."""
+    at = _cell(point)
+    where = point.pointer
+    if point.concurrency is not None:
+        yield emit.value("load.concurrency", float(point.concurrency), "fields", where, at)
+    if point.rate is not None:
+        yield emit.value("load.rate", point.rate, "fields", where, at)
+    yield emit.value("load.requests", float(point.requests_ok or 0), "fields", where, at)
+    yield emit.value("load.failed", float(point.requests_failed), "fields", where, at)
 
 
 def compute(
