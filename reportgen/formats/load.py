@@ -255,8 +255,8 @@ def fast_run(label: str, raw: bytes) -> Run | None:
 
 def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
     """One run file's bytes parsed: JSON Lines when `path` is named `.jsonl`, else JSON; a `.json`
-    file of one object a line (vLLM's `--append-result` writes its results so) as JSON Lines,
-    with the JSON error kept when its lines are not records either."""
+    file of one object a line (vLLM's `--append-result` writes its results so) as JSON Lines
+    when its first record is a JSON Lines format's, else with its JSON error."""
     if path.suffix == ".jsonl":
         return parse_json_lines(label, raw)
     try:
@@ -265,9 +265,12 @@ def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
         if [p.message for p in exc.problems] != [EXTRA_DATA]:
             raise
         try:
-            return parse_json_lines(label, raw)
+            lines = parse_json_lines(label, raw)
         except InputError:
             raise exc from None
+        if detect(lines.data, lines=True) is None:
+            raise exc from None
+        return lines
 
 
 def load(
