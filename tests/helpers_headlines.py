@@ -172,6 +172,9 @@ def headlines(path: Path, tool: str) -> list[Headline]:
         "inference-perf": lambda: _inference_perf(doc),
         "vllm-bench": lambda: _serving("", doc),
         "sglang-bench": lambda: (h for i, r in enumerate(records) for h in _serving(f"/{i}", r)),
+        "vllm-bench-lines": lambda: (
+            h for i, r in enumerate(records) for h in _serving(f"/{i}", r)
+        ),
         "llama-bench": lambda: _llama_bench(
             [t for r in records for t in (r if isinstance(r, list) else [r])]
         ),
