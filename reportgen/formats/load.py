@@ -84,9 +84,9 @@ def version_warning(fmt: RunFormat, version: str) -> str | None:
     if low <= major_minor <= high:
         return None
     return (
-        f"{fmt.tool} {version} is outside the versions reportgen was tested on with real files "
-        f"({tested}); read by its layout, which validated: compare a few of its numbers with the "
-        "tool's own output"
+        f"written by {fmt.tool} {version}, outside the versions reportgen was tested on with real "
+        f"files ({tested}); read by its layout, which validated: compare a few of its numbers "
+        "with the tool's own output"
     )
 
 
