@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reportgen.errors import Problem
 from reportgen.metrics.registry import MetricValue
 
 Raw = Any
@@ -38,6 +39,12 @@ class Agreement:
 
     headline: Headline
     metric: MetricValue | None
+    explained: str | None = None  # reportgen's located warning at the headline's own field
+
+    @property
+    def accounted(self) -> bool:
+        """Agrees to 1%, or reportgen gives no value and says why at the file's own field."""
+        return self.agrees() or (self.metric is None and self.explained is not None)
 
     @property
     def ratio(self) -> float | None:
@@ -165,6 +172,9 @@ def headlines(path: Path, tool: str) -> list[Headline]:
         "inference-perf": lambda: _inference_perf(doc),
         "vllm-bench": lambda: _serving("", doc),
         "sglang-bench": lambda: (h for i, r in enumerate(records) for h in _serving(f"/{i}", r)),
+        "vllm-bench-lines": lambda: (
+            h for i, r in enumerate(records) for h in _serving(f"/{i}", r)
+        ),
         "llama-bench": lambda: _llama_bench(
             [t for r in records for t in (r if isinstance(r, list) else [r])]
         ),
@@ -176,7 +186,9 @@ def _quantity(metric: MetricValue) -> str:
     return metric.id.rsplit(".", 1)[-1]
 
 
-def agreements(found: list[Headline], metrics: list[MetricValue]) -> list[Agreement]:
+def agreements(
+    found: list[Headline], metrics: list[MetricValue], problems: Iterable[Problem] = ()
+) -> list[Agreement]:
     """Each headline with reportgen's metric of the same load point and quantity: the one metric
     at or under that point's pointer (a value read from a summary field points at the field)
     whose id ends with the quantity (for llama-bench's avg_ts, the one tok/s metric of the
@@ -193,5 +205,7 @@ def agreements(found: list[Headline], metrics: list[MetricValue]) -> list[Agreem
                 or (headline.quantity == "tok_s" and m.unit == "tok/s")
             )
         ]
-        out.append(Agreement(headline, fits[0] if len(fits) == 1 else None))
+        field = f"{headline.pointer}/{headline.where}"
+        said = next((p.message for p in problems if p.pointer == field), None)
+        out.append(Agreement(headline, fits[0] if len(fits) == 1 else None, said))
     return out

@@ -217,9 +217,9 @@ def test_versions_outside_those_tested_are_read_with_one_warning(
     assert run is not None and run.source.format_version == version
     assert problems == (
         [
-            f"/aiperf_version: warning: aiperf {version} is outside the versions reportgen was "
-            "tested on with real files (0.8.x to 0.13.x); read by its layout, which validated: "
-            "compare a few of its numbers with the tool's own output"
+            f"/aiperf_version: warning: written by aiperf {version}, outside the versions "
+            "reportgen was tested on with real files (0.8.x to 0.13.x); read by its layout, "
+            "which validated: compare a few of its numbers with the tool's own output"
         ]
         if untested
         else []

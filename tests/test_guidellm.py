@@ -368,7 +368,7 @@ def test_other_versions_are_read_by_their_layout_with_one_warning(version: str) 
     run, problems = _load(data)
     assert run is not None and run.source.tool == f"guidellm {version}"
     assert problems == [
-        f"/metadata/guidellm_version: warning: guidellm {version} is outside the versions "
+        f"/metadata/guidellm_version: warning: written by guidellm {version}, outside the versions "
         "reportgen was tested on with real files (0.2.x to 0.8.x); read by its layout, which "
         "validated: "
         "compare a few of its numbers with the tool's own output"

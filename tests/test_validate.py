@@ -142,7 +142,8 @@ def test_known_bench_versions_load(version: str) -> None:
 @pytest.mark.parametrize("version", ["0.9.1", "0.8.0", "1.0.0", "0.3.9", "0.2.0"])
 def test_untested_bench_versions_are_read_with_one_warning(version: str) -> None:
     assert warnings_of(bench_run(version=version)) == [
-        f"/metadata/version: warning: llm-inference-bench {version} is outside the versions "
+        f"/metadata/version: warning: written by llm-inference-bench {version}, outside the "
+        "versions "
         "reportgen was tested on with real files (0.4.x to 0.7.x); read by its layout, which "
         "validated: compare a few of its numbers with the tool's own output"
     ]
@@ -171,9 +172,9 @@ def test_lmx_version_comes_from_provenance(provenance: dict[str, str], tool: str
 def test_untested_lmx_versions_are_read_with_one_warning(cli: str) -> None:
     version = cli.split()[1]
     assert warnings_of(lmx_run(cli=cli)) == [
-        f"/provenance/cli: warning: lmx {version} is outside the versions reportgen was tested "
-        "on with real files (0.1.x); read by its layout, which validated: compare a few of its "
-        "numbers with the tool's own output"
+        f"/provenance/cli: warning: written by lmx {version}, outside the versions reportgen was "
+        "tested on with real files (0.1.x); read by its layout, which validated: compare a few "
+        "of its numbers with the tool's own output"
     ]
 
 

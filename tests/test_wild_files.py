@@ -1,6 +1,8 @@
 """Other people's run files (../shared/samples/wild/): each reads, and what reportgen computes
 for each load point equals the file's own headline numbers (median TTFT, median ITL or TPOT,
-output throughput; llama-bench's avg_ts per test) to 1%.
+output throughput; llama-bench's avg_ts per test) to 1%. Where reportgen gives no value for one
+(inference-perf 0.4's TPOT timed streamed lines, not tokens), a warning at the file's own field
+must say why.
 
 The files are read where they are and never copied into the repo; without ../shared the tests
 skip and say why. Every expected number is read from the file itself (tests/helpers_headlines.py,
@@ -32,11 +34,11 @@ def test_a_wild_file_reads_and_agrees_with_its_own_headline_numbers(path: Path) 
     (run,) = loaded.runs
     found = headlines(path, run.source.format)
     assert found, f"no headline number read from {path.name}"
-    pairs = agreements(found, list(compute([run]).values))
+    pairs = agreements(found, list(compute([run]).values), loaded.problems)
     off = [
         f"{a.headline.pointer or '/'} {a.headline.where}: file {a.headline.value:.6g}, "
         f"reportgen {a.metric.value if a.metric else None} ({a.metric.id if a.metric else '-'})"
         for a in pairs
-        if not a.agrees()
+        if not a.accounted
     ]
     assert not off, off

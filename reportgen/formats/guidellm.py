@@ -62,6 +62,7 @@ from reportgen.formats.guidellm_stats import (
     unique_labels,
 )
 from reportgen.formats.jsonfile import JsonDocument
+from reportgen.formats.refusals import HEAD_BYTES
 from reportgen.model import CellStatus, LoadPoint, Scalar, SourceFile, SweepRun
 from reportgen.stats import close
 
@@ -191,8 +192,8 @@ def not_a_run_file(content: str | bytes, _data: Any = None) -> str | None:
     one header row `Type,Run Id,Id,Name,...` in 0.2/0.3, two grouped ones `Run Info,Run Info,...`
     from 0.4), `benchmarks.html` (its web page, with the summary statistics as
     `window.benchmarks = ...`) and, when asked, `benchmarks.yaml` (the report as YAML)."""
-    text = content if isinstance(content, str) else content[:65536].decode("utf-8", "replace")
-    head = text[:65536].lstrip("\ufeff \t\r\n")
+    text = content if isinstance(content, str) else content[:HEAD_BYTES].decode("utf-8", "replace")
+    head = text[:HEAD_BYTES].lstrip("\ufeff \t\r\n")
     lowered = head.lower()
     if lowered.startswith(("<!doctype html", "<html")) or "<html" in lowered[:2048]:
         if "window.benchmarks" in head or "guidellm" in lowered:

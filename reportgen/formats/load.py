@@ -85,9 +85,9 @@ def version_warning(fmt: RunFormat, version: str) -> str | None:
     if low <= major_minor <= high:
         return None
     return (
-        f"{fmt.tool} {version} is outside the versions reportgen was tested on with real files "
-        f"({tested}); read by its layout, which validated: compare a few of its numbers with the "
-        "tool's own output"
+        f"written by {fmt.tool} {version}, outside the versions reportgen was tested on with real "
+        f"files ({tested}); read by its layout, which validated: compare a few of its numbers "
+        "with the tool's own output"
     )
 
 
@@ -261,8 +261,8 @@ def fast_run(label: str, raw: bytes) -> Run | None:
 
 def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
     """One run file's bytes parsed: JSON Lines when `path` is named `.jsonl`, else JSON; a `.json`
-    file of one object a line (vLLM's `--append-result` writes its results so) as JSON Lines,
-    with the JSON error kept when its lines are not records either."""
+    file of one object a line (vLLM's `--append-result` writes its results so) as JSON Lines
+    when its first record is a JSON Lines format's, else with its JSON error."""
     try:
         if path.suffix == ".jsonl":
             return parse_json_lines(label, raw)
@@ -272,9 +272,12 @@ def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
             if [p.message for p in exc.problems] != [EXTRA_DATA]:
                 raise
             try:
-                return parse_json_lines(label, raw)
+                lines = parse_json_lines(label, raw)
             except InputError:
                 raise exc from None
+            if detect(lines.data, lines=True) is None:
+                raise exc from None
+            return lines
     except InputError:  # llama-bench's appended, cut-short or stderr-mixed output
         found = reread(label, raw, lines=path.suffix == ".jsonl")
         if found is None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from reportgen.formats.base import RunFormat
 
-_HEAD_BYTES = 65_536  # a sibling text file is recognised from its beginning
+HEAD_BYTES = 65_536  # a tool's other file is recognised from its first 64 KiB
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def sibling(formats: tuple[RunFormat, ...], text: str, data: Any) -> str | None:
     """The refusal of a tool's non-run file, from its beginning as text and its parsed JSON
     (None when it did not parse): each format's own `other_files` first, then `SIBLINGS`; None
     when it is none of them."""
-    head = text[:_HEAD_BYTES]
+    head = text[:HEAD_BYTES]
     for fmt in formats:
         said = fmt.other_files(head, data) if fmt.other_files else None
         if said:
@@ -103,7 +103,7 @@ def sibling(formats: tuple[RunFormat, ...], text: str, data: Any) -> str | None:
 def sibling_of_bytes(formats: tuple[RunFormat, ...], raw: bytes) -> str | None:
     """`sibling` for a file that is not JSON (an HTML or CSV report, or any HTML page or CSV
     table)."""
-    text = raw[:_HEAD_BYTES].decode("utf-8", "replace")
+    text = raw[:HEAD_BYTES].decode("utf-8", "replace")
     if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
         return None  # broken JSON: its own located error says more
     return sibling(formats, text, None) or next(

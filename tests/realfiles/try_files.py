@@ -47,15 +47,23 @@ def outcome(path: Path) -> str:
         return f"refused: {where}{first.message if first else 'no run'}{more}"
     (run,) = loaded.runs
     values = list(compute([run]).values)
-    pairs = agreements(headlines(path, run.source.format), values)
+    pairs = agreements(headlines(path, run.source.format), values, loaded.problems)
     checked = [a for a in pairs if a.ratio is not None]
+    explained = [a for a in pairs if a.ratio is None and a.explained]
+    # a file whose requests all failed states 0 for its medians: no number to compare
+    zero = [a for a in pairs if a.ratio is None and not a.explained and a.headline.value == 0]
+    explained += zero
     worst = max((abs(a.ratio - 1) for a in checked if a.ratio is not None), default=None)
-    missing = len(pairs) - len(checked)
+    missing = len(pairs) - len(checked) - len(explained)
     said = f"read as {run.source.tool}: {len(values)} metrics, {warnings} warning(s)"
     if not pairs:
         return f"{said}; no headline number to compare"
     agree = "agree" if worst is not None and worst <= 0.01 else "DISAGREE"
     parts = [f"{len(checked)} headline numbers {agree} (worst {worst:.2%})" if checked else ""]
+    if zero:
+        parts.append(f"{len(zero)} stated as 0 by the file (no request completed), none given")
+    if len(explained) > len(zero):
+        parts.append(f"{len(explained) - len(zero)} left out with a warning at the file's field")
     if missing:
         parts.append(f"{missing} with no reportgen value")
     return f"{said}; " + ", ".join(p for p in parts if p)
