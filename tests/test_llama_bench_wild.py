@@ -2,15 +2,13 @@
 
 `../shared/samples/wild/` holds two (its README names their repositories): an 84-test `-p/-n/-d`
 sweep written with `-o json` by build 7951, and a 10-test depth sweep written with `-o jsonl` by
-build 6865. `../wild-found/llama-bench/` (when present) holds more that were found later, listed
-with repository, path and commit in `../wild-found/found-by-llamabench.json` and
-`../wild-found/manifest.json`. They are never copied into the project; the tests skip, saying why,
-where the folders are absent. Every expected number is the file's own avg_ts.
+build 6865. They are never copied into the project; the tests skip, saying why, where
+../shared is absent. Every expected number is the file's own avg_ts. More files found in public
+repositories are tried by tests/realfiles/try_files.py and listed in docs/tested-files.md.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +27,6 @@ WORK = Path(__file__).resolve().parents[2]
 WILD = WORK / "shared" / "samples" / "wild"
 SWEEP = WILD / "llama-bench-b7951-7900xtx-depth-sweep.json"
 LINES = WILD / "llama-bench-b6865-jsonl-llama32-1b.jsonl"
-FOUND = sorted((WORK / "wild-found" / "llama-bench").glob("*.json*"))
 SPEEDS = ("prefill.tok_s", "decode.aggregate_tok_s")
 shared = pytest.mark.skipif(
     not SWEEP.exists() or not LINES.exists(),
@@ -95,24 +92,3 @@ def test_init_builds_tables_by_depth_that_check(tmp_path: Path, path: Path) -> N
     build(folder, out)
     result = check_article(folder, build_dir=out)
     assert not result.failed, [i.message for i in result.items]
-
-
-@pytest.mark.skipif(not FOUND, reason="no files found in ../wild-found/llama-bench (absent)")
-@pytest.mark.parametrize("path", FOUND, ids=lambda p: p.name)
-def test_every_file_found_reads_with_its_own_numbers_or_says_why_not(path: Path) -> None:
-    result = load([path])
-    if not result.runs:  # refused: located errors, never a traceback or a silent empty
-        assert result.problems and all(p.severity == "error" for p in result.problems)
-        assert all(p.path == str(path) and p.line >= 1 for p in result.problems)
-        return
-    run = _agree(path)
-    assert run.prefill or run.cells
-
-
-def test_the_found_files_list_says_where_each_came_from() -> None:
-    listing = WORK / "wild-found" / "found-by-llamabench.json"
-    if not listing.exists():
-        pytest.skip(f"{listing} is absent")
-    entries = json.loads(listing.read_text(encoding="utf-8"))
-    for entry in entries:
-        assert {"tool", "version", "repo", "path", "commit", "outcome"} <= set(entry)
