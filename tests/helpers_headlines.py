@@ -59,16 +59,41 @@ class Agreement:
 
 
 def _records(path: Path) -> list[Raw]:
-    """The file's JSON document, or its JSON Lines records (concatenated documents too)."""
+    """The file's JSON documents one after another (one, JSON Lines records, or outputs appended
+    to one file); where that fails, the items of an array cut short, or each line that parses
+    (a tool's log lines mixed in are skipped): the file's own numbers, as far as they go."""
     text = path.read_text(encoding="utf-8")
-    decoder, at, found = json.JSONDecoder(parse_constant=lambda c: math.inf), 0, []
-    while True:
-        while at < len(text) and text[at].isspace():
-            at += 1
-        if at >= len(text):
-            return found
-        value, at = decoder.raw_decode(text, at)
-        found.append(value)
+    decoder = json.JSONDecoder(parse_constant=lambda c: math.inf)
+    found: list[Raw] = []
+    at = 0
+    try:
+        while True:
+            while at < len(text) and text[at].isspace():
+                at += 1
+            if at >= len(text):
+                return found
+            value, at = decoder.raw_decode(text, at)
+            found.append(value)
+    except json.JSONDecodeError:
+        pass
+    if text.lstrip().startswith("["):  # an array cut short: its complete items
+        items: list[Raw] = []
+        at = text.index("[") + 1
+        while True:
+            while at < len(text) and text[at] in " \t\r\n,":
+                at += 1
+            try:
+                value, at = decoder.raw_decode(text, at)
+            except json.JSONDecodeError:
+                return [items]
+            items.append(value)
+    lines = []
+    for line in text.splitlines():
+        try:
+            lines.append(decoder.decode(line))
+        except json.JSONDecodeError:
+            continue
+    return lines
 
 
 def _number(node: Raw, *path: str | int) -> float | None:
