@@ -204,6 +204,8 @@ class MatrixRun:
     cells: tuple[DecodeCell, ...]
     summary_table: tuple[tuple[int, int, float | None], ...]  # (context, concurrency, value)
     settings_pointer: str = "/metadata"  # where duration_per_test and max_tokens are
+    # (metric key, the tool's definition where it differs from reportgen's), as SweepRun's
+    definitions: tuple[tuple[str, str], ...] = ()
 
 
 class Summary(NamedTuple):

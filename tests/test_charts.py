@@ -17,6 +17,7 @@ import matplotlib
 import pytest
 
 from reportgen.article.charts import Chart, render_charts
+from reportgen.article.chartsvg import legend_columns
 from reportgen.article.data import article_metrics
 from reportgen.article.manifest import ArticleSource, load_article
 from reportgen.errors import InputError
@@ -180,3 +181,13 @@ def test_weasyprint_renders_all_charts_without_warnings(
         if not r.getMessage().startswith("Using fontTools instead of HarfBuzz-Subset")
     ]
     assert problems == []
+
+
+def test_a_legend_takes_more_rows_where_its_labels_would_not_fit() -> None:
+    """Four short labels keep one row; seven llama-bench lengths, which overflowed the chart's
+    right edge in two rows, take three; a fourth row lowers the plot further."""
+    assert legend_columns(["0 (none)", "8K", "32K", "64K"]) == 4
+    assert legend_columns(["c1", "c2", "c4", "c8", "c16", "c32"]) == 3
+    lengths = ["pp128", "pp256", "pp512", "pp1024", "pp2048", "pp4096", "pp8192"]
+    assert legend_columns(lengths) == 3
+    assert legend_columns(["a model name of forty characters, long!"] * 3) == 1

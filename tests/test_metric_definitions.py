@@ -9,7 +9,7 @@ import pytest
 
 from reportgen.formats.load import load
 from reportgen.formats.registry import FORMATS
-from reportgen.model import SweepRun
+from reportgen.model import MatrixRun, SweepRun
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "metric-definitions.md").read_text(encoding="utf-8")
@@ -23,6 +23,8 @@ def recorded() -> list[tuple[str, str]]:
         for run in load([path]).runs:
             if isinstance(run, SweepRun):
                 found |= {(TOOL[run.source.format], f"load.{q}") for q, _ in run.definitions}
+            elif isinstance(run, MatrixRun):  # llama-bench: whole keys
+                found |= {(TOOL[run.source.format], key) for key, _ in run.definitions}
     return sorted(found)
 
 

@@ -83,13 +83,43 @@ def y_axis(ax: Any, unit: str, *, log: bool) -> None:
     ax.yaxis.set_major_formatter(FuncFormatter(fmt))
 
 
-def draw_legend(ax: Any, title: str, entries: int) -> None:
-    """The legend above the plot, in one row (two for more than four entries), with its title."""
+_MARGINS = {"left": 0.16, "right": 0.97, "bottom": 0.15, "top": 0.76}
+# A legend column's width, in ems of the 12-point font: the handle, its gap and the column
+# spacing set below, and each character of its longest label at about 0.62 em. The room is the
+# figure's width right of where the legend starts; one more row takes about 20 points.
+_ENTRY_EMS, _CHAR_EMS, _EM_IN = 1.9 + 0.4 + 0.8, 0.62, 12.0 / 72
+_LEGEND_ROOM_IN = WIDTH_IN * (1 - _MARGINS["left"] + 0.02 * (_MARGINS["right"] - _MARGINS["left"]))
+_ROW_FRACTION = 20.0 / 72 / HEIGHT_IN
+
+
+def legend_columns(labels: list[str]) -> int:
+    """How many columns the legend takes: one row for up to four entries, else two rows, and
+    more rows while its columns (matplotlib fills them top to bottom, each as wide as its
+    longest label) are wider than the figure holds."""
+    n = len(labels)
+    rows = 1 if n <= 4 else 2
+    while rows < n:
+        columns = -(-n // rows)
+        per_column = [labels[c * rows : (c + 1) * rows] for c in range(columns)]
+        ems = sum(_ENTRY_EMS + _CHAR_EMS * max(len(t) for t in col) for col in per_column if col)
+        if ems * _EM_IN <= _LEGEND_ROOM_IN:
+            break
+        rows += 1
+    return max(1, -(-n // rows))
+
+
+def draw_legend(ax: Any, title: str, labels: list[str]) -> None:
+    """The legend above the plot, with its title: in one row (two for more than four entries),
+    more rows where long labels do not fit, the plot then lowered to make room for them."""
+    columns = legend_columns(labels)
+    rows = -(-len(labels) // columns)
+    if rows > 2:
+        ax.figure.subplots_adjust(top=_MARGINS["top"] - (rows - 2) * _ROW_FRACTION)
     ax.legend(
         title=title,
         loc="lower left",
         bbox_to_anchor=(-0.02, 1.01),
-        ncols=entries if entries <= 4 else -(-entries // 2),
+        ncols=columns,
         alignment="left",
         handlelength=1.9,
         handletextpad=0.4,
@@ -98,7 +128,6 @@ def draw_legend(ax: Any, title: str, entries: int) -> None:
     )
 
 
-_MARGINS = {"left": 0.16, "right": 0.97, "bottom": 0.15, "top": 0.76}
 # Room left of the axes: the rotated y label and padding, plus the widest y tick label, in
 # fractions of the figure's width (12 pt DejaVu Sans is about 0.1 in a character).
 _LEFT_BASE, _LEFT_PER_CHAR = 0.09, 0.1 / WIDTH_IN
@@ -150,7 +179,7 @@ def draw_plot(plot: Plot) -> str:
             ax.set_xlim(left=0, right=ax.dataLim.x1 * 1.15)
         y_axis(ax, plot.y_unit, log=plot.y_log)
         if plot.legend is not None:
-            draw_legend(ax, plot.legend, len(plot.lines))
+            draw_legend(ax, plot.legend, [line.label or "" for line in plot.lines])
 
     return render_svg(plot.svg_id, plot.title, draw)
 
@@ -166,7 +195,8 @@ def render_svg(chart_id: str, title: str, draw: Callable[[Figure], None]) -> str
         fig.subplots_adjust(**_MARGINS)
         draw(fig)
         legend = any(ax.get_legend() is not None for ax in fig.axes)
-        fig.subplots_adjust(left=_left_margin(fig), top=_MARGINS["top"] if legend else 0.95)
+        top = fig.subplotpars.top if legend else 0.95  # draw_legend lowers it for more rows
+        fig.subplots_adjust(left=_left_margin(fig), top=top)
         fig.savefig(buf, format="svg", metadata=_METADATA)
     return _inline(buf.getvalue(), chart_id, title)
 

@@ -30,8 +30,7 @@ _KINDS = (
         "Prompt processing",
         "prompt",
         "n_prompt tokens of one sequence processed in-process after n_depth tokens already in "
-        "the KV cache: n_prompt / the mean time of the repetitions (llama-bench's avg_ts is the "
-        "mean of their rates, within a fraction of a percent of it).",
+        "the KV cache: llama-bench's avg_ts, the mean of the repetitions' rates.",
     ),
     (
         "tg",

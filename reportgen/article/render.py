@@ -33,7 +33,7 @@ from reportgen.article.tableview import table_views
 from reportgen.errors import InputError, Problem
 from reportgen.metrics import DEFINITIONS, MetricDef, MetricSet
 from reportgen.metrics.lints import Finding, group
-from reportgen.model import SourceFile, SweepRun
+from reportgen.model import MatrixRun, SourceFile, SweepRun
 from reportgen.resources import template_dir
 
 __all__ = [
@@ -142,10 +142,12 @@ def _headlines(
 
 
 def _tool_definitions(metrics: MetricSet) -> tuple[tuple[str, str, str], ...]:
+    """(tool, metric key, its definition) where a tool's number differs from reportgen's: a
+    sweep names its quantities (`load.` is added), a matrix its whole keys."""
     found = {
-        (run.source.tool, f"load.{quantity}", text)
+        (run.source.tool, f"load.{quantity}" if isinstance(run, SweepRun) else quantity, text)
         for run in metrics.runs
-        if isinstance(run, SweepRun)
+        if isinstance(run, SweepRun | MatrixRun)
         for quantity, text in run.definitions
     }
     return tuple(sorted(found))

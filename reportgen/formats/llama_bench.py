@@ -104,6 +104,29 @@ def _is_test(value: object) -> bool:
     return isinstance(value, dict) and "n_prompt" in value and "n_gen" in value
 
 
+# Where llama-bench's numbers differ from the served ones the registry defines (shown in the
+# article's appendix; docs/metric-definitions.md has the rows).
+DEFINITIONS = (
+    (
+        "prefill.ttft_s",
+        "llama-bench: avg_ns of a prompt-processing test, the mean time of its repetitions to "
+        "process n_prompt tokens in-process after n_depth tokens already in the KV cache; not a "
+        "served TTFT (no HTTP, queue, tokenizing or first sampled token)",
+    ),
+    (
+        "prefill.tok_s",
+        "llama-bench: avg_ts, the mean of the repetitions' rates (n_prompt x 1e9 / samples_ns), "
+        "not prompt tokens / TTFT",
+    ),
+    (
+        "decode.aggregate_tok_s",
+        "llama-bench: avg_ts of a token-generation test, the mean of the repetitions' rates (n_gen "
+        "x 1e9 / samples_ns) for one sequence after n_depth tokens in the KV cache; no streamed "
+        "usage and no window",
+    ),
+)
+
+
 def detect(data: dict[str, Any]) -> Detection | None:
     """llama-bench tests (a top-level array's items or a JSON Lines file's records, by index)
     have `n_prompt` and `n_gen`. A first record that holds one under a key is another tool's
@@ -283,6 +306,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, 
         prefill=tuple(sorted(prefill, key=lambda p: (p.context_tokens, p.point or ""))),
         cells=tuple(sorted(cells, key=lambda c: (c.context_tokens, c.point or ""))),
         summary_table=(),
+        definitions=DEFINITIONS,
     )
     return run, problems
 
