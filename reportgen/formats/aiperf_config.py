@@ -110,8 +110,8 @@ def _loadgen(config: Mapping[str, Any]) -> Workload:
         concurrency=concurrency,
         rate=None if rate is None else float(rate),
         requests=load.get("request_count"),
-        prompt_tokens=None if custom else _fixed(prompt.get("input_tokens")),
-        max_tokens=_fixed(prompt.get("output_tokens")),
+        prompt_tokens=None if custom else fixed_length(prompt.get("input_tokens")),
+        max_tokens=fixed_length(prompt.get("output_tokens")),
         model=_names(endpoint.get("model_names") or ()),
         skipped_phases=0,
     )
@@ -137,7 +137,7 @@ def _strategy(kind: str, smoothness: Any, users: Any) -> str:
     return "constant rate" if kind == "constant" else kind
 
 
-def _fixed(spec: Any) -> int | None:
+def fixed_length(spec: Any) -> int | None:
     """A configured token length {mean, stddev}, when every request has the same."""
     if not isinstance(spec, dict) or spec.get("stddev"):
         return None
@@ -152,7 +152,7 @@ def _dataset_length(config: Mapping[str, Any], phase: Mapping[str, Any], key: st
     datasets = [d for d in config.get("datasets") or () if isinstance(d, dict)]
     named = [d for d in datasets if d.get("name") == phase.get("dataset")] or datasets[:1]
     for dataset in named:
-        found = _fixed((dataset.get("prompts") or {}).get(key))
+        found = fixed_length((dataset.get("prompts") or {}).get(key))
         if found is not None:
             return found
     return None

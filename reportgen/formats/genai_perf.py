@@ -37,6 +37,7 @@ from typing import Any
 
 from reportgen.errors import Problem
 from reportgen.formats.aiperf import check_throughput, label, summaries
+from reportgen.formats.aiperf_config import fixed_length
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import JsonDocument
 from reportgen.formats.refusals import csv_header
@@ -134,16 +135,6 @@ def not_a_run_file(text: str, _data: Any = None) -> str | None:
     )
 
 
-def _fixed(spec: Any) -> int | None:
-    """A configured token length, when every request has the same ({mean, stddev 0})."""
-    if not isinstance(spec, dict) or spec.get("stddev"):
-        return None
-    mean = spec.get("mean")
-    if isinstance(mean, int | float) and mean >= 1 and float(mean).is_integer():
-        return int(mean)
-    return None
-
-
 def _duration(completed: int, per_second: float) -> float | None:
     """request_count / request_throughput: the window GenAI-Perf's throughputs divide by."""
     seconds = completed / per_second if per_second > 0 else 0.0
@@ -167,8 +158,8 @@ def _nested(config: Mapping[str, Any]) -> Config:
         concurrency=stimulus.get("concurrency"),
         rate=None if rate is None else float(rate),
         model=", ".join(str(n) for n in config.get("model_names") or ()) or None,
-        prompt_tokens=_fixed(given.get("synthetic_tokens")) if synthetic else None,
-        max_tokens=_fixed(given.get("output_tokens")),
+        prompt_tokens=fixed_length(given.get("synthetic_tokens")) if synthetic else None,
+        max_tokens=fixed_length(given.get("output_tokens")),
         streaming=endpoint.get("streaming"),
         settings=_scalars(
             {
@@ -193,7 +184,7 @@ def _flat_config(config: Mapping[str, Any]) -> Config:
         concurrency=config.get("concurrency"),
         rate=None if rate is None else float(rate),
         model=", ".join(str(n) for n in names) or None,
-        prompt_tokens=_fixed(
+        prompt_tokens=fixed_length(
             {
                 "mean": config.get("synthetic_input_tokens_mean"),
                 "stddev": config.get("synthetic_input_tokens_stddev"),
@@ -201,7 +192,7 @@ def _flat_config(config: Mapping[str, Any]) -> Config:
         )
         if synthetic
         else None,
-        max_tokens=_fixed(
+        max_tokens=fixed_length(
             {"mean": config.get("output_tokens_mean"), "stddev": config.get("output_tokens_stddev")}
         ),
         streaming=config.get("streaming"),
