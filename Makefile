@@ -11,11 +11,12 @@ ARTICLE ?= runs/paiton-kimi-k3.1-pro
 #   libpango-1.0-0       WeasyPrint's text layout (report and tests)
 #   chromium             the browser test opens the built page in headless Chromium
 #   poppler-utils        pdftotext/pdftoppm: tests read the built PDF as a user's tools do
-#   libharfbuzz-subset0  WeasyPrint's faster font subsetting; the tests build PDFs on both the
-#                        HarfBuzz and the fontTools path, so they need it present to test both
-REPORT_PACKAGES := libpango-1.0-0:lib:libpango-1.0.so
-TEST_PACKAGES := $(REPORT_PACKAGES) chromium:bin:chromium poppler-utils:bin:pdftotext \
-	libharfbuzz-subset0:lib:libharfbuzz-subset.so
+#   libharfbuzz-subset0  WeasyPrint's font subsetting. The PDF's bytes depend on the subsetter
+#                        (HarfBuzz or fontTools), so `make report` installs it too: the same
+#                        article gives the same PDF before and after `make test`. The tests
+#                        build PDFs on both paths.
+REPORT_PACKAGES := libpango-1.0-0:lib:libpango-1.0.so libharfbuzz-subset0:lib:libharfbuzz-subset.so
+TEST_PACKAGES := $(REPORT_PACKAGES) chromium:bin:chromium poppler-utils:bin:pdftotext
 
 # $(call system-packages,PACKAGES): install the missing ones (as root), or stop and say how.
 define system-packages
