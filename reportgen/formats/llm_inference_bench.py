@@ -226,7 +226,10 @@ def detect(data: dict[str, Any]) -> Detection | None:
 
 
 def version(run: dict[str, Any]) -> tuple[str, str]:
-    """The bench's version, `metadata.version`."""
+    """The bench's version, `metadata.version`; "" when the file names none (it is then read by
+    its layout, with a warning)."""
+    if "version" not in run["metadata"]:
+        return "", "/metadata"
     return str(run["metadata"]["version"]), "/metadata/version"
 
 
