@@ -450,3 +450,15 @@ def test_init_builds_an_article_from_the_real_files_that_checks(
     assert math.isfinite(by_id["load.c4.ttft_s.p99"].value)
     result = check_article(folder)
     assert not result.failed, [i.message for i in result.items]
+
+
+def test_a_version_that_is_no_x_y_z_is_read_by_the_layout_and_said() -> None:
+    data = json.loads((VALID / "guidellm-c1.json").read_text())
+    data["metadata"]["guidellm_version"] = "dev"
+    run, problems = _load(data)
+    assert run is not None and run.source.tool == "guidellm dev"
+    assert problems == [
+        "/metadata/guidellm_version: warning: the file names its version as 'dev': read by its "
+        "layout, which is guidellm's as reportgen reads it (tested on real files of 0.2.x to "
+        "0.8.x)"
+    ]

@@ -149,9 +149,17 @@ _REFUSE_DEV = (
 
 
 def _release(raw: dict[str, Any]) -> tuple[int, int] | None:
-    """(major, minor) of the GuideLLM that wrote the report; None when it names none (0.4)."""
-    found = _RELEASE.match(str(scalar_at(raw, "metadata", "guidellm_version") or ""))
-    return (int(found.group(1)), int(found.group(2))) if found else None
+    """(major, minor) of the GuideLLM that wrote the report; None when it names none (0.4). A
+    version that is no x.y ("dev") in the report layout of 0.7 and 0.8 (`metadata.version` 2) is
+    taken as the newest that layout's definitions tested on real files, 0.8 (the loader warns
+    that the file names its version so)."""
+    named = scalar_at(raw, "metadata", "guidellm_version")
+    found = _RELEASE.match(str(named or ""))
+    if found:
+        return int(found.group(1)), int(found.group(2))
+    if named is not None and scalar_at(raw, "metadata", "version") == 2:
+        return 0, 8
+    return None
 
 
 def detect(data: dict[str, Any]) -> Detection | None:
