@@ -40,7 +40,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: report test lint bench bench-build check realtools clean report-packages test-packages
+.PHONY: report test lint bench bench-build check limits realtools clean report-packages test-packages
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -81,6 +81,11 @@ bench-build: $(STAMP)
 # article.toml names one, its published version).
 check: report-packages $(STAMP)
 	for article in runs/*/; do $(BIN)/reportgen check "$$article" || exit 1; done
+
+# The worst case the article limits allow (reportgen/article/limits.py), built in a fresh process:
+# it fails at 10 s or 1 GB. Run on its own, not among the parallel tests, whose load would decide it.
+limits: report-packages $(STAMP)
+	$(BIN)/python benchmarks/worst_case.py
 
 # The real benchmark tools (pinned, each in its own venv under ~/.cache/reportgen-realtools)
 # against a real llama.cpp server, into build/realtools/; then import, init, build and check

@@ -24,6 +24,7 @@ from reportgen.article.decl import (
     Text,
     Where,
 )
+from reportgen.article.limits import over_limits
 from reportgen.article.reader import ManifestReader, decode
 from reportgen.article.toml import parse_toml
 from reportgen.errors import InputError, Problem
@@ -92,7 +93,7 @@ def load_article(folder: Path) -> ArticleSource:
     if problems:
         raise InputError(problems)
     published = data.get("published", {})
-    return ArticleSource(
+    article = ArticleSource(
         folder=folder,
         slug=folder.resolve().name,
         title=reader.required("/title"),
@@ -115,6 +116,10 @@ def load_article(folder: Path) -> ArticleSource:
             for i, a in enumerate(data.get("acknowledge", []))
         ),
     )
+    problems = over_limits(article)
+    if problems:
+        raise InputError(problems)
+    return article
 
 
 def load_setup(folder: Path) -> Setup:

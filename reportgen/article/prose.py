@@ -46,6 +46,7 @@ __all__ = [
     "long_date",
     "plain",
     "render_block",
+    "parse_markdown",
     "render_inline",
     "tool_versions",
 ]
@@ -69,10 +70,41 @@ def _markdown() -> MarkdownIt:
         return bool(_SAFE_LINK.match(url.strip()))
 
     md.validateLink = validate  # type: ignore[method-assign]
+    md.core.ruler.push("flatten_deep_inline", _flatten_deep_inline)
     return md
 
 
+# Inline markup (emphasis, strong, links, strike-through) nested deeper than this is shown as its
+# text alone. markdown-it bounds the nesting of blocks (`maxNesting`) but not of emphasis:
+# `*` x 1000 around a word made 500 nested elements, past the recursion WeasyPrint lays out.
+MAX_INLINE_DEPTH = 16
+
+
+def _flatten_deep_inline(state: Any) -> None:
+    """Each inline token's open and close markup beyond `MAX_INLINE_DEPTH`, made empty text."""
+    for block in state.tokens:
+        kept: list[bool] = []  # per open element: whether its markup is kept
+        depth = 0  # how many of them are
+        for child in block.children or ():
+            if child.nesting == 1:
+                keep = depth < MAX_INLINE_DEPTH
+                kept.append(keep)
+                depth += keep
+            elif child.nesting == -1 and kept:
+                keep = kept.pop()
+                depth -= keep
+            else:
+                continue
+            if not keep:
+                child.type, child.tag, child.nesting, child.content = "text", "", 0, ""
+
+
 _MD = _markdown()
+
+
+def parse_markdown(text: str) -> list[Token]:
+    """The block tokens (with their inline children) prose renders from."""
+    return list(_MD.parse(text, {}))
 
 
 def _position(text: Text, offset: int) -> tuple[int, int]:
