@@ -41,7 +41,7 @@ def table_csv(view: TableView, metrics: MetricSet) -> str:
         for column, cell in zip(view.columns, cells, strict=True):
             value = by_id.get(cell.metric) if cell.metric else None
             shown = re.sub(r"<[^>]+>", "", str(cell.html)).replace("\u00a0", " ")
-            cells = (
+            fields = (
                 row,
                 column,
                 cell.metric or "",
@@ -50,5 +50,5 @@ def table_csv(view: TableView, metrics: MetricSet) -> str:
                 shown.replace("&amp;", "&"),
                 cell.note or "",
             )
-            out.writerow([spreadsheet_cell(c) for c in cells])
+            out.writerow([spreadsheet_cell(c) for c in fields])
     return buf.getvalue()
