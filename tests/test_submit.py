@@ -9,6 +9,7 @@ import argparse
 import base64
 import io
 import json
+import re
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -66,11 +67,14 @@ def submit(
     env: dict[str, str],
     api: FakeLocalMaxxing | None,
     answers: list[str] | None = None,
+    own_client: bool = False,
 ) -> Result:
     """`reportgen submit TARGET FLAGS` against the fake API, stdin not a terminal.
 
     `answers`: run as on a terminal, answering the confirmation with these; without them, a real
     submission is given --yes (the tests that check the question itself pass answers).
+    `own_client`: let reportgen make its HTTP client, as the CLI does (else the test's, which
+    ignores the environment's proxies).
     """
     parser = argparse.ArgumentParser(prog="reportgen")
     cli_submit.add_parser(parser.add_subparsers(dest="command", required=True))
@@ -90,7 +94,7 @@ def submit(
     with httpx.Client(trust_env=False) as client:
         code = cli_submit.run(
             args,
-            client=client,
+            client=None if own_client else client,
             env=env,
             now=lambda: NOW,
             load_setup=lambda _: SETUP,
@@ -494,3 +498,178 @@ def test_a_key_echoed_back_in_another_form_is_redacted(
     bare = KEY.removeprefix("bhk_")
     for leaked in (echoed, KEY, bare, bare.upper(), bare[:16], KEY.encode().hex()[:16]):
         assert leaked not in result.text, leaked
+
+
+# Characters that must never reach a terminal raw, and the start of a GitHub workflow command.
+INVISIBLE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+COMMAND = re.compile(r"^\s*(::|##\[)", re.M)
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture
+def proxy(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLocalMaxxing]:
+    """A real HTTP server on 127.0.0.1 named as every proxy of the environment; it records
+    whatever reaches it (and answers 404)."""
+    with FakeLocalMaxxing() as server:
+        for name in ("NO_PROXY", "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR"):
+            monkeypatch.delenv(name, raising=False)
+        for name in PROXY_VARS:
+            monkeypatch.setenv(name, server.url)
+        yield server
+
+
+@pytest.mark.parametrize("mode", ["--dry-run", "--yes"])
+def test_the_key_never_goes_to_a_proxy_from_the_environment(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, proxy: FakeLocalMaxxing, mode: str
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, mode, env=env, api=api, own_client=True)
+    assert result.code == 0, result.text
+    assert proxy.requests == []
+    assert [r.path for r in api.requests][1:] == [DRY_RUN if mode == "--dry-run" else SUBMIT]
+    assert api.posts()[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_a_socks_proxy_in_the_environment_is_ignored_without_a_traceback(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALL_PROXY", "socks5://127.0.0.1:9")
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, "--dry-run", env=env, api=api, own_client=True)
+    assert result.code == 0 and "dry-run passed" in result.out, result.text
+    refused = submit(folder, "--dry-run", "--trust-env", env=env, api=api, own_client=True)
+    assert refused.code == 2 and "Traceback" not in refused.text
+    assert refused.err.startswith("reportgen submit: error: --trust-env: ")
+    assert "ALL_PROXY" in refused.err and "socks" in refused.err and KEY not in refused.text
+    assert len(api.posts()) == 1
+
+
+def test_trust_env_sends_through_the_environments_proxy(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, proxy: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, "--dry-run", "--trust-env", env=env, api=api, own_client=True)
+    # the proxy (answering 404) is asked for the contract; the bundled one then refuses the GPU
+    assert result.code == 2 and "could not refresh the contract: GET" in result.out
+    assert [r.path for r in proxy.requests] == [api.url + "/api/agent-context"]
+    assert api.requests == []
+
+
+def test_trust_env_is_documented(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="reportgen")
+    cli_submit.add_parser(parser.add_subparsers(dest="command", required=True))
+    with pytest.raises(SystemExit):
+        parser.parse_args(["submit", "--help"])
+    helptext = " ".join(capsys.readouterr().out.split())
+    assert "--trust-env" in helptext and "HTTPS_PROXY" in helptext
+
+
+SHOUTING = (
+    "\x1b[2K\r\x1b[32msubmitted (HTTP 201)\x1b[0m\x07\x08\x9b\u202e\n::error::pwned\n::add-mask::x"
+)
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        (400, {"error": SHOUTING, "suggestedHfId": "a\n::set-output name=x::y"}),
+        (400, {"errors": [SHOUTING, {"field": "\u2066hfId", "message": SHOUTING}]}),
+        (200, {"ok": True, "verification": {"verified": True, "issues": [SHOUTING]}}),
+        (502, SHOUTING),
+        (400, {"error": "x" * 5000 + SHOUTING}),
+    ],
+)
+def test_server_text_is_printed_as_data(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, status: int, body: object
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(DRY_RUN, Reply(status, body))
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert not INVISIBLE.search(result.text.replace("\n", " ")), result.text
+    assert not COMMAND.search(result.text), result.text
+    assert not re.search(r"^\s*submitted", result.text, re.M)
+    assert "\\x1b[2K" in result.text or "x" * 5000 not in result.text
+    assert len(max(result.text.splitlines(), key=len)) < 2000
+
+
+def test_a_submission_id_is_shown_and_recorded_as_data(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(SUBMIT, Reply(201, {"id": "bm_1\n::error::x\x1b[2J", "verifiedRun": False}))
+    result = submit(folder, env=env, api=api)
+    assert result.code == 0 and "submission id bm_1\\n::error::x\\x1b[2J" in result.out
+    assert not INVISIBLE.search(result.text.replace("\n", " "))
+    recorded = (folder / RECORD_FILE).read_text()
+    assert "\x1b" not in recorded and "\\u001b" not in recorded
+
+
+def _hidden_forms(key: str) -> dict[str, str]:
+    """The key as a hostile server might hide it in an error text."""
+    bare = key.removeprefix("bhk_")
+    b64 = base64.b64encode(key.encode()).decode()
+    return {
+        "reversed": key[::-1],
+        "reversed-bare-upper": bare[::-1].upper(),
+        "spaced": " ".join(key),
+        "separators": "-".join(bare[i : i + 2] for i in range(0, len(bare), 2)),
+        "case-changed": "".join(c.upper() if i % 2 else c for i, c in enumerate(key)),
+        "split-across-lines": "\n".join(bare[i : i + 5] for i in range(0, len(bare), 5)),
+        "control-separated": "\x00".join(bare[i : i + 5] for i in range(0, len(bare), 5)),
+        "chunks-reordered": " ".join(bare[i : i + 8] for i in range(32, -1, -8)),
+        "base32": base64.b32encode(key.encode()).decode(),
+        "base32-lower-bare": base64.b32encode(bare.encode()).decode().lower(),
+        "base32-reversed": base64.b32encode(key[::-1].encode()).decode(),
+        "base64-split": "\n".join(b64[i : i + 7] for i in range(0, len(b64), 7)),
+        "base64-offset-1": base64.b64encode(b"x" + bare.encode()).decode(),
+        "hex-colons": ":".join(f"{b:02x}" for b in key.encode()),
+        "url-encoded": "".join(f"%{b:02X}" for b in key.encode()),
+        "json-escaped": "".join(f"\\u{ord(c):04x}" for c in bare),
+        "html-entities": "".join(f"&#{ord(c)};" for c in bare),
+        "half": bare[:20],
+    }
+
+
+def _leaked(text: str, key: str) -> list[str]:
+    """Pieces of 10 characters of the key (or of it reversed) that `text` shows, in any case
+    once everything but letters and digits is dropped."""
+    bare = key.removeprefix("bhk_").lower()
+    flat = re.sub(r"[^a-z0-9]", "", text.lower())
+    return [p for s in (bare, bare[::-1]) for i in range(31) if (p := s[i : i + 10]) in flat]
+
+
+@pytest.mark.parametrize("form", list(_hidden_forms(KEY)))
+def test_a_key_hidden_in_a_server_text_is_never_printed(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, form: str
+) -> None:
+    hidden = _hidden_forms(KEY)[form]
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(DRY_RUN, Reply(400, {"error": f"bad key {hidden} for this user"}))
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert result.code == 1 and "dry-run failed: HTTP 400" in result.out
+    assert "withheld" in result.out or "[redacted]" in result.out
+    assert hidden not in result.text and not _leaked(result.text, KEY)
+    shown = result.text.replace("\\n", "\n").replace("\\x00", "")
+    assert not _leaked(shown, KEY) and hidden.replace("\n", "") not in shown.replace("\n", "")
+
+
+def test_a_key_split_between_two_server_texts_is_never_printed(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    bare = KEY.removeprefix("bhk_")
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(DRY_RUN, Reply(400, {"error": bare[:20], "errors": [bare[20:]]}))
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert result.code == 1 and "withheld" in result.out
+    assert bare[:12] not in result.text and bare[-12:] not in result.text
+
+
+def test_a_key_in_a_submission_id_is_neither_shown_nor_recorded(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(SUBMIT, Reply(201, {"id": KEY[::-1], "verifiedRun": False}))
+    result = submit(folder, env=env, api=api)
+    assert result.code == 0 and "withheld" in result.out
+    assert not _leaked(result.text, KEY)
+    assert not _leaked((folder / RECORD_FILE).read_text(), KEY)

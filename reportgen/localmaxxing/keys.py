@@ -3,17 +3,22 @@
 The key is never written to a file, a log or an error message: every line reportgen prints about a
 submission passes through `redact` first. A server may echo the key back in another form (upper
 case, without its `bhk_` prefix, hex, base64 at any alignment, URL- or JSON-escaped): each of
-those is removed too.
+those is removed too. What `redact` cannot cut out, `leaks` finds: the key's distinctive part
+(the 40 hex after `bhk_`), or pieces of it that together cover a third of it, in any spacing,
+case, order of pieces or direction, URL-, JSON-, HTML-escaped, or as hex, base64 or base32 at any
+alignment, split across lines. A text that leaks is never shown: `guard` withholds it.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import functools
+import html
 import json
 import re
-from collections.abc import Mapping
-from urllib.parse import quote
+from collections.abc import Iterator, Mapping
+from urllib.parse import quote, unquote
 
 from reportgen.errors import InputError, Problem
 
@@ -95,3 +100,83 @@ def redact(text: str, key: str | None) -> str:
         text = text.replace(key, REDACTED)
     text = _KEYLIKE.sub(REDACTED, text)
     return _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+WITHHELD = "[withheld: it holds the API key, or part of it, in some spelling or encoding]"
+_PIECE = 6  # characters of the key's distinctive part that count as a piece of it
+_ESCAPED = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|U([0-9a-fA-F]{8}))")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def _core(key: str) -> str:
+    """The distinctive part of a key: its letters and digits, lower case, without `bhk_`."""
+    body = key[len(KEY_PREFIX) :] if key.lower().startswith(KEY_PREFIX) else key
+    core = _NOT_ALNUM.sub("", body.lower())
+    return core if len(core) >= _MIN_FORM else _NOT_ALNUM.sub("", key.lower())
+
+
+def _unescaped(text: str) -> Iterator[str]:
+    """`text` and what it reads as once URL, JSON/Python and HTML escapes are undone."""
+    yield text
+    yield unquote(unquote(text))
+    yield _ESCAPED.sub(lambda m: chr(int(next(g for g in m.groups() if g), 16)), text)
+    yield html.unescape(text)
+
+
+def _decoded(text: str) -> Iterator[bytes]:
+    """The bytes that the hex, base64 and base32 runs of `text` decode to, at every alignment;
+    whatever is not of an alphabet (spaces, line breaks, separators, padding) is dropped first."""
+    hexes = re.sub(r"[^0-9a-fA-F]", "", text)
+    for at in range(2):
+        run = hexes[at:]
+        yield bytes.fromhex(run[: len(run) // 2 * 2])
+    for alphabet in (text.replace("-", "+").replace("_", "/"), text):
+        b64 = re.sub(r"[^A-Za-z0-9+/]", "", alphabet)
+        for at in range(4):
+            run = b64[at:]
+            yield base64.b64decode(run[: len(run) // 4 * 4])
+    b32 = re.sub(r"[^A-Z2-7]", "", text.upper())
+    for at in range(8):
+        run = b32[at:]
+        try:
+            yield base64.b32decode(run[: len(run) // 8 * 8])
+        except binascii.Error:  # pragma: no cover - the run is of the alphabet, a multiple of 8
+            continue
+
+
+def _views(text: str) -> Iterator[str]:
+    """Every reading of `text` to look for the key in, as lower-case letters and digits."""
+    for plain in {*_unescaped(text), *_unescaped(text[::-1])}:
+        yield _NOT_ALNUM.sub("", plain.lower())
+        for raw in _decoded(plain):
+            yield _NOT_ALNUM.sub("", raw.decode("latin-1").lower())
+
+
+def leaks(text: str, key: str | None) -> bool:
+    """True when `text` shows the key's distinctive part, or pieces of it (of 6 characters or
+    more, in either direction) that together cover a third of it, in any of the readings above."""
+    if not key or not text:
+        return False
+    core = _core(key)
+    if not core:
+        return False
+    piece = min(_PIECE, len(core))
+    need = len(core) if len(core) <= 2 * piece else max(2 * piece, len(core) // 3)
+    starts: dict[str, list[int]] = {}
+    for i in range(len(core) - piece + 1):
+        starts.setdefault(core[i : i + piece], []).append(i)
+        starts.setdefault(core[i : i + piece][::-1], []).append(i)
+    covered: set[int] = set()
+    for view in _views(text):
+        for j in range(len(view) - piece + 1):
+            for i in starts.get(view[j : j + piece], ()):
+                covered.update(range(i, i + piece))
+        if len(covered) >= need:
+            return True
+    return False
+
+
+def guard(text: str, key: str | None) -> str:
+    """`text` redacted, or `WITHHELD` when what is left still shows the key in some form."""
+    text = redact(text, key)
+    return WITHHELD if leaks(text, key) else text

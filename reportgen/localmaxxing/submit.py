@@ -18,17 +18,18 @@ from typing import Any, Literal
 
 import httpx
 
-from reportgen.errors import InputError
+from reportgen.errors import InputError, Problem
 from reportgen.localmaxxing import conformance
 from reportgen.localmaxxing import contract as lmx_contract
 from reportgen.localmaxxing import payload as lmx_payload
 from reportgen.localmaxxing.api import DEFAULT_API_BASE, DEFAULT_TIMEOUT_S
 from reportgen.localmaxxing.client import Status, send
-from reportgen.localmaxxing.keys import api_key, redact
+from reportgen.localmaxxing.keys import api_key, guard, redact
 from reportgen.localmaxxing.payload import Payload
 from reportgen.localmaxxing.records import Record, add_record, load_records, save_payloads
 from reportgen.metrics import MetricSet
 from reportgen.model import CanonicalRun, Run, Setup
+from reportgen.terminal import one_line
 from reportgen.written import RECORD_FILE
 
 Mode = Literal["local", "dry-run", "submit"]
@@ -77,6 +78,36 @@ class SubmitRequest:
     # Asked with the payloads about to be submitted for real (after every local check); False
     # sends nothing. None: no confirmation asked (the caller decided, e.g. --yes).
     confirm: Callable[[Sequence[Payload]], bool] | None = None
+    # Use the environment's proxies, certificates and netrc (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY,
+    # SSL_CERT_FILE, SSL_CERT_DIR, ~/.netrc). Off: the key goes only to api_base, directly.
+    trust_env: bool = False
+
+
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR")
+
+
+def http_client(*, trust_env: bool = False) -> httpx.Client:
+    """The client that sends a submission: no redirects followed and, unless `trust_env`, no
+    proxy, certificate or netrc taken from the environment, so the key goes only to --api-base.
+
+    Raises `InputError` when `trust_env` and the environment's proxy settings cannot be used
+    (a SOCKS proxy without httpx's socks extra, a malformed URL); the message names the
+    variables, never their values (a proxy URL may hold a password).
+    """
+    try:
+        return httpx.Client(follow_redirects=False, trust_env=trust_env)
+    except (ImportError, ValueError, httpx.InvalidURL) as exc:
+        names = [n for n in PROXY_VARS if os.environ.get(n) or os.environ.get(n.lower())]
+        why = (
+            "a SOCKS proxy needs httpx's socks extra (pip install 'httpx[socks]')"
+            if isinstance(exc, ImportError)
+            else f"a proxy URL is not usable ({type(exc).__name__})"
+        )
+        message = (
+            f"the environment's proxy settings ({', '.join(names) or 'none found'}) cannot be "
+            f"used: {why}; fix or unset them, or drop --trust-env"
+        )
+        raise InputError([Problem("--trust-env", 1, 1, "", message)]) from None
 
 
 def reconstructed(runs: Sequence[Run]) -> tuple[Outcome, ...]:
@@ -102,10 +133,16 @@ def reconstructed(runs: Sequence[Run]) -> tuple[Outcome, ...]:
     return tuple(out)
 
 
+def shown(text: str, key: str | None) -> str:
+    """One line ready to print: redacted (withheld if it still holds the key in some form), its
+    control characters visible, never a CI workflow command."""
+    return one_line(guard(text, key))
+
+
 def _outcome(
     key: str | None, run_file: str, status: Status, lines: Sequence[str], **kw: Any
 ) -> Outcome:
-    return Outcome(run_file, status, tuple(redact(line, key) for line in lines), **kw)
+    return Outcome(shown(run_file, key), status, tuple(shown(line, key) for line in lines), **kw)
 
 
 def _payloads(request: SubmitRequest, key: str | None, notes: list[str]) -> list[Payload]:
@@ -243,15 +280,16 @@ def submit_runs(
     if not payloads:
         line = "nothing to submit: no lmx speed-test run among the files"
         return SubmitReport(
-            tuple(notes), (_outcome(key, str(request.article_dir), "refused", [line]),)
+            tuple(shown(n, key) for n in notes),
+            (_outcome(key, str(request.article_dir), "refused", [line]),),
         )
     if request.save_payload is not None:
         notes += save_payloads(payloads, request.save_payload)
     outcomes = _already_sent(request, payloads, key)
     if not payloads:
-        return SubmitReport(tuple(redact(n, key) for n in notes), tuple(outcomes))
+        return SubmitReport(tuple(shown(n, key) for n in notes), tuple(outcomes))
     online = request.mode != "local"
-    http = client if client is not None or not online else httpx.Client(follow_redirects=False)
+    http = client if client is not None or not online else http_client(trust_env=request.trust_env)
     try:
         contract, tried = lmx_contract.current(
             request.api_base,
@@ -276,4 +314,4 @@ def submit_runs(
     finally:
         if http is not None and http is not client:
             http.close()
-    return SubmitReport(tuple(redact(n, key) for n in notes), tuple(outcomes))
+    return SubmitReport(tuple(shown(n, key) for n in notes), tuple(outcomes))
