@@ -673,3 +673,17 @@ def test_a_key_in_a_submission_id_is_neither_shown_nor_recorded(
     assert result.code == 0 and "withheld" in result.out
     assert not _leaked(result.text, KEY)
     assert not _leaked((folder / RECORD_FILE).read_text(), KEY)
+
+
+@pytest.mark.parametrize("mode", ["--local", "--dry-run", "--yes"])
+def test_a_payload_that_holds_the_key_in_another_form_is_neither_sent_nor_saved(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, mode: str
+) -> None:
+    data = json.loads((FIXTURES / "canonical-c1.json").read_text())
+    data["engineFlags"]["commandSnippet"] += " --lmx-key '" + " ".join(KEY[::-1]) + "'"
+    folder = article(tmp_path, "canonical-c1.json")
+    (folder / "canonical-c1.json").write_text(json.dumps(data))
+    saved = tmp_path / "saved.json"
+    result = submit(folder, mode, "--save-payload", str(saved), env=env, api=api)
+    assert result.code == 2 and "refused: the payload holds the API key" in result.out
+    assert not saved.exists() and api.posts() == [] and not _leaked(result.text, KEY)

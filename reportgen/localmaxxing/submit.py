@@ -24,7 +24,7 @@ from reportgen.localmaxxing import contract as lmx_contract
 from reportgen.localmaxxing import payload as lmx_payload
 from reportgen.localmaxxing.api import DEFAULT_API_BASE, DEFAULT_TIMEOUT_S
 from reportgen.localmaxxing.client import Status, send
-from reportgen.localmaxxing.keys import api_key, guard, redact
+from reportgen.localmaxxing.keys import api_key, guard, leaks, redact
 from reportgen.localmaxxing.payload import Payload
 from reportgen.localmaxxing.records import Record, add_record, load_records, save_payloads
 from reportgen.metrics import MetricSet
@@ -145,7 +145,11 @@ def _outcome(
     return Outcome(shown(run_file, key), status, tuple(shown(line, key) for line in lines), **kw)
 
 
-def _payloads(request: SubmitRequest, key: str | None, notes: list[str]) -> list[Payload]:
+def _payloads(
+    request: SubmitRequest, key: str | None, notes: list[str], refused: list[Outcome]
+) -> list[Payload]:
+    """The payloads of the canonical runs, key-like values redacted; a payload that still holds
+    the key in some form (spaced out, reversed, encoded) is refused into `refused`."""
     out = []
     for run in request.runs:
         if not isinstance(run, CanonicalRun):
@@ -159,6 +163,14 @@ def _payloads(request: SubmitRequest, key: str | None, notes: list[str]) -> list
         if text != built.text:
             notes.append(f"{built.run_file}: a key-like value in the payload was redacted")
             built = replace(built, text=text)
+        if leaks(text, key):
+            line = (
+                "refused: the payload holds the API key, or part of it, in some spelling or "
+                "encoding; remove it from the run file (a note or command line?). Nothing of "
+                "this run is sent or saved"
+            )
+            refused.append(_outcome(key, built.run_file, "refused", [line]))
+            continue
         out.append(built)
     return out
 
@@ -276,7 +288,10 @@ def submit_runs(
         return SubmitReport((), refused)  # before any payload, file or network access
     key = api_key(env)
     notes: list[str] = []
-    payloads = _payloads(request, key, notes)
+    outcomes: list[Outcome] = []
+    payloads = _payloads(request, key, notes, outcomes)
+    if not payloads and outcomes:
+        return SubmitReport(tuple(shown(n, key) for n in notes), tuple(outcomes))
     if not payloads:
         line = "nothing to submit: no lmx speed-test run among the files"
         return SubmitReport(
@@ -285,7 +300,7 @@ def submit_runs(
         )
     if request.save_payload is not None:
         notes += save_payloads(payloads, request.save_payload)
-    outcomes = _already_sent(request, payloads, key)
+    outcomes += _already_sent(request, payloads, key)
     if not payloads:
         return SubmitReport(tuple(shown(n, key) for n in notes), tuple(outcomes))
     online = request.mode != "local"
