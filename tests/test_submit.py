@@ -687,3 +687,34 @@ def test_a_payload_that_holds_the_key_in_another_form_is_neither_sent_nor_saved(
     result = submit(folder, mode, "--save-payload", str(saved), env=env, api=api)
     assert result.code == 2 and "refused: the payload holds the API key" in result.out
     assert not saved.exists() and api.posts() == [] and not _leaked(result.text, KEY)
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000  # within the answer cap; json.loads recurses past the limit
+
+
+@pytest.mark.parametrize(
+    ("path", "reply"),
+    [
+        (DRY_RUN, Reply(400, DEEP, {"Content-Type": "application/json"})),
+        (DRY_RUN, Reply(200, DEEP, {"Content-Type": "application/json"})),
+        ("/api/agent-context", Reply(200, DEEP, {"Content-Type": "application/json"})),
+        (DRY_RUN, Reply(429, {"error": "slow down"}, {"Retry-After": "nan"})),
+        (DRY_RUN, Reply(429, {"error": "slow down"}, {"Retry-After": "inf"})),
+        (DRY_RUN, Reply(429, {"error": "slow down", "retryAfterMs": 1e308})),
+        (DRY_RUN, Reply(429, {"error": "slow down"}, {"X-RateLimit-Reset": "1e400"})),
+        (DRY_RUN, Reply(429, {"error": "slow down"}, {"Retry-After": "-1e300"})),
+    ],
+)
+def test_a_hostile_answer_is_a_failure_without_a_traceback(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, path: str, reply: Reply
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(path, reply)
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert "Traceback" not in result.text
+    if path == "/api/agent-context":  # the bundled contract then refuses the MI355X
+        assert result.code == 2 and "could not refresh the contract: GET" in result.out
+    else:
+        assert result.code == 1 and "dry-run failed: HTTP" in result.out
+    if reply.status == 429:
+        assert "rate limited: " in result.out and "nan" not in result.out.lower()

@@ -9,6 +9,7 @@ the answer holds the API key in some form (`keys.leaks`).
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ MAX_LISTED = 20  # errors or issues shown of one answer
 _JUDGED = 64 * 1024  # characters of an answer's texts searched for the key as a whole
 WITHHELD = "[withheld: the server's answer holds the API key, or part of it, in some form]"
 Show = Callable[[Any], str]
+_MAX_WAIT_S = 366 * 24 * 3600.0
 
 
 def _server_texts(body: Any, raw: bytes) -> str:
@@ -102,6 +104,8 @@ def retry_hint(body: Any, headers: httpx.Headers, now: datetime) -> str:
             wait = float(headers["X-RateLimit-Reset"]) - now.timestamp()
         except ValueError:
             wait = None
+    if wait is not None and not (math.isfinite(wait) and abs(wait) < _MAX_WAIT_S):
+        wait = None  # nan, inf or centuries: not a time to show
     if wait is None:
         return (
             "the server did not say when to retry (the documented limit is 1 submission per "
@@ -154,7 +158,7 @@ def interpret(
     code = response.status_code
     try:
         body: Any = json.loads(raw) if raw else None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested past Python's limit
         body = None
     show = shower(body, raw, key)
     ok = 200 <= code < 300 and isinstance(body, dict)
