@@ -92,6 +92,9 @@ def test_formulas_in_run_file_labels_are_written_as_text(tmp_path: Path) -> None
         ("＋2", "'＋2"),
         ("＠2", "'＠2"),
         ("\ufe6b1", "'\ufe6b1"),  # small commercial at
+        ("\u200b=1", "'\u200b=1"),  # behind invisible characters
+        ("\ufeff\u2060=1", "'\ufeff\u2060=1"),
+        ("\u00a0-2", "'\u00a0-2"),
     ],
 )
 def test_a_cell_is_text_unless_it_is_a_plain_number(text: str, written: str) -> None:

@@ -19,7 +19,7 @@ HEADER = ("row", "column", "metric", "value", "unit", "shown", "note")
 # What a spreadsheet reads as the start of a formula (or of a cell it trims first), full-width and
 # small forms included: = + - @, tab, CR, LF.
 _FORMULA_START = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20\ufe62\ufe63\ufe66\ufe6b")
-_SPACES = " \u00a0\u3000\u2007\u202f"
+_SPACES = " \u00a0\u3000\u2007\u202f\u200b\u200c\u200d\u2060\ufeff"  # and invisible ones
 _NUMBER = re.compile(r"[+-]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
