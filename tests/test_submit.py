@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import codecs
 import io
 import json
 import re
@@ -627,6 +628,14 @@ def _hidden_forms(key: str) -> dict[str, str]:
         "json-escaped": "".join(f"\\u{ord(c):04x}" for c in bare),
         "html-entities": "".join(f"&#{ord(c)};" for c in bare),
         "half": bare[:20],
+        "full-width": "".join(chr(ord(c) + 0xFEE0) for c in key),
+        "rot13": codecs.encode(key, "rot13"),
+        "decimal-bytes": " ".join(str(b) for b in key.encode()),
+        "0x-list": ", ".join(f"0x{b:02x}" for b in bare.encode()),
+        "octal-escaped": "".join(f"\\{b:03o}" for b in bare.encode()),
+        "hex-of-base64": b64.encode().hex(),
+        "ascii85": base64.a85encode(key.encode()).decode(),
+        "pieces-in-junk": "q".join(bare[i : i + 5] for i in range(0, len(bare), 5)),
     }
 
 
@@ -662,6 +671,18 @@ def test_a_key_split_between_two_server_texts_is_never_printed(
     result = submit(folder, "--dry-run", env=env, api=api)
     assert result.code == 1 and "withheld" in result.out
     assert bare[:12] not in result.text and bare[-12:] not in result.text
+
+
+def test_a_key_spread_over_the_answers_of_a_batch_is_never_printed(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    bare = KEY.removeprefix("bhk_")
+    folder = article(tmp_path, "canonical-c1.json", "canonical-c2.json")
+    for piece in (bare[:10], bare[10:20]):  # each below what one text may show
+        api.queue(DRY_RUN, Reply(400, {"error": f"quota of {piece} used up"}))
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert result.code == 1 and len(api.posts()) == 2 and "withheld" in result.out
+    assert not _leaked(result.text, KEY) and bare[:10] not in result.text
 
 
 def test_a_key_in_a_submission_id_is_neither_shown_nor_recorded(

@@ -36,11 +36,16 @@ Show = Callable[[Any], str]
 _MAX_WAIT_S = 366 * 24 * 3600.0
 
 
-def _server_texts(body: Any, raw: bytes) -> str:
-    """Every string of an answer (its JSON strings, or its text), cut to what is ever shown."""
+def _server_texts(body: Any, raw: bytes, response: httpx.Response | None) -> str:
+    """Every string of an answer (its JSON strings, or its text, and the status line and
+    headers that may be shown), cut to what is ever shown."""
     found: list[str] = []
+    if response is not None:
+        found.append(response.reason_phrase)
+        found += [response.headers.get(h, "") for h in ("content-type", "location")]
+    size = 0
     todo = [body] if body is not None else [raw[:MAX_SHOWN].decode("utf-8", "replace")]
-    while todo and sum(map(len, found)) < _JUDGED:
+    while todo and size < _JUDGED:
         item = todo.pop()
         if isinstance(item, dict):
             todo += [*item.keys(), *item.values()]
@@ -48,13 +53,15 @@ def _server_texts(body: Any, raw: bytes) -> str:
             todo += item
         elif item is not None:
             found.append(str(item)[:MAX_SHOWN])
+            size += len(found[-1])
     return "\n".join(found)
 
 
-def shower(body: Any, raw: bytes, key: str | None) -> Show:
+def shower(body: Any, raw: bytes, key: str | None, response: httpx.Response | None = None) -> Show:
     """How each server text is shown: cut, redacted, on one visible line; or withheld, every one
     of them, when the answer's texts together hold the key in some form."""
-    withhold = key is not None and leaks(redact(_server_texts(body, raw), key), key)
+    texts = _server_texts(body, raw, response)
+    withhold = key is not None and leaks(redact(texts, key), key)
 
     def show(value: Any) -> str:
         if withhold:
@@ -160,7 +167,7 @@ def interpret(
         body: Any = json.loads(raw) if raw else None
     except (ValueError, RecursionError):  # RecursionError: JSON nested past Python's limit
         body = None
-    show = shower(body, raw, key)
+    show = shower(body, raw, key, response)
     ok = 200 <= code < 300 and isinstance(body, dict)
     if ok and (body.get("valid") is False or body.get("ok") is False or body.get("errors")):
         ok = False

@@ -12,11 +12,12 @@ alignment, split across lines. A text that leaks is never shown: `guard` withhol
 from __future__ import annotations
 
 import base64
-import binascii
+import codecs
 import functools
 import html
 import json
 import re
+import unicodedata
 from collections.abc import Iterator, Mapping
 from urllib.parse import quote, unquote
 
@@ -103,9 +104,15 @@ def redact(text: str, key: str | None) -> str:
 
 
 WITHHELD = "[withheld: it holds the API key, or part of it, in some spelling or encoding]"
-_PIECE = 6  # characters of the key's distinctive part that count as a piece of it
-_ESCAPED = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|U([0-9a-fA-F]{8}))")
+_PIECE = 5  # characters of the key's distinctive part that count as a piece of it
+_NEED = 13  # characters of it shown, at least (a third of a longer key), that make a leak
+_ESCAPED = re.compile(
+    r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|U([0-9a-fA-F]{8}))|&#[xX]?|\\([0-7]{3})"
+)
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+_A85 = re.compile(r"[!-uz]{10,}")
+_B85 = re.compile(r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]{10,}")
+_TEXTLIKE = re.compile(rb"[\x20-\x7e\t\r\n]{8,}")  # a decoded run worth decoding once more
 
 
 def _core(key: str) -> str:
@@ -115,18 +122,30 @@ def _core(key: str) -> str:
     return core if len(core) >= _MIN_FORM else _NOT_ALNUM.sub("", key.lower())
 
 
+def _unescape(match: re.Match[str]) -> str:
+    hex_code = match.group(1) or match.group(2) or match.group(3)
+    if hex_code:
+        return chr(int(hex_code, 16))
+    return chr(int(match.group(4), 8)) if match.group(4) else ""
+
+
 def _unescaped(text: str) -> Iterator[str]:
-    """`text` and what it reads as once URL, JSON/Python and HTML escapes are undone."""
+    """`text` and what it reads as once URL, JSON/Python/octal and HTML escapes are undone,
+    compatibility forms folded (full-width letters and digits), or ROT13 undone."""
     yield text
     yield unquote(unquote(text))
-    yield _ESCAPED.sub(lambda m: chr(int(next(g for g in m.groups() if g), 16)), text)
+    yield _ESCAPED.sub(_unescape, text)
     yield html.unescape(text)
+    folded = unicodedata.normalize("NFKC", text)
+    yield folded
+    yield codecs.encode(folded, "rot13")
 
 
 def _decoded(text: str) -> Iterator[bytes]:
-    """The bytes that the hex, base64 and base32 runs of `text` decode to, at every alignment;
-    whatever is not of an alphabet (spaces, line breaks, separators, padding) is dropped first."""
-    hexes = re.sub(r"[^0-9a-fA-F]", "", text)
+    """The bytes that the hex, base64, base32, base85 and decimal runs of `text` decode to, at
+    every alignment; what is not of an alphabet (spaces, line breaks, separators, padding,
+    `0x`) is dropped first."""
+    hexes = re.sub(r"[^0-9a-fA-F]", "", re.sub(r"0[xX]", " ", text))
     for at in range(2):
         run = hexes[at:]
         yield bytes.fromhex(run[: len(run) // 2 * 2])
@@ -138,42 +157,57 @@ def _decoded(text: str) -> Iterator[bytes]:
     b32 = re.sub(r"[^A-Z2-7]", "", text.upper())
     for at in range(8):
         run = b32[at:]
-        try:
-            yield base64.b32decode(run[: len(run) // 8 * 8])
-        except binascii.Error:  # pragma: no cover - the run is of the alphabet, a multiple of 8
-            continue
+        yield base64.b32decode(run[: len(run) // 8 * 8])
+    packed = re.sub(r"\s+", "", text)
+    for decode, alphabet in ((base64.a85decode, _A85), (base64.b85decode, _B85)):
+        for found in alphabet.findall(packed):
+            for at in range(5):
+                run = found[at:]
+                try:
+                    yield decode(run[: len(run) // 5 * 5])
+                except ValueError:  # an overflowing group: not this encoding here
+                    continue
+    yield bytes(int(n) for n in re.findall(r"\d{1,3}", text) if int(n) < 256)
 
 
 def _views(text: str) -> Iterator[str]:
-    """Every reading of `text` to look for the key in, as lower-case letters and digits."""
+    """Every reading of `text` to look for the key in, as lower-case letters and digits; a
+    decoded run that reads as text is decoded once more (hex of base64, say)."""
     for plain in {*_unescaped(text), *_unescaped(text[::-1])}:
         yield _NOT_ALNUM.sub("", plain.lower())
         for raw in _decoded(plain):
             yield _NOT_ALNUM.sub("", raw.decode("latin-1").lower())
+            for run in _TEXTLIKE.findall(raw):
+                if len(run) < len(plain):
+                    for again in _decoded(run.decode("ascii")):
+                        yield _NOT_ALNUM.sub("", again.decode("latin-1").lower())
 
 
-def leaks(text: str, key: str | None) -> bool:
-    """True when `text` shows the key's distinctive part, or pieces of it (of 6 characters or
-    more, in either direction) that together cover a third of it, in any of the readings above."""
-    if not key or not text:
-        return False
-    core = _core(key)
-    if not core:
-        return False
+def covered(text: str, key: str | None) -> set[int]:
+    """The positions of the key's distinctive part that `text` shows in pieces of 5 characters
+    or more (either direction), in any of the readings above."""
+    core = _core(key) if key else ""
+    if not core or not text:
+        return set()
     piece = min(_PIECE, len(core))
-    need = len(core) if len(core) <= 2 * piece else max(2 * piece, len(core) // 3)
     starts: dict[str, list[int]] = {}
     for i in range(len(core) - piece + 1):
         starts.setdefault(core[i : i + piece], []).append(i)
         starts.setdefault(core[i : i + piece][::-1], []).append(i)
-    covered: set[int] = set()
+    found: set[int] = set()
     for view in _views(text):
         for j in range(len(view) - piece + 1):
             for i in starts.get(view[j : j + piece], ()):
-                covered.update(range(i, i + piece))
-        if len(covered) >= need:
-            return True
-    return False
+                found.update(range(i, i + piece))
+    return found
+
+
+def leaks(text: str, key: str | None) -> bool:
+    """True when `text` shows the key's distinctive part (the 40 hex of `bhk_<40 hex>`), or
+    pieces of it that together cover a third of it, in any spelling or encoding above."""
+    core = _core(key) if key else ""
+    need = min(len(core), max(_NEED, len(core) // 3))
+    return bool(core) and len(covered(text, key)) >= need
 
 
 def guard(text: str, key: str | None) -> str:

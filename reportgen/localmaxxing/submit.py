@@ -24,7 +24,7 @@ from reportgen.localmaxxing import contract as lmx_contract
 from reportgen.localmaxxing import payload as lmx_payload
 from reportgen.localmaxxing.api import DEFAULT_API_BASE, DEFAULT_TIMEOUT_S
 from reportgen.localmaxxing.client import Status, send
-from reportgen.localmaxxing.keys import api_key, guard, leaks, redact
+from reportgen.localmaxxing.keys import WITHHELD, api_key, covered, guard, leaks, redact
 from reportgen.localmaxxing.payload import Payload
 from reportgen.localmaxxing.records import Record, add_record, load_records, save_payloads
 from reportgen.metrics import MetricSet
@@ -273,6 +273,20 @@ def _send_all(
     return out
 
 
+def _withheld_across(report: SubmitReport, key: str | None) -> SubmitReport:
+    """The report with every line that shows a piece of the key withheld, when its lines
+    together show the key (a piece in each answer of a batch, say)."""
+    lines = [*report.notes, *(line for o in report.outcomes for line in o.lines)]
+    if not leaks("\n".join(lines), key):
+        return report
+
+    def cut(lines: Sequence[str]) -> tuple[str, ...]:
+        return tuple(WITHHELD if covered(line, key) else line for line in lines)
+
+    outcomes = tuple(replace(o, lines=cut(o.lines)) for o in report.outcomes)
+    return SubmitReport(cut(report.notes), outcomes)
+
+
 def submit_runs(
     request: SubmitRequest,
     *,
@@ -280,8 +294,19 @@ def submit_runs(
     env: Mapping[str, str] | None = None,
     now: Callable[[], datetime] | None = None,
 ) -> SubmitReport:
-    """Check, dry-run or submit every measured canonical run of `request`."""
+    """Check, dry-run or submit every measured canonical run of `request`; every line of the
+    report is safe to print (see `shown`), and the lines together never show the key."""
     env = os.environ if env is None else env
+    key = api_key(env)
+    return _withheld_across(_submit_runs(request, client, env, now), key)
+
+
+def _submit_runs(
+    request: SubmitRequest,
+    client: httpx.Client | None,
+    env: Mapping[str, str],
+    now: Callable[[], datetime] | None,
+) -> SubmitReport:
     clock = now or (lambda: datetime.now(UTC))
     refused = reconstructed(request.runs)
     if refused:
