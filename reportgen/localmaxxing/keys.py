@@ -149,8 +149,8 @@ def _decoded(text: str) -> Iterator[bytes]:
     for at in range(2):
         run = hexes[at:]
         yield bytes.fromhex(run[: len(run) // 2 * 2])
-    for alphabet in (text.replace("-", "+").replace("_", "/"), text):
-        b64 = re.sub(r"[^A-Za-z0-9+/]", "", alphabet)
+    for spelled in (text.replace("-", "+").replace("_", "/"), text):
+        b64 = re.sub(r"[^A-Za-z0-9+/]", "", spelled)
         for at in range(4):
             run = b64[at:]
             yield base64.b64decode(run[: len(run) // 4 * 4])
@@ -159,8 +159,8 @@ def _decoded(text: str) -> Iterator[bytes]:
         run = b32[at:]
         yield base64.b32decode(run[: len(run) // 8 * 8])
     packed = re.sub(r"\s+", "", text)
-    for decode, alphabet in ((base64.a85decode, _A85), (base64.b85decode, _B85)):
-        for found in alphabet.findall(packed):
+    for decode, runs in ((base64.a85decode, _A85), (base64.b85decode, _B85)):
+        for found in runs.findall(packed):
             for at in range(5):
                 run = found[at:]
                 try:
