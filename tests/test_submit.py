@@ -739,3 +739,17 @@ def test_a_hostile_answer_is_a_failure_without_a_traceback(
         assert result.code == 1 and "dry-run failed: HTTP" in result.out
     if reply.status == 429:
         assert "rate limited: " in result.out and "nan" not in result.out.lower()
+
+
+def test_tls_secrets_are_not_logged_where_the_environment_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SSLKEYLOGFILE would make Python write each TLS session's secrets, with which a capture
+    of the traffic shows the key; only --trust-env honours it."""
+    from reportgen.localmaxxing.submit import http_client
+
+    keylog = tmp_path / "keylog.txt"
+    monkeypatch.setenv("SSLKEYLOGFILE", str(keylog))
+    with http_client() as client:
+        assert isinstance(client, httpx.Client)
+    assert not keylog.exists()

@@ -108,8 +108,9 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
         "--trust-env",
         action="store_true",
         help="send through the proxy the environment names (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, "
-        "NO_PROXY) and use its certificates (SSL_CERT_FILE, SSL_CERT_DIR) and ~/.netrc; "
-        "the proxy then sees the key. Off by default: the key goes only to --api-base",
+        "NO_PROXY) and use its certificates (SSL_CERT_FILE, SSL_CERT_DIR), ~/.netrc and "
+        "SSLKEYLOGFILE; the proxy then sees the key. Off by default: the key goes only to "
+        "--api-base",
     )
     p.set_defaults(func=cmd_submit)
 

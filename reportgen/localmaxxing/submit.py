@@ -10,12 +10,14 @@ anything else happens; a key is read from the environment when needed and never 
 from __future__ import annotations
 
 import os
+import ssl
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import certifi
 import httpx
 
 from reportgen.errors import InputError, Problem
@@ -86,16 +88,27 @@ class SubmitRequest:
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR")
 
 
+def _tls() -> ssl.SSLContext:
+    """Certificates verified against certifi's roots, hostnames checked; unlike Python's
+    `create_default_context`, TLS secrets are never logged to $SSLKEYLOGFILE."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.load_verify_locations(cafile=certifi.where())
+    return context
+
+
 def http_client(*, trust_env: bool = False) -> httpx.Client:
     """The client that sends a submission: no redirects followed and, unless `trust_env`, no
-    proxy, certificate or netrc taken from the environment, so the key goes only to --api-base.
+    proxy, certificate, netrc or TLS key log taken from the environment, so the key goes only
+    to --api-base.
 
     Raises `InputError` when `trust_env` and the environment's proxy settings cannot be used
     (a SOCKS proxy without httpx's socks extra, a malformed URL); the message names the
     variables, never their values (a proxy URL may hold a password).
     """
     try:
-        return httpx.Client(follow_redirects=False, trust_env=trust_env)
+        if trust_env:
+            return httpx.Client(follow_redirects=False, trust_env=True)
+        return httpx.Client(follow_redirects=False, trust_env=False, verify=_tls())
     except (ImportError, ValueError, httpx.InvalidURL) as exc:
         names = [n for n in PROXY_VARS if os.environ.get(n) or os.environ.get(n.lower())]
         why = (
