@@ -753,3 +753,19 @@ def test_tls_secrets_are_not_logged_where_the_environment_says(
     with http_client() as client:
         assert isinstance(client, httpx.Client)
     assert not keylog.exists()
+
+
+def test_ordinary_server_texts_are_not_taken_for_the_key() -> None:
+    from reportgen.localmaxxing.keys import leaks
+
+    texts = [
+        "outputSha256 does not match outputSample",
+        "promptSha256 9000edaadb16fc77ab78b39917245a03d4d7585c3ba770cb045a47a0e0683445 expected "
+        "3b7e1c2f0a9d4e5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3",
+        "Unknown gpuName; see hardwareOptions.discreteGpuNames",
+        "request id 4f1c2e9a-77b0-4d6e-9a51-0c3b2f8e6d17, retry after 2026-12-02T12:04:00Z",
+        base64.b64encode(bytes(range(256))).decode(),
+    ]
+    other = "bhk_" + "7e3f9c1d5a8b2e6f4c0d" * 2
+    assert [leaks(t, other) for t in texts] == [False] * len(texts)
+    assert leaks(f"echo {other[::-1]}", other) and not leaks("echo", None)

@@ -158,6 +158,20 @@ def _outcome(
     return Outcome(shown(run_file, key), status, tuple(shown(line, key) for line in lines), **kw)
 
 
+def _strings(value: Any) -> str:
+    """Every string of a JSON value (its keys too), one a line: where a key could be pasted."""
+    found, todo = [], [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            todo += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            todo += item
+        elif isinstance(item, str):
+            found.append(item)
+    return "\n".join(found)
+
+
 def _payloads(
     request: SubmitRequest, key: str | None, notes: list[str], refused: list[Outcome]
 ) -> list[Payload]:
@@ -176,7 +190,7 @@ def _payloads(
         if text != built.text:
             notes.append(f"{built.run_file}: a key-like value in the payload was redacted")
             built = replace(built, text=text)
-        if leaks(text, key):
+        if leaks(_strings(built.body()), key):
             line = (
                 "refused: the payload holds the API key, or part of it, in some spelling or "
                 "encoding; remove it from the run file (a note or command line?). Nothing of "
