@@ -226,7 +226,7 @@ def interpret(
     sub_id = None if ident is None else show(str(ident))
     verified_run = body.get("verifiedRun")
     lines.append(f"submitted (HTTP {code}); submission id {sub_id or 'not given by the server'}")
-    sub_id = None if sub_id == WITHHELD else sub_id
+    sub_id = None if sub_id is not None and sub_id.startswith("[withheld") else sub_id
     lines.append("it waits for admin approval before it is listed")
     if isinstance(verified_run, bool):
         lines.append("verification: " + ("verified run" if verified_run else "not verified"))

@@ -80,8 +80,9 @@ class SubmitRequest:
     # Asked with the payloads about to be submitted for real (after every local check); False
     # sends nothing. None: no confirmation asked (the caller decided, e.g. --yes).
     confirm: Callable[[Sequence[Payload]], bool] | None = None
-    # Use the environment's proxies, certificates and netrc (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY,
-    # SSL_CERT_FILE, SSL_CERT_DIR, ~/.netrc). Off: the key goes only to api_base, directly.
+    # Use the environment's proxies, certificates, netrc and TLS key log (HTTP(S)_PROXY,
+    # ALL_PROXY, NO_PROXY, SSL_CERT_FILE, SSL_CERT_DIR, ~/.netrc, SSLKEYLOGFILE). Off: the key
+    # goes only to api_base, directly.
     trust_env: bool = False
 
 
