@@ -636,6 +636,7 @@ def _hidden_forms(key: str) -> dict[str, str]:
         "hex-of-base64": b64.encode().hex(),
         "ascii85": base64.a85encode(key.encode()).decode(),
         "pieces-in-junk": "q".join(bare[i : i + 5] for i in range(0, len(bare), 5)),
+        "lookalikes": bare.translate(str.maketrans("aced", "\u0430\u0441\u0435\u0501")),
     }
 
 

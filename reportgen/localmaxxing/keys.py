@@ -112,6 +112,13 @@ _ESCAPED = re.compile(
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 _A85 = re.compile(r"[!-uz]{10,}")
 _B85 = re.compile(r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]{10,}")
+# Cyrillic and Greek letters that look like Latin ones (a key "spelled" with them reads the same)
+_LOOKALIKES = str.maketrans(
+    "\u0430\u0432\u0441\u0435\u0455\u0456\u0458\u043a\u043e\u0440\u0445\u0443\u04bb\u0501"
+    "\u0410\u0412\u0421\u0415\u041a\u041c\u041d\u041e\u0420\u0422\u0425\u042c"
+    "\u03b1\u03bf\u03c1\u03ba\u03bd\u0391\u0392\u0395\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a7",
+    "abcesijkopxyhdABCEKMHOPTXbaopkvABEKMNOPTX",
+)
 _TEXTLIKE = re.compile(rb"[\x20-\x7e\t\r\n]{8,}")  # a decoded run worth decoding once more
 
 
@@ -138,6 +145,7 @@ def _unescaped(text: str) -> Iterator[str]:
     yield html.unescape(text)
     folded = unicodedata.normalize("NFKC", text)
     yield folded
+    yield folded.translate(_LOOKALIKES)
     yield codecs.encode(folded, "rot13")
 
 
