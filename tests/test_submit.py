@@ -648,19 +648,25 @@ def _leaked(text: str, key: str) -> list[str]:
     return [p for s in (bare, bare[::-1]) for i in range(31) if (p := s[i : i + 10]) in flat]
 
 
+# A key of the documented shape whose hex has no long run of digits (the fake's KEY has
+# "0123456789", which alone would give a piece of it in most encodings).
+MIXED_KEY = "bhk_7e3f9c1d5a8b2e6f4c0d9b8a7f6e5d4c3b2a1f0e"
+
+
+@pytest.mark.parametrize("key", [KEY, MIXED_KEY], ids=["fake-key", "mixed-key"])
 @pytest.mark.parametrize("form", list(_hidden_forms(KEY)))
 def test_a_key_hidden_in_a_server_text_is_never_printed(
-    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, form: str
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, form: str, key: str
 ) -> None:
-    hidden = _hidden_forms(KEY)[form]
+    hidden = _hidden_forms(key)[form]
     folder = article(tmp_path, "canonical-c1.json")
     api.queue(DRY_RUN, Reply(400, {"error": f"bad key {hidden} for this user"}))
-    result = submit(folder, "--dry-run", env=env, api=api)
+    result = submit(folder, "--dry-run", env={**env, "LOCALMAXXING_API_KEY": key}, api=api)
     assert result.code == 1 and "dry-run failed: HTTP 400" in result.out
     assert "withheld" in result.out or "[redacted]" in result.out
-    assert hidden not in result.text and not _leaked(result.text, KEY)
+    assert hidden not in result.text and not _leaked(result.text, key)
     shown = result.text.replace("\\n", "\n").replace("\\x00", "")
-    assert not _leaked(shown, KEY) and hidden.replace("\n", "") not in shown.replace("\n", "")
+    assert not _leaked(shown, key) and hidden.replace("\n", "") not in shown.replace("\n", "")
 
 
 def test_a_key_split_between_two_server_texts_is_never_printed(
