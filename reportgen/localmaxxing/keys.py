@@ -16,6 +16,7 @@ import codecs
 import functools
 import html
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
@@ -191,13 +192,19 @@ def _views(text: str) -> Iterator[str]:
                         yield _NOT_ALNUM.sub("", again.decode("latin-1").lower())
 
 
+def _piece(size: int) -> int:
+    """How long a piece must be to count in a text of `size` characters: 5, or more in long
+    texts, so that chance (random hex runs) gives a piece less than once in 500 texts."""
+    return max(_PIECE, math.ceil(math.log(max(size, 1) * 500, 16)))
+
+
 def covered(text: str, key: str | None) -> set[int]:
     """The positions of the key's distinctive part that `text` shows in pieces of 5 characters
-    or more (either direction), in any of the readings above."""
+    or more (more in a long text; either direction), in any of the readings above."""
     core = _core(key) if key else ""
     if not core or not text:
         return set()
-    piece = min(_PIECE, len(core))
+    piece = min(_piece(len(text)), len(core))
     starts: dict[str, list[int]] = {}
     for i in range(len(core) - piece + 1):
         starts.setdefault(core[i : i + piece], []).append(i)
