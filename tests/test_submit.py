@@ -780,3 +780,18 @@ def test_ordinary_server_texts_are_not_taken_for_the_key() -> None:
     for key in (MIXED_KEY, "bhk_" + random.Random(1).randbytes(20).hex()):
         assert [leaks(t, key) for t in texts] == [False] * len(texts)
         assert leaks(f"echo {key[::-1]}", key) and not leaks("echo", None)
+
+
+def test_run_file_strings_are_printed_as_data_in_the_confirmation_and_findings(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    data = json.loads((FIXTURES / "canonical-c1.json").read_text())
+    data["engineVersion"] = "b94\x1b[2J\r\n::error::fake\u202e"
+    data["engineFlags"]["\x1b]0;t\x07\n::warning::k"] = "\n::set-output name=a::b"
+    folder = article(tmp_path, "canonical-c1.json")
+    (folder / "canonical-c1.json").write_text(json.dumps(data))
+    result = submit(folder, env=env, api=api, answers=["n"])
+    assert result.code == 1 and "not sent: the submission was not confirmed" in result.out
+    assert "engine paiton b94\\x1b[2J\\r\\n::error::fake\\u202e" in result.err
+    assert not INVISIBLE.search(result.text.replace("\n", " ")), result.text
+    assert not COMMAND.search(result.text) and api.posts() == []
