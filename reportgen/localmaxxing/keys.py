@@ -4,9 +4,12 @@ The key is never written to a file, a log or an error message: every line report
 submission passes through `redact` first. A server may echo the key back in another form (upper
 case, without its `bhk_` prefix, hex, base64 at any alignment, URL- or JSON-escaped): each of
 those is removed too. What `redact` cannot cut out, `leaks` finds: the key's distinctive part
-(the 40 hex after `bhk_`), or pieces of it that together cover a third of it, in any spacing,
-case, order of pieces or direction, URL-, JSON-, HTML-escaped, or as hex, base64 or base32 at any
-alignment, split across lines. A text that leaks is never shown: `guard` withholds it.
+(the 40 hex after `bhk_`), or pieces of it (5 characters or more; longer in long texts) that
+together cover a third of it (13 characters at least), in any spacing, case, order of pieces or
+direction; URL-, JSON-, octal- or HTML-escaped, full-width, in Cyrillic or Greek lookalikes,
+ROT13; as hex, base64, base32, base85 or decimal bytes at any alignment, split across lines, or
+one encoding inside another. A text that leaks is never shown: `guard` withholds it. Pieces of
+4 characters or fewer, scattered among other letters, are not recognised.
 """
 
 from __future__ import annotations
