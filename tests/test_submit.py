@@ -795,3 +795,20 @@ def test_run_file_strings_are_printed_as_data_in_the_confirmation_and_findings(
     assert "engine paiton b94\\x1b[2J\\r\\n::error::fake\\u202e" in result.err
     assert not INVISIBLE.search(result.text.replace("\n", " ")), result.text
     assert not COMMAND.search(result.text) and api.posts() == []
+
+
+@pytest.mark.parametrize("path", [f"/{KEY}", f"/u/{MIXED_KEY[::-1]}"])
+def test_an_api_base_that_holds_the_key_is_refused(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, path: str
+) -> None:
+    key = KEY if KEY in path else MIXED_KEY
+    folder = article(tmp_path, "canonical-c1.json")
+    parser = argparse.ArgumentParser(prog="reportgen")
+    cli_submit.add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["submit", str(folder), "--dry-run", "--api-base", api.url + path])
+    err = io.StringIO()
+    code = cli_submit.run(
+        args, env={**env, "LOCALMAXXING_API_KEY": key}, out=io.StringIO(), err=err
+    )
+    assert code == 2 and "--api-base holds the API key" in err.getvalue()
+    assert not _leaked(err.getvalue(), key) and api.requests == []

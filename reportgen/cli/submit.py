@@ -230,7 +230,7 @@ def run(
     """Run `reportgen submit` with injectable network client, environment, clock, loader and
     terminal (`interactive`: stdin is a terminal; `ask`: how a question is answered)."""
     from reportgen.cli.inputs import load_arguments
-    from reportgen.localmaxxing.keys import api_key
+    from reportgen.localmaxxing.keys import api_key, leaks
     from reportgen.localmaxxing.submit import (
         SubmitReport,
         SubmitRequest,
@@ -248,6 +248,11 @@ def run(
     real = not (args.local or args.dry_run)
     interactive = sys.stdin.isatty() if interactive is None else interactive
     usage = _api_base_problem(args.api_base)
+    if usage is None and leaks(args.api_base, key):
+        usage = (
+            "--api-base holds the API key, or part of it: the key goes in LOCALMAXXING_API_KEY "
+            "(or LMX_API_KEY) only, never in a URL that is shown and recorded"
+        )
     if usage is None and real and not args.yes and not interactive:
         usage = (
             "a real submission needs --yes when stdin is not a terminal (a script cannot "
