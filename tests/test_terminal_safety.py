@@ -109,3 +109,29 @@ def test_an_error_naming_a_published_file_is_printed_as_data(
     assert "named .pdf but is not a PDF" in err and "\\x1b[2J\\n::error::pwned.pdf" in err
     assert not INVISIBLE.search(err.replace("\n", " ")), err
     assert not [line for line in err.splitlines() if COMMAND.match(line)]
+
+
+def test_every_rendering_of_a_hostile_item_is_data() -> None:
+    from reportgen.check import report
+    from reportgen.check.result import CheckResult, Item, SourceResult
+
+    item = Item(
+        "mismatch",
+        "a,b:c%d\n::error::x.md",
+        3,
+        7,
+        f"shows 999 where the article says 183 (after '{HOSTILE}')",
+        row=HOSTILE,
+        column=HOSTILE,
+        table=HOSTILE,
+    )
+    result = CheckResult("art", (SourceResult(item.source, "published", 1, (item,)),), ())
+    github = report.to_github(result).splitlines()
+    assert github[0].startswith("::error file=a%2Cb%3Ac%25d\\n%3A%3Aerror%3A%3Ax.md,line=3,col=7,")
+    assert "::shows 999 where the article says 183 (after '\\x1b[32mPASS" in github[0]
+    assert "%0A" not in github[0] and "\\n::error::fake')" in github[0]
+    assert len(github) == 2 and github[1].startswith("FAIL")
+    for text in (report.to_text(result), report.to_json(result)):
+        assert not INVISIBLE.search(text.replace("\n", " ")), text
+        assert not [line for line in text.splitlines() if COMMAND.match(line)]
+    assert json.loads(report.to_json(result))["sources"][0]["items"][0]["row"] == HOSTILE
