@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from reportgen.terminal import one_line
+
 Severity = Literal["error", "warning"]
 
 
@@ -29,8 +31,9 @@ class Problem:
         pointer = self.pointer or "/"
         prefix = "warning: " if self.severity == "warning" else ""
         text = f"{self.path}:{self.line}:{self.col} {pointer}: {prefix}{self.message}"
-        # A key may hold a lone surrogate ("\ud800" in the JSON): escape it, it cannot be printed.
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+        # Paths, keys and quoted values come from files: print them as data (a lone surrogate,
+        # "\ud800" in the JSON, cannot be printed at all; escapes would act on the terminal).
+        return one_line(text)
 
     def as_json(self) -> dict[str, object]:
         """The problem as a JSON-ready mapping."""

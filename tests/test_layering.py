@@ -25,6 +25,7 @@ GROUND = frozenset(
         "tolerances",
         "resources",
         "written",
+        "terminal",
     }
 )
 

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import argparse
 import base64
+import codecs
 import io
 import json
+import random
+import re
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -66,11 +69,14 @@ def submit(
     env: dict[str, str],
     api: FakeLocalMaxxing | None,
     answers: list[str] | None = None,
+    own_client: bool = False,
 ) -> Result:
     """`reportgen submit TARGET FLAGS` against the fake API, stdin not a terminal.
 
     `answers`: run as on a terminal, answering the confirmation with these; without them, a real
     submission is given --yes (the tests that check the question itself pass answers).
+    `own_client`: let reportgen make its HTTP client, as the CLI does (else the test's, which
+    ignores the environment's proxies).
     """
     parser = argparse.ArgumentParser(prog="reportgen")
     cli_submit.add_parser(parser.add_subparsers(dest="command", required=True))
@@ -90,7 +96,7 @@ def submit(
     with httpx.Client(trust_env=False) as client:
         code = cli_submit.run(
             args,
-            client=client,
+            client=None if own_client else client,
             env=env,
             now=lambda: NOW,
             load_setup=lambda _: SETUP,
@@ -494,3 +500,315 @@ def test_a_key_echoed_back_in_another_form_is_redacted(
     bare = KEY.removeprefix("bhk_")
     for leaked in (echoed, KEY, bare, bare.upper(), bare[:16], KEY.encode().hex()[:16]):
         assert leaked not in result.text, leaked
+
+
+# Characters that must never reach a terminal raw, and the start of a GitHub workflow command.
+INVISIBLE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+COMMAND = re.compile(r"^\s*(::|##\[)", re.M)
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture
+def proxy(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLocalMaxxing]:
+    """A real HTTP server on 127.0.0.1 named as every proxy of the environment; it records
+    whatever reaches it (and answers 404)."""
+    with FakeLocalMaxxing() as server:
+        for name in ("NO_PROXY", "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR"):
+            monkeypatch.delenv(name, raising=False)
+        for name in PROXY_VARS:
+            monkeypatch.setenv(name, server.url)
+        yield server
+
+
+@pytest.mark.parametrize("mode", ["--dry-run", "--yes"])
+def test_the_key_never_goes_to_a_proxy_from_the_environment(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, proxy: FakeLocalMaxxing, mode: str
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, mode, env=env, api=api, own_client=True)
+    assert result.code == 0, result.text
+    assert proxy.requests == []
+    assert [r.path for r in api.requests][1:] == [DRY_RUN if mode == "--dry-run" else SUBMIT]
+    assert api.posts()[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_a_socks_proxy_in_the_environment_is_ignored_without_a_traceback(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALL_PROXY", "socks5://127.0.0.1:9")
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, "--dry-run", env=env, api=api, own_client=True)
+    assert result.code == 0 and "dry-run passed" in result.out, result.text
+    refused = submit(folder, "--dry-run", "--trust-env", env=env, api=api, own_client=True)
+    assert refused.code == 2 and "Traceback" not in refused.text
+    assert refused.err.startswith("reportgen submit: error: --trust-env: ")
+    assert "ALL_PROXY" in refused.err and "socks" in refused.err and KEY not in refused.text
+    assert len(api.posts()) == 1
+
+
+def test_trust_env_sends_through_the_environments_proxy(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, proxy: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    result = submit(folder, "--dry-run", "--trust-env", env=env, api=api, own_client=True)
+    # the proxy (answering 404) is asked for the contract; the bundled one then refuses the GPU
+    assert result.code == 2 and "could not refresh the contract: GET" in result.out
+    assert [r.path for r in proxy.requests] == [api.url + "/api/agent-context"]
+    assert api.requests == []
+
+
+def test_trust_env_is_documented(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="reportgen")
+    cli_submit.add_parser(parser.add_subparsers(dest="command", required=True))
+    with pytest.raises(SystemExit):
+        parser.parse_args(["submit", "--help"])
+    helptext = " ".join(capsys.readouterr().out.split())
+    assert "--trust-env" in helptext and "HTTPS_PROXY" in helptext
+
+
+SHOUTING = (
+    "\x1b[2K\r\x1b[32msubmitted (HTTP 201)\x1b[0m\x07\x08\x9b\u202e\n::error::pwned\n::add-mask::x"
+)
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        (400, {"error": SHOUTING, "suggestedHfId": "a\n::set-output name=x::y"}),
+        (400, {"errors": [SHOUTING, {"field": "\u2066hfId", "message": SHOUTING}]}),
+        (200, {"ok": True, "verification": {"verified": True, "issues": [SHOUTING]}}),
+        (502, SHOUTING),
+        (400, {"error": "x" * 5000 + SHOUTING}),
+    ],
+)
+def test_server_text_is_printed_as_data(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, status: int, body: object
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(DRY_RUN, Reply(status, body))
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert not INVISIBLE.search(result.text.replace("\n", " ")), result.text
+    assert not COMMAND.search(result.text), result.text
+    assert not re.search(r"^\s*submitted", result.text, re.M)
+    assert "\\x1b[2K" in result.text or "x" * 5000 not in result.text
+    assert len(max(result.text.splitlines(), key=len)) < 2000
+
+
+def test_a_submission_id_is_shown_and_recorded_as_data(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(SUBMIT, Reply(201, {"id": "bm_1\n::error::x\x1b[2J", "verifiedRun": False}))
+    result = submit(folder, env=env, api=api)
+    assert result.code == 0 and "submission id bm_1\\n::error::x\\x1b[2J" in result.out
+    assert not INVISIBLE.search(result.text.replace("\n", " "))
+    recorded = (folder / RECORD_FILE).read_text()
+    assert "\x1b" not in recorded and "\\u001b" not in recorded
+
+
+def _hidden_forms(key: str) -> dict[str, str]:
+    """The key as a hostile server might hide it in an error text."""
+    bare = key.removeprefix("bhk_")
+    b64 = base64.b64encode(key.encode()).decode()
+    return {
+        "reversed": key[::-1],
+        "reversed-bare-upper": bare[::-1].upper(),
+        "spaced": " ".join(key),
+        "separators": "-".join(bare[i : i + 2] for i in range(0, len(bare), 2)),
+        "case-changed": "".join(c.upper() if i % 2 else c for i, c in enumerate(key)),
+        "split-across-lines": "\n".join(bare[i : i + 5] for i in range(0, len(bare), 5)),
+        "control-separated": "\x00".join(bare[i : i + 5] for i in range(0, len(bare), 5)),
+        "chunks-reordered": " ".join(bare[i : i + 8] for i in range(32, -1, -8)),
+        "base32": base64.b32encode(key.encode()).decode(),
+        "base32-lower-bare": base64.b32encode(bare.encode()).decode().lower(),
+        "base32-reversed": base64.b32encode(key[::-1].encode()).decode(),
+        "base64-split": "\n".join(b64[i : i + 7] for i in range(0, len(b64), 7)),
+        "base64-offset-1": base64.b64encode(b"x" + bare.encode()).decode(),
+        "hex-colons": ":".join(f"{b:02x}" for b in key.encode()),
+        "url-encoded": "".join(f"%{b:02X}" for b in key.encode()),
+        "json-escaped": "".join(f"\\u{ord(c):04x}" for c in bare),
+        "html-entities": "".join(f"&#{ord(c)};" for c in bare),
+        "half": bare[:20],
+        "full-width": "".join(chr(ord(c) + 0xFEE0) for c in key),
+        "rot13": codecs.encode(key, "rot13"),
+        "decimal-bytes": " ".join(str(b) for b in key.encode()),
+        "0x-list": ", ".join(f"0x{b:02x}" for b in bare.encode()),
+        "octal-escaped": "".join(f"\\{b:03o}" for b in bare.encode()),
+        "hex-of-base64": b64.encode().hex(),
+        "ascii85": base64.a85encode(key.encode()).decode(),
+        "pieces-in-junk": "q".join(bare[i : i + 5] for i in range(0, len(bare), 5)),
+        "lookalikes": bare.translate(str.maketrans("aced", "\u0430\u0441\u0435\u0501")),
+    }
+
+
+def _leaked(text: str, key: str) -> list[str]:
+    """Pieces of 10 characters of the key (or of it reversed) that `text` shows, in any case
+    once everything but letters and digits is dropped."""
+    bare = key.removeprefix("bhk_").lower()
+    flat = re.sub(r"[^a-z0-9]", "", text.lower())
+    return [p for s in (bare, bare[::-1]) for i in range(31) if (p := s[i : i + 10]) in flat]
+
+
+# A key of the documented shape whose hex has no long run of digits (the fake's KEY has
+# "0123456789", which alone would give a piece of it in most encodings).
+MIXED_KEY = "bhk_7e3f9c1d5a8b2e6f4c0d9b8a7f6e5d4c3b2a1f0e"
+
+
+@pytest.mark.parametrize("key", [KEY, MIXED_KEY], ids=["fake-key", "mixed-key"])
+@pytest.mark.parametrize("form", list(_hidden_forms(KEY)))
+def test_a_key_hidden_in_a_server_text_is_never_printed(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, form: str, key: str
+) -> None:
+    hidden = _hidden_forms(key)[form]
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(DRY_RUN, Reply(400, {"error": f"bad key {hidden} for this user"}))
+    result = submit(folder, "--dry-run", env={**env, "LOCALMAXXING_API_KEY": key}, api=api)
+    assert result.code == 1 and "dry-run failed: HTTP 400" in result.out
+    assert "withheld" in result.out or "[redacted]" in result.out
+    assert hidden not in result.text and not _leaked(result.text, key)
+    shown = result.text.replace("\\n", "\n").replace("\\x00", "")
+    assert not _leaked(shown, key) and hidden.replace("\n", "") not in shown.replace("\n", "")
+
+
+def test_a_key_split_between_two_server_texts_is_never_printed(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    bare = KEY.removeprefix("bhk_")
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(DRY_RUN, Reply(400, {"error": bare[:20], "errors": [bare[20:]]}))
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert result.code == 1 and "withheld" in result.out
+    assert bare[:12] not in result.text and bare[-12:] not in result.text
+
+
+def test_a_key_spread_over_the_answers_of_a_batch_is_never_printed(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    bare = KEY.removeprefix("bhk_")
+    folder = article(tmp_path, "canonical-c1.json", "canonical-c2.json")
+    for piece in (bare[:10], bare[10:20]):  # each below what one text may show
+        api.queue(DRY_RUN, Reply(400, {"error": f"quota of {piece} used up"}))
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert result.code == 1 and len(api.posts()) == 2 and "withheld" in result.out
+    assert not _leaked(result.text, KEY) and bare[:10] not in result.text
+
+
+def test_a_key_in_a_submission_id_is_neither_shown_nor_recorded(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(SUBMIT, Reply(201, {"id": KEY[::-1], "verifiedRun": False}))
+    result = submit(folder, env=env, api=api)
+    assert result.code == 0 and "withheld" in result.out
+    assert not _leaked(result.text, KEY)
+    assert not _leaked((folder / RECORD_FILE).read_text(), KEY)
+
+
+@pytest.mark.parametrize("mode", ["--local", "--dry-run", "--yes"])
+def test_a_payload_that_holds_the_key_in_another_form_is_neither_sent_nor_saved(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, mode: str
+) -> None:
+    data = json.loads((FIXTURES / "canonical-c1.json").read_text())
+    data["engineFlags"]["commandSnippet"] += " --lmx-key '" + " ".join(KEY[::-1]) + "'"
+    folder = article(tmp_path, "canonical-c1.json")
+    (folder / "canonical-c1.json").write_text(json.dumps(data))
+    saved = tmp_path / "saved.json"
+    result = submit(folder, mode, "--save-payload", str(saved), env=env, api=api)
+    assert result.code == 2 and "refused: the payload holds the API key" in result.out
+    assert not saved.exists() and api.posts() == [] and not _leaked(result.text, KEY)
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000  # within the answer cap; json.loads recurses past the limit
+
+
+@pytest.mark.parametrize(
+    ("path", "reply"),
+    [
+        (DRY_RUN, Reply(400, DEEP, {"Content-Type": "application/json"})),
+        (DRY_RUN, Reply(200, DEEP, {"Content-Type": "application/json"})),
+        ("/api/agent-context", Reply(200, DEEP, {"Content-Type": "application/json"})),
+        (DRY_RUN, Reply(429, {"error": "slow down"}, {"Retry-After": "nan"})),
+        (DRY_RUN, Reply(429, {"error": "slow down"}, {"Retry-After": "inf"})),
+        (DRY_RUN, Reply(429, {"error": "slow down", "retryAfterMs": 1e308})),
+        (DRY_RUN, Reply(429, {"error": "slow down"}, {"X-RateLimit-Reset": "1e400"})),
+        (DRY_RUN, Reply(429, {"error": "slow down"}, {"Retry-After": "-1e300"})),
+    ],
+)
+def test_a_hostile_answer_is_a_failure_without_a_traceback(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, path: str, reply: Reply
+) -> None:
+    folder = article(tmp_path, "canonical-c1.json")
+    api.queue(path, reply)
+    result = submit(folder, "--dry-run", env=env, api=api)
+    assert "Traceback" not in result.text
+    if path == "/api/agent-context":  # the bundled contract then refuses the MI355X
+        assert result.code == 2 and "could not refresh the contract: GET" in result.out
+    else:
+        assert result.code == 1 and "dry-run failed: HTTP" in result.out
+    if reply.status == 429:
+        assert "rate limited: " in result.out and "nan" not in result.out.lower()
+
+
+def test_tls_secrets_are_not_logged_where_the_environment_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SSLKEYLOGFILE would make Python write each TLS session's secrets, with which a capture
+    of the traffic shows the key; only --trust-env honours it."""
+    from reportgen.localmaxxing.submit import http_client
+
+    keylog = tmp_path / "keylog.txt"
+    monkeypatch.setenv("SSLKEYLOGFILE", str(keylog))
+    with http_client() as client:
+        assert isinstance(client, httpx.Client)
+    assert not keylog.exists()
+
+
+def test_ordinary_server_texts_are_not_taken_for_the_key() -> None:
+    from reportgen.localmaxxing.keys import leaks
+
+    texts = [
+        "outputSha256 does not match outputSample",
+        "promptSha256 9000edaadb16fc77ab78b39917245a03d4d7585c3ba770cb045a47a0e0683445 expected "
+        "3b7e1c2f0a9d4e5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3",
+        "Unknown gpuName; see hardwareOptions.discreteGpuNames",
+        "request id 4f1c2e9a-77b0-4d6e-9a51-0c3b2f8e6d17, retry after 2026-12-02T12:04:00Z",
+        base64.b64encode(bytes(range(256))).decode(),
+    ]
+    letters = random.Random(0).choices("abcdefghijklmnopqrstuvwxyz ", k=32_000)
+    texts.append("".join(letters).encode().hex())  # 64,000 hex characters, by chance alone
+    # (not the fake's KEY: its "0123456789abcdef" is in any text that counts through the bytes)
+    for key in (MIXED_KEY, "bhk_" + random.Random(1).randbytes(20).hex()):
+        assert [leaks(t, key) for t in texts] == [False] * len(texts)
+        assert leaks(f"echo {key[::-1]}", key) and not leaks("echo", None)
+
+
+def test_run_file_strings_are_printed_as_data_in_the_confirmation_and_findings(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
+) -> None:
+    data = json.loads((FIXTURES / "canonical-c1.json").read_text())
+    data["engineVersion"] = "b94\x1b[2J\r\n::error::fake\u202e"
+    data["engineFlags"]["\x1b]0;t\x07\n::warning::k"] = "\n::set-output name=a::b"
+    folder = article(tmp_path, "canonical-c1.json")
+    (folder / "canonical-c1.json").write_text(json.dumps(data))
+    result = submit(folder, env=env, api=api, answers=["n"])
+    assert result.code == 1 and "not sent: the submission was not confirmed" in result.out
+    assert "engine paiton b94\\x1b[2J\\r\\n::error::fake\\u202e" in result.err
+    assert not INVISIBLE.search(result.text.replace("\n", " ")), result.text
+    assert not COMMAND.search(result.text) and api.posts() == []
+
+
+@pytest.mark.parametrize("path", [f"/{KEY}", f"/u/{MIXED_KEY[::-1]}"])
+def test_an_api_base_that_holds_the_key_is_refused(
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, path: str
+) -> None:
+    key = KEY if KEY in path else MIXED_KEY
+    folder = article(tmp_path, "canonical-c1.json")
+    parser = argparse.ArgumentParser(prog="reportgen")
+    cli_submit.add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["submit", str(folder), "--dry-run", "--api-base", api.url + path])
+    err = io.StringIO()
+    code = cli_submit.run(
+        args, env={**env, "LOCALMAXXING_API_KEY": key}, out=io.StringIO(), err=err
+    )
+    assert code == 2 and "--api-base holds the API key" in err.getvalue()
+    assert not _leaked(err.getvalue(), key) and api.requests == []

@@ -1,12 +1,19 @@
-"""Render a `CheckResult` for people (text), machines (JSON) or GitHub (annotations)."""
+"""Render a `CheckResult` for people (text), machines (JSON) or GitHub (annotations).
+
+A result quotes published copies (row labels, the words near a number, file names), so every
+rendering prints them as data: escape and control characters visible (reportgen/terminal.py), no
+line that a CI runner reads as a workflow command, and GitHub's own escapes in annotations.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from itertools import groupby
 
 from reportgen.check.result import CheckResult, Item
 from reportgen.metrics.lints import Finding, group
+from reportgen.terminal import one_line
 
 SCHEMA_ID = "https://reportgen.invalid/schemas/check-result.schema.json"
 
@@ -82,7 +89,15 @@ def to_text(result: CheckResult) -> str:
             out.extend(f"    acknowledged: {reason}" for reason in g.acknowledged)
             out.extend(f"    {f.format(reason=False)}" for f in g.findings)
     out.append(verdict(result))
-    return "\n".join(out) + "\n"
+    return "\n".join(one_line(line) for line in out) + "\n"
+
+
+# JSON escapes C0 controls itself; these it would leave raw (ensure_ascii=False): DEL, C1,
+# line separators, bidi and other format characters, lone surrogates.
+_RAW_IN_JSON = re.compile(
+    "[\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
+    "\ufff9-\ufffb\ud800-\udfff]"
+)
 
 
 def to_json(result: CheckResult) -> str:
@@ -105,11 +120,12 @@ def to_json(result: CheckResult) -> str:
         "findings": [f.as_json() for f in result.findings],
         "summary": verdict(result),
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
 def _escape(text: str, *, prop: bool = False) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    text = one_line(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     if prop:
         text = text.replace(":", "%3A").replace(",", "%2C")
     return text

@@ -22,6 +22,7 @@ from reportgen.cli.helptext import Help
 from reportgen.errors import InputError, Problem
 from reportgen.localmaxxing.api import DEFAULT_API_BASE, DEFAULT_TIMEOUT_S
 from reportgen.model import Setup
+from reportgen.terminal import one_line
 
 if TYPE_CHECKING:  # the HTTP stack is imported only when a submission runs
     import httpx
@@ -39,14 +40,18 @@ snapshot bundled with reportgen. --local stops there and never goes online; --dr
 the server to validate the payload without storing it; with neither flag the run is submitted for
 real: reportgen shows what will be sent and asks first (--yes skips the question, and is needed
 when stdin is not a terminal). Runs whose data is reconstructed are always refused. The key is
-read from LOCALMAXXING_API_KEY (or LMX_API_KEY) and never written anywhere. A submitted run is
-recorded in ARTICLE_DIR/submissions.json; sending it again needs --force.
+read from LOCALMAXXING_API_KEY (or LMX_API_KEY) and never written anywhere, and it goes only to
+--api-base: proxies, certificates and netrc of the environment are ignored unless --trust-env is
+given. The server's words are printed as data (escapes visible, one line each), and withheld when
+they hold the key in any form. A submitted run is recorded in ARTICLE_DIR/submissions.json;
+sending it again needs --force.
 
 examples:
   reportgen submit runs/paiton-kimi-k3.1-pro --local --save-payload build/payloads
   reportgen submit runs/paiton-kimi-k3.1-pro/canonical-single.json --dry-run
   reportgen submit runs/paiton-kimi-k3.1-pro/canonical-single.json
   reportgen submit runs/paiton-kimi-k3.1-pro/canonical-single.json --yes   # from a script
+  HTTPS_PROXY=http://proxy.example:3128 reportgen submit RUN_FILE --dry-run --trust-env
 """
 
 
@@ -99,6 +104,14 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="SECONDS",
         help=f"network timeout per step (default {DEFAULT_TIMEOUT_S:g}; a whole answer gets 2x)",
     )
+    p.add_argument(
+        "--trust-env",
+        action="store_true",
+        help="send through the proxy the environment names (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, "
+        "NO_PROXY) and use its certificates (SSL_CERT_FILE, SSL_CERT_DIR), ~/.netrc and "
+        "SSLKEYLOGFILE; the proxy then sees the key. Off by default: the key goes only to "
+        "--api-base",
+    )
     p.set_defaults(func=cmd_submit)
 
 
@@ -132,11 +145,11 @@ def _default_loader(article_dir: Path) -> Setup:
 
 def _print(report: SubmitReport, out: TextIO) -> None:
     for note in report.notes:
-        out.write(note + "\n")
+        out.write(one_line(note) + "\n")
     for outcome in report.outcomes:
-        out.write(f"{outcome.run_file}: {outcome.status}\n")
+        out.write(one_line(f"{outcome.run_file}: {outcome.status}") + "\n")
         for line in outcome.lines:
-            out.write(f"  {line}\n")
+            out.write(f"  {one_line(line)}\n")
 
 
 def _number(value: Any, unit: str) -> str:
@@ -169,9 +182,9 @@ def _confirmer(
     api_base: str, yes: bool, err: TextIO, ask: Callable[[str], str]
 ) -> Callable[[Sequence[Payload]], bool]:
     def confirm(payloads: Sequence[Payload]) -> bool:
-        err.write(f"about to submit {len(payloads)} run(s) to {api_base}:\n")
+        err.write(one_line(f"about to submit {len(payloads)} run(s) to {api_base}:") + "\n")
         for p in payloads:
-            err.write("\n".join(describe(p)) + "\n")
+            err.write("".join(one_line(line) + "\n" for line in describe(p)))
         if yes:
             return True
         try:
@@ -184,11 +197,22 @@ def _confirmer(
 
 
 def _input_error(problems: tuple[Problem, ...], key: str | None, err: TextIO) -> int:
-    from reportgen.localmaxxing.keys import redact
+    from reportgen.localmaxxing.submit import shown
 
     for p in problems:
-        err.write(redact(p.format(), key) + "\n")
+        err.write(shown(p.format(), key) + "\n")
     return EXIT_INPUT
+
+
+def _proxy_problem() -> str | None:
+    """Why the environment's proxy settings cannot be used (for --trust-env), or None."""
+    from reportgen.localmaxxing.submit import http_client
+
+    try:
+        http_client(trust_env=True).close()
+    except InputError as exc:
+        return f"--trust-env: {exc.problems[0].message}"
+    return None
 
 
 def run(
@@ -206,7 +230,7 @@ def run(
     """Run `reportgen submit` with injectable network client, environment, clock, loader and
     terminal (`interactive`: stdin is a terminal; `ask`: how a question is answered)."""
     from reportgen.cli.inputs import load_arguments
-    from reportgen.localmaxxing.keys import api_key
+    from reportgen.localmaxxing.keys import api_key, leaks
     from reportgen.localmaxxing.submit import (
         SubmitReport,
         SubmitRequest,
@@ -224,6 +248,11 @@ def run(
     real = not (args.local or args.dry_run)
     interactive = sys.stdin.isatty() if interactive is None else interactive
     usage = _api_base_problem(args.api_base)
+    if usage is None and leaks(args.api_base, key):
+        usage = (
+            "--api-base holds the API key, or part of it: the key goes in LOCALMAXXING_API_KEY "
+            "(or LMX_API_KEY) only, never in a URL that is shown and recorded"
+        )
     if usage is None and real and not args.yes and not interactive:
         usage = (
             "a real submission needs --yes when stdin is not a terminal (a script cannot "
@@ -231,10 +260,12 @@ def run(
         )
     if usage is None and not 0 < args.timeout <= 600:
         usage = "--timeout must be above 0 and at most 600 seconds"
+    if usage is None and args.trust_env and not args.local:
+        usage = _proxy_problem()
     if usage is None and not args.path.exists():
         usage = f"{args.path}: no such file or folder"
     if usage:
-        err.write(f"reportgen submit: error: {usage}\n")
+        err.write(one_line(f"reportgen submit: error: {usage}") + "\n")
         return EXIT_INPUT
     # A folder's run files, without what reportgen writes there (submission records, payloads).
     result = load_arguments([args.path])
@@ -271,6 +302,7 @@ def run(
             force=args.force,
             timeout_s=args.timeout,
             confirm=_confirmer(args.api_base, args.yes, err, ask) if real else None,
+            trust_env=args.trust_env,
         )
         report = submit_runs(request, client=client, env=env, now=now)
     except InputError as exc:

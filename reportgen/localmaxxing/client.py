@@ -1,13 +1,15 @@
 """The HTTP side of a submission: one bounded POST, and what the server's answer means.
 
 No redirect is followed (the key goes only to --api-base), nothing is retried, and every
-non-2xx or non-JSON answer is a failure.
+non-2xx or non-JSON answer is a failure. The server's words are shown as data: each text cut to a
+length, redacted, escaped onto one visible line (reportgen/terminal.py), and withheld whole when
+the answer holds the API key in some form (`keys.leaks`).
 """
 
 from __future__ import annotations
 
 import json
-import re
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,11 +21,56 @@ import httpx
 
 from reportgen import __version__
 from reportgen.localmaxxing import contract as lmx_contract
+from reportgen.localmaxxing.keys import guard, leaks, redact
 from reportgen.localmaxxing.payload import Payload
+from reportgen.terminal import one_line
 
 Status = Literal["checked", "dry-run passed", "submitted", "refused", "failed", "not sent"]
 MAX_ANSWER_BYTES = 1024 * 1024
 _ID_KEYS = ("id", "runId", "benchmarkId", "submissionId")
+MAX_SHOWN = 500  # characters of one server text shown
+MAX_LISTED = 20  # errors or issues shown of one answer
+_JUDGED = 64 * 1024  # characters of an answer's texts searched for the key as a whole
+WITHHELD = "[withheld: the server's answer holds the API key, or part of it, in some form]"
+Show = Callable[[Any], str]
+_MAX_WAIT_S = 366 * 24 * 3600.0
+
+
+def _server_texts(body: Any, raw: bytes, response: httpx.Response | None) -> str:
+    """Every string of an answer (its JSON strings, or its text, and the status line and
+    headers that may be shown), cut to what is ever shown."""
+    found: list[str] = []
+    if response is not None:
+        found.append(response.reason_phrase)
+        found += [response.headers.get(h, "") for h in ("content-type", "location")]
+    size = 0
+    todo = [body] if body is not None else [raw[:MAX_SHOWN].decode("utf-8", "replace")]
+    while todo and size < _JUDGED:
+        item = todo.pop()
+        if isinstance(item, dict):
+            todo += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            todo += item
+        elif item is not None:
+            found.append(str(item)[:MAX_SHOWN])
+            size += len(found[-1])
+    return "\n".join(found)
+
+
+def shower(body: Any, raw: bytes, key: str | None, response: httpx.Response | None = None) -> Show:
+    """How each server text is shown: cut, redacted, on one visible line; or withheld, every one
+    of them, when the answer's texts together hold the key in some form."""
+    texts = _server_texts(body, raw, response)
+    withhold = key is not None and leaks(redact(texts, key), key)
+
+    def show(value: Any) -> str:
+        if withhold:
+            return WITHHELD
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        cut = f" ... ({len(text) - MAX_SHOWN} more characters)" if len(text) > MAX_SHOWN else ""
+        return one_line(guard(text[:MAX_SHOWN], key)) + cut
+
+    return show
 
 
 @dataclass(frozen=True)
@@ -64,6 +111,8 @@ def retry_hint(body: Any, headers: httpx.Headers, now: datetime) -> str:
             wait = float(headers["X-RateLimit-Reset"]) - now.timestamp()
         except ValueError:
             wait = None
+    if wait is not None and not (math.isfinite(wait) and abs(wait) < _MAX_WAIT_S):
+        wait = None  # nan, inf or centuries: not a time to show
     if wait is None:
         return (
             "the server did not say when to retry (the documented limit is 1 submission per "
@@ -76,26 +125,32 @@ def retry_hint(body: Any, headers: httpx.Headers, now: datetime) -> str:
     )
 
 
-def _issues(body: dict[str, Any]) -> list[str]:
+def _listed(items: list[str], found: int) -> list[str]:
+    more = found - MAX_LISTED
+    return items[:MAX_LISTED] + ([f"... and {more} more"] if more > 0 else [])
+
+
+def _issues(body: dict[str, Any], show: Show) -> list[str]:
     found = _dict(body.get("verification")).get("issues") or body.get("verificationIssues") or []
+    found = found if isinstance(found, list) else [found]
     out = []
-    for issue in found if isinstance(found, list) else [found]:
+    for issue in found[:MAX_LISTED]:
         if isinstance(issue, dict):
             where = issue.get("field") or issue.get("path") or issue.get("code")
             text = issue.get("message") or json.dumps(issue, sort_keys=True)
-            out.append(f"{where}: {text}" if where else str(text))
+            out.append(f"{show(where)}: {show(text)}" if where else show(text))
         else:
-            out.append(str(issue))
-    return out
+            out.append(show(issue))
+    return _listed(out, len(found))
 
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _excerpt(raw: bytes) -> str:
+def _excerpt(raw: bytes, show: Show) -> str:
     text = raw[:200].decode("utf-8", "replace")
-    return re.sub(r"[\x00-\x1f\x7f]", " ", text) + ("..." if len(raw) > 200 else "")
+    return f"'{show(text)}'" + ("..." if len(raw) > 200 else "")
 
 
 def interpret(
@@ -103,35 +158,38 @@ def interpret(
     response: httpx.Response,
     raw: bytes,
     now: datetime,
+    key: str | None = None,
 ) -> Answer:
-    """What one HTTP answer means: every non-2xx or non-JSON answer is a failure."""
+    """What one HTTP answer means: every non-2xx or non-JSON answer is a failure. `key`: the
+    API key, never shown in any form."""
     code = response.status_code
     try:
         body: Any = json.loads(raw) if raw else None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested past Python's limit
         body = None
+    show = shower(body, raw, key, response)
     ok = 200 <= code < 300 and isinstance(body, dict)
     if ok and (body.get("valid") is False or body.get("ok") is False or body.get("errors")):
         ok = False
     lines: list[str] = []
-    issues = _issues(body) if isinstance(body, dict) else []
+    issues = _issues(body, show) if isinstance(body, dict) else []
     if not ok:
-        lines.append(f"{action} failed: HTTP {code} {response.reason_phrase}".rstrip())
+        lines.append(f"{action} failed: HTTP {code} {show(response.reason_phrase)}".rstrip())
         if isinstance(body, dict):
             if body.get("error"):
-                lines.append(f"server error: {body['error']}")
+                lines.append(f"server error: {show(body['error'])}")
             errors = body.get("errors")
-            for err in errors if isinstance(errors, list) else []:
-                lines.append(f"server error: {err}")
+            errors = errors if isinstance(errors, list) else []
+            lines += _listed([f"server error: {show(e)}" for e in errors], len(errors))
             if body.get("suggestedHfId"):
-                lines.append(f"the server suggests hfId {body['suggestedHfId']!r}")
+                lines.append(f"the server suggests hfId '{show(body['suggestedHfId'])}'")
         else:
-            kind = response.headers.get("content-type", "no content type")
-            lines.append(f"the answer is not a JSON object ({kind}): {_excerpt(raw)!r}")
+            kind = show(response.headers.get("content-type", "no content type"))
+            lines.append(f"the answer is not a JSON object ({kind}): {_excerpt(raw, show)}")
         lines += [f"verification issue: {i}" for i in issues]
         if 300 <= code < 400 and response.headers.get("location"):
             lines.append(
-                f"the server redirects to {response.headers['location']} (not followed: the "
+                f"the server redirects to {show(response.headers['location'])} (not followed: the "
                 "key goes only to --api-base); if that is the API, pass its base as --api-base"
             )
         stop = None
@@ -165,9 +223,10 @@ def interpret(
     for nested in ("run", "benchmark", "submission"):
         if ident is None:
             ident = _dict(body.get(nested)).get("id")
-    sub_id = None if ident is None else str(ident)
+    sub_id = None if ident is None else show(str(ident))
     verified_run = body.get("verifiedRun")
     lines.append(f"submitted (HTTP {code}); submission id {sub_id or 'not given by the server'}")
+    sub_id = None if sub_id is not None and sub_id.startswith("[withheld") else sub_id
     lines.append("it waits for admin approval before it is listed")
     if isinstance(verified_run, bool):
         lines.append("verification: " + ("verified run" if verified_run else "not verified"))
@@ -220,6 +279,6 @@ def send(
             )
         return Answer("failed", tuple(lines), stop="timed out")
     except (httpx.HTTPError, lmx_contract.ContractError) as exc:
-        lines = [f"{action} failed: {type(exc).__name__}: {exc}"]
+        lines = [f"{action} failed: {type(exc).__name__}: {one_line(guard(str(exc), key))}"]
         return Answer("failed", tuple(lines), stop="no usable connection")
-    return interpret(action, response, raw, now())
+    return interpret(action, response, raw, now(), key)

@@ -175,7 +175,7 @@ def cached(api_base: str, env: Mapping[str, str]) -> Contract | None:
         return parse(
             json.loads(path.read_text(encoding="utf-8")), origin="cached", source=str(path)
         )
-    except (OSError, ValueError, ContractError):
+    except (OSError, ValueError, RecursionError, ContractError):
         return None
 
 
@@ -216,8 +216,8 @@ def refresh(
         raise ContractError(f"GET {url} answered {response.status_code}")
     try:
         data = json.loads(body)
-    except ValueError:
-        raise ContractError(f"GET {url} did not answer JSON") from None
+    except (ValueError, RecursionError):  # RecursionError: nested past Python's limit
+        raise ContractError(f"GET {url} did not answer JSON (or nested it too deep)") from None
     if not isinstance(data, dict):
         raise ContractError(f"GET {url} did not answer a JSON object")
     data["_snapshot"] = {

@@ -10,25 +10,28 @@ anything else happens; a key is read from the environment when needed and never 
 from __future__ import annotations
 
 import os
+import ssl
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import certifi
 import httpx
 
-from reportgen.errors import InputError
+from reportgen.errors import InputError, Problem
 from reportgen.localmaxxing import conformance
 from reportgen.localmaxxing import contract as lmx_contract
 from reportgen.localmaxxing import payload as lmx_payload
 from reportgen.localmaxxing.api import DEFAULT_API_BASE, DEFAULT_TIMEOUT_S
 from reportgen.localmaxxing.client import Status, send
-from reportgen.localmaxxing.keys import api_key, redact
+from reportgen.localmaxxing.keys import WITHHELD, api_key, covered, guard, leaks, redact
 from reportgen.localmaxxing.payload import Payload
 from reportgen.localmaxxing.records import Record, add_record, load_records, save_payloads
 from reportgen.metrics import MetricSet
 from reportgen.model import CanonicalRun, Run, Setup
+from reportgen.terminal import one_line
 from reportgen.written import RECORD_FILE
 
 Mode = Literal["local", "dry-run", "submit"]
@@ -77,6 +80,48 @@ class SubmitRequest:
     # Asked with the payloads about to be submitted for real (after every local check); False
     # sends nothing. None: no confirmation asked (the caller decided, e.g. --yes).
     confirm: Callable[[Sequence[Payload]], bool] | None = None
+    # Use the environment's proxies, certificates, netrc and TLS key log (HTTP(S)_PROXY,
+    # ALL_PROXY, NO_PROXY, SSL_CERT_FILE, SSL_CERT_DIR, ~/.netrc, SSLKEYLOGFILE). Off: the key
+    # goes only to api_base, directly.
+    trust_env: bool = False
+
+
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR")
+
+
+def _tls() -> ssl.SSLContext:
+    """Certificates verified against certifi's roots, hostnames checked; unlike Python's
+    `create_default_context`, TLS secrets are never logged to $SSLKEYLOGFILE."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.load_verify_locations(cafile=certifi.where())
+    return context
+
+
+def http_client(*, trust_env: bool = False) -> httpx.Client:
+    """The client that sends a submission: no redirects followed and, unless `trust_env`, no
+    proxy, certificate, netrc or TLS key log taken from the environment, so the key goes only
+    to --api-base.
+
+    Raises `InputError` when `trust_env` and the environment's proxy settings cannot be used
+    (a SOCKS proxy without httpx's socks extra, a malformed URL); the message names the
+    variables, never their values (a proxy URL may hold a password).
+    """
+    try:
+        if trust_env:
+            return httpx.Client(follow_redirects=False, trust_env=True)
+        return httpx.Client(follow_redirects=False, trust_env=False, verify=_tls())
+    except (ImportError, ValueError, httpx.InvalidURL) as exc:
+        names = [n for n in PROXY_VARS if os.environ.get(n) or os.environ.get(n.lower())]
+        why = (
+            "a SOCKS proxy needs httpx's socks extra (pip install 'httpx[socks]')"
+            if isinstance(exc, ImportError)
+            else f"a proxy URL is not usable ({type(exc).__name__})"
+        )
+        message = (
+            f"the environment's proxy settings ({', '.join(names) or 'none found'}) cannot be "
+            f"used: {why}; fix or unset them, or drop --trust-env"
+        )
+        raise InputError([Problem("--trust-env", 1, 1, "", message)]) from None
 
 
 def reconstructed(runs: Sequence[Run]) -> tuple[Outcome, ...]:
@@ -102,13 +147,37 @@ def reconstructed(runs: Sequence[Run]) -> tuple[Outcome, ...]:
     return tuple(out)
 
 
+def shown(text: str, key: str | None) -> str:
+    """One line ready to print: redacted (withheld if it still holds the key in some form), its
+    control characters visible, never a CI workflow command."""
+    return one_line(guard(text, key))
+
+
 def _outcome(
     key: str | None, run_file: str, status: Status, lines: Sequence[str], **kw: Any
 ) -> Outcome:
-    return Outcome(run_file, status, tuple(redact(line, key) for line in lines), **kw)
+    return Outcome(shown(run_file, key), status, tuple(shown(line, key) for line in lines), **kw)
 
 
-def _payloads(request: SubmitRequest, key: str | None, notes: list[str]) -> list[Payload]:
+def _strings(value: Any) -> str:
+    """Every string of a JSON value (its keys too), one a line: where a key could be pasted."""
+    found, todo = [], [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            todo += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            todo += item
+        elif isinstance(item, str):
+            found.append(item)
+    return "\n".join(found)
+
+
+def _payloads(
+    request: SubmitRequest, key: str | None, notes: list[str], refused: list[Outcome]
+) -> list[Payload]:
+    """The payloads of the canonical runs, key-like values redacted; a payload that still holds
+    the key in some form (spaced out, reversed, encoded) is refused into `refused`."""
     out = []
     for run in request.runs:
         if not isinstance(run, CanonicalRun):
@@ -122,6 +191,14 @@ def _payloads(request: SubmitRequest, key: str | None, notes: list[str]) -> list
         if text != built.text:
             notes.append(f"{built.run_file}: a key-like value in the payload was redacted")
             built = replace(built, text=text)
+        if leaks(_strings(built.body()), key):
+            line = (
+                "refused: the payload holds the API key, or part of it, in some spelling or "
+                "encoding; remove it from the run file (a note or command line?). Nothing of "
+                "this run is sent or saved"
+            )
+            refused.append(_outcome(key, built.run_file, "refused", [line]))
+            continue
         out.append(built)
     return out
 
@@ -224,6 +301,20 @@ def _send_all(
     return out
 
 
+def _withheld_across(report: SubmitReport, key: str | None) -> SubmitReport:
+    """The report with every line that shows a piece of the key withheld, when its lines
+    together show the key (a piece in each answer of a batch, say)."""
+    lines = [*report.notes, *(line for o in report.outcomes for line in o.lines)]
+    if not leaks("\n".join(lines), key):
+        return report
+
+    def cut(lines: Sequence[str]) -> tuple[str, ...]:
+        return tuple(WITHHELD if covered(line, key) else line for line in lines)
+
+    outcomes = tuple(replace(o, lines=cut(o.lines)) for o in report.outcomes)
+    return SubmitReport(cut(report.notes), outcomes)
+
+
 def submit_runs(
     request: SubmitRequest,
     *,
@@ -231,27 +322,42 @@ def submit_runs(
     env: Mapping[str, str] | None = None,
     now: Callable[[], datetime] | None = None,
 ) -> SubmitReport:
-    """Check, dry-run or submit every measured canonical run of `request`."""
+    """Check, dry-run or submit every measured canonical run of `request`; every line of the
+    report is safe to print (see `shown`), and the lines together never show the key."""
     env = os.environ if env is None else env
+    key = api_key(env)
+    return _withheld_across(_submit_runs(request, client, env, now), key)
+
+
+def _submit_runs(
+    request: SubmitRequest,
+    client: httpx.Client | None,
+    env: Mapping[str, str],
+    now: Callable[[], datetime] | None,
+) -> SubmitReport:
     clock = now or (lambda: datetime.now(UTC))
     refused = reconstructed(request.runs)
     if refused:
         return SubmitReport((), refused)  # before any payload, file or network access
     key = api_key(env)
     notes: list[str] = []
-    payloads = _payloads(request, key, notes)
+    outcomes: list[Outcome] = []
+    payloads = _payloads(request, key, notes, outcomes)
+    if not payloads and outcomes:
+        return SubmitReport(tuple(shown(n, key) for n in notes), tuple(outcomes))
     if not payloads:
         line = "nothing to submit: no lmx speed-test run among the files"
         return SubmitReport(
-            tuple(notes), (_outcome(key, str(request.article_dir), "refused", [line]),)
+            tuple(shown(n, key) for n in notes),
+            (_outcome(key, str(request.article_dir), "refused", [line]),),
         )
     if request.save_payload is not None:
         notes += save_payloads(payloads, request.save_payload)
-    outcomes = _already_sent(request, payloads, key)
+    outcomes += _already_sent(request, payloads, key)
     if not payloads:
-        return SubmitReport(tuple(redact(n, key) for n in notes), tuple(outcomes))
+        return SubmitReport(tuple(shown(n, key) for n in notes), tuple(outcomes))
     online = request.mode != "local"
-    http = client if client is not None or not online else httpx.Client(follow_redirects=False)
+    http = client if client is not None or not online else http_client(trust_env=request.trust_env)
     try:
         contract, tried = lmx_contract.current(
             request.api_base,
@@ -276,4 +382,4 @@ def submit_runs(
     finally:
         if http is not None and http is not client:
             http.close()
-    return SubmitReport(tuple(redact(n, key) for n in notes), tuple(outcomes))
+    return SubmitReport(tuple(shown(n, key) for n in notes), tuple(outcomes))
