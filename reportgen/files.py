@@ -227,9 +227,16 @@ def write_output(path: Path, data: bytes, *, replace: bool = True, mode: int = 0
         if replace:
             os.replace(temp, path)
         else:
-            os.link(temp, path, follow_symlinks=False)  # fails when anything is at `path`
-            os.unlink(temp)
+            move_output(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
     _sync_folder(path.parent)
+
+
+def move_output(source: Path, target: Path) -> None:
+    """Move the file `source`, which reportgen wrote, to `target` on the same filesystem,
+    never replacing anything there: `FileExistsError` when anything (even a dangling symlink)
+    is at `target`, which is left as it is."""
+    os.link(source, target, follow_symlinks=False)  # atomic, and fails when `target` exists
+    os.unlink(source)

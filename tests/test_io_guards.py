@@ -15,9 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from reportgen.article import scaffold as init
 from reportgen.article.chartcache import chart_svg
 from reportgen.article.chartplot import Line, Plot
 from reportgen.article.chartsafe import safe_svg
+from reportgen.check import compare
 from reportgen.errors import InputError
 from reportgen.files import write_output
 from reportgen.localmaxxing import contract
@@ -26,6 +28,7 @@ from reportgen.localmaxxing.records import Record, add_record, load_records, sav
 from reportgen.resources import schema_dir
 
 VICTIM_TEXT = "export PATH=/usr/bin\n"
+RUN = Path(__file__).resolve().parent / "articles" / "matrix-4x4" / "bench.json"
 
 
 def _victim(tmp_path: Path) -> Path:
@@ -151,6 +154,48 @@ def test_a_fifo_or_a_device_as_the_contract_cache_is_no_cached_copy(tmp_path: Pa
     path.unlink()
     path.symlink_to("/dev/zero")
     assert _finishes(lambda: contract.cached("https://lm.example", env)) is None
+
+
+def test_init_copies_the_bytes_it_validated_not_the_path_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "bench.json"
+    source.write_bytes(RUN.read_bytes())
+    real_load = init.load
+
+    def load_then_swap(*args: object, **kwargs: object) -> object:
+        loaded = real_load(*args, **kwargs)  # type: ignore[arg-type]
+        if source.is_file() and not source.is_symlink():  # now swap the path for a FIFO
+            source.unlink()
+            os.mkfifo(source)
+        return loaded
+
+    monkeypatch.setattr(init, "load", load_then_swap)
+    done = _finishes(lambda: init.scaffold(tmp_path / "new", [source], date="2026-12-05"))
+    assert isinstance(done, init.Scaffold), done
+    assert (tmp_path / "new" / "bench.json").read_bytes() == RUN.read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_init_compares_a_file_already_in_the_target_through_the_guards(
+    tmp_path: Path, kind: str
+) -> None:
+    folder = tmp_path / "new"
+    folder.mkdir()
+    if kind == "fifo":
+        os.mkfifo(folder / "bench.json")
+    else:
+        (folder / "bench.json").symlink_to("/dev/zero")
+    refused = _finishes(lambda: init.scaffold(folder, [RUN], date="2026-12-05"))
+    assert isinstance(refused, InputError), refused
+    assert f"{folder / 'bench.json'}:1:1" in str(refused) and "never overwrites" in str(refused)
+    assert sorted(p.name for p in folder.iterdir()) == ["bench.json"]
+
+
+def test_check_re_reads_a_run_file_to_place_a_finding_through_the_guards(tmp_path: Path) -> None:
+    fifo = tmp_path / "run.json"
+    os.mkfifo(fifo)
+    assert _finishes(lambda: compare._place(fifo, "/results/0", {})) is None
 
 
 # --- the chart cache ---------------------------------------------------------------------------
