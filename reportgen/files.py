@@ -48,7 +48,9 @@ CAPS: dict[Kind, Cap] = {
     "run": Cap("REPORTGEN_MAX_RUN_FILE_MB", 1024, "a run file"),
     "text": Cap("REPORTGEN_MAX_TEXT_FILE_MB", 1, "article.toml or a prose file"),
     "published": Cap("REPORTGEN_MAX_PUBLISHED_MB", 64, "a published article"),
-    "cache": Cap("REPORTGEN_MAX_CACHE_FILE_MB", 64, "a cache entry or submission record"),
+    "cache": Cap(
+        "REPORTGEN_MAX_CACHE_FILE_MB", 64, "a cache entry, a record or reportgen's own file"
+    ),
 }
 _MB = 1024 * 1024
 

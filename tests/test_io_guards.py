@@ -5,6 +5,7 @@ from the chart cache reaches the page unless it is what the chart writer emits."
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import threading
@@ -306,3 +307,73 @@ def test_a_cache_entry_that_is_not_a_regular_file_is_drawn_again(tmp_path: Path,
         _rewrite(elsewhere, drawn.replace('stroke-width="1.8"', 'stroke-width="1.9"', 1))
         entry.symlink_to(elsewhere)
     assert _finishes(lambda: chart_svg(_plot(), cache)) == drawn
+
+
+# --- no other way in or out --------------------------------------------------------------------
+
+PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
+GUARDS = "files.py"  # the one reader and the one writer
+# Calls that read or write a file: a method of that name (Path.read_text, Path.open, ...),
+# builtin open(), and these functions of os, shutil and tempfile.
+METHODS = frozenset({"open", "read_text", "read_bytes", "write_text", "write_bytes"})
+FUNCTIONS = frozenset(
+    {("os", "open"), ("os", "fdopen"), ("tempfile", "mkstemp"), ("tempfile", "NamedTemporaryFile")}
+    | {("shutil", name) for name in ("copy", "copy2", "copyfile", "copyfileobj", "copytree")}
+)
+# (module, call, how many): each with its reason. Nothing else may open a file.
+ALLOWED = {
+    # A build's lock file: created by mkstemp and only flock()ed, never read or written.
+    ("article/publish.py", "tempfile.mkstemp", 1),
+    # A build's lock file opened to flock() it, and a build folder opened as a folder (O_DIRECTORY,
+    # O_NOFOLLOW) to read it whole through the reader's dir_fd while another build renames it.
+    ("article/publish.py", "os.open", 2),
+    # fd 0 pointed at /dev/null for a forked worker: a descriptor, no file content.
+    ("cli/main.py", "os.open", 1),
+}
+
+
+def _calls(tree: ast.AST) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "open":
+            found.append("open")
+        elif isinstance(func, ast.Attribute):
+            owner = func.value.id if isinstance(func.value, ast.Name) else None
+            if owner is not None and (owner, func.attr) in FUNCTIONS:
+                found.append(f"{owner}.{func.attr}")
+            elif func.attr in METHODS and owner not in ("os", "tempfile", "shutil"):
+                found.append(f".{func.attr}")
+            elif owner == "shutil" and func.attr.startswith("copy"):
+                found.append(f"shutil.{func.attr}")
+    return found
+
+
+def test_every_file_is_read_and_written_through_the_guards() -> None:
+    counted: dict[tuple[str, str], int] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = path.relative_to(PACKAGE).as_posix()
+        if module == GUARDS:
+            continue
+        for call in _calls(ast.parse(path.read_text(encoding="utf-8"))):
+            counted[module, call] = counted.get((module, call), 0) + 1
+    found = {(module, call, n) for (module, call), n in counted.items()}
+    assert found == set(ALLOWED), (
+        "read and write files through reportgen.files (read_input, open_input, read_cached, "
+        f"write_output, move_output); not allowed: {sorted(found - set(ALLOWED))}"
+    )
+
+
+def test_the_walk_finds_each_kind_of_call() -> None:
+    source = """
+open(p); p.read_text(); p.read_bytes(); p.write_text(t); p.write_bytes(b); p.open("rb")
+os.open(p, 0); os.fdopen(3); shutil.copyfile(a, b); shutil.copy2(a, b); shutil.copytree(a, b)
+tempfile.mkstemp(); tempfile.NamedTemporaryFile()
+"""
+    assert sorted(_calls(ast.parse(source))) == sorted(
+        ["open", ".read_text", ".read_bytes", ".write_text", ".write_bytes", ".open"]
+        + ["os.open", "os.fdopen", "shutil.copyfile", "shutil.copy2", "shutil.copytree"]
+        + ["tempfile.mkstemp", "tempfile.NamedTemporaryFile"]
+    )

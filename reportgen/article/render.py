@@ -31,6 +31,7 @@ from reportgen.article.setuptext import ram_text, setup_rows
 from reportgen.article.tablecells import Notes
 from reportgen.article.tableview import table_views
 from reportgen.errors import InputError, Problem
+from reportgen.files import read_input
 from reportgen.metrics import DEFINITIONS, MetricDef, MetricSet
 from reportgen.metrics.lints import Finding, group
 from reportgen.model import MatrixRun, SourceFile, SweepRun
@@ -251,4 +252,4 @@ def render_html(context: ArticleContext, env: jinja2.Environment | None = None) 
 
 def stylesheet(folder: Path | None = None) -> str:
     """The article CSS (screen and print), to be inlined."""
-    return ((folder or template_dir()) / STYLESHEET).read_text(encoding="utf-8")
+    return read_input((folder or template_dir()) / STYLESHEET, "cache").decode("utf-8")
