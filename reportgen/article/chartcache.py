@@ -30,6 +30,7 @@ import functools
 import hashlib
 import importlib.util
 import os
+import re
 import secrets
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -43,6 +44,7 @@ from reportgen.files import read_cached, read_input, write_output
 
 FORMAT = "reportgen chart cache 1"  # bump when the entries' layout or the key's recipe changes
 _HEAD = b"sha256 "
+_KEY = re.compile(r"[0-9a-f]{64}")
 # The modules whose source decides the drawing: the Plot's meaning and matplotlib's calls.
 _CODE = ("chartplot.py", "chartsvg.py")
 
@@ -248,6 +250,8 @@ def expects_drawing(cache: Path | None, folder: Path) -> bool:
         return True
     if keys is None:
         return True
+    if not all(_KEY.fullmatch(k) for k in keys):
+        return True  # not a record this module wrote
     return not all(_path(cache, k).is_file() for k in keys)  # none: an article without charts
 
 

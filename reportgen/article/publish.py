@@ -137,7 +137,14 @@ def not_ours(path: Path, name: str) -> str | None:
     try:
         listed = _listed(fd, name)
         if listed is None:
-            return f"was not written by reportgen build (no {MARKER} marker naming {name!r})"
+            try:
+                os.stat(MARKER, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                return f"was not written by reportgen build (no {MARKER} marker)"
+            return (
+                f"was not written by reportgen build for {name!r} (its {MARKER} is not a marker "
+                "this reportgen writes for it, such as an older version's)"
+            )
         found, odd = _files(fd)
     finally:
         os.close(fd)
