@@ -168,9 +168,15 @@ def test_stale_temporary_folders_are_removed_and_live_ones_kept(tmp_path: Path) 
     lock = tmp_path / ".article.build-live_000.lock"
     fd = os.open(lock, os.O_RDWR | os.O_CREAT)
     fcntl.flock(fd, fcntl.LOCK_EX)
+    # Killed while writing its marker (files.write_output's temporary file), or before.
+    early = tmp_path / ".article.build-early_00"
+    early.mkdir()
+    (early / f".{MARKER}.0123456789abcdef.tmp").write_text("Written by")
+    empty = tmp_path / ".article.build-empty_00"
+    empty.mkdir()
     try:
-        assert remove_stale(tmp_path, "article") == [dead]
-        assert live.is_dir() and not dead.exists()
+        assert remove_stale(tmp_path, "article") == [dead, early, empty]
+        assert live.is_dir() and not dead.exists() and not early.exists()
     finally:
         os.close(fd)
 

@@ -19,7 +19,6 @@ marker names the article.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import errno
 import fcntl
@@ -171,6 +170,19 @@ def _marked(path: Path, name: str) -> bool:
         os.close(fd)
 
 
+# What `files.write_output` leaves of the marker when killed while writing it.
+_MARKER_TEMP = re.compile(re.escape(f".{MARKER}.") + r"[0-9a-f]{16}\.tmp")
+
+
+def _unmarked_start(path: Path) -> bool:
+    """True for a build's temporary folder killed before its marker was in place: empty, or
+    holding only the marker's own temporary file."""
+    try:
+        return all(_MARKER_TEMP.fullmatch(entry) for entry in os.listdir(path))
+    except OSError:
+        return False
+
+
 def is_build_folder(path: Path, name: str | None = None) -> bool:
     """True when `path` is a folder that `reportgen build` wrote for the article `name` (by
     default the folder's name) and that holds nothing else: a folder it may replace."""
@@ -270,11 +282,8 @@ def remove_stale(parent: Path, name: str, *, now: float | None = None) -> list[P
         try:
             if fd is not None and not _free(fd):
                 continue  # a live build owns it
-            if _marked(path, name):
+            if _marked(path, name) or _unmarked_start(path):
                 shutil.rmtree(path, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    path.rmdir()  # killed before its marker: empty, else not a build's
             if not path.exists():
                 lock.unlink(missing_ok=True)
                 removed.append(path)
