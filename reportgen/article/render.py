@@ -75,8 +75,14 @@ REPETITIONS = (
 
 def environment(folder: Path | None = None) -> jinja2.Environment:
     """The Jinja environment for article templates: autoescape, undefined names fail."""
+    root = folder or template_dir()
+
+    def load(name: str) -> str:  # through the guarded reader, as every file reportgen reads
+        parts = jinja2.loaders.split_template_path(name)  # refuses "..", as FileSystemLoader
+        return read_input(root.joinpath(*parts), "cache").decode("utf-8")
+
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(folder or template_dir()),
+        loader=jinja2.FunctionLoader(load),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
