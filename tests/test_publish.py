@@ -368,11 +368,13 @@ def test_cleanup_takes_the_article_name_literally(tmp_path: Path) -> None:
         (".small.old-1000-abcdefgh-mine", True),
         (".small.old-1000-abcdefgh", False),  # the exact name, but no marker
         (".small.build-abcdefgh", False),  # a user's folder named like a temporary one
+        (".small.build-abcdefgh", True),  # ... with a marker, but a file it does not list
     ],
 )
 def test_cleanup_leaves_a_users_folder_named_like_a_leftover(
     tmp_path: Path, name: str, marked: bool
 ) -> None:
     mine = _retired(tmp_path, name, "small", marked=marked)
+    (mine / "notes.txt").write_text("mine")
     assert remove_stale(tmp_path, "small", now=time.time()) == []
     assert (mine / "index.html").read_bytes() == b"kept"

@@ -111,16 +111,16 @@ def _open_folder(path: Path) -> int | None:
         return None
 
 
-def _files(folder: int) -> tuple[dict[str, str | None], str | None]:
-    """Every file below the open `folder` with its SHA-256 (relative path: digest), or the
-    first entry that is neither a file nor a folder (a link, a FIFO)."""
+def _files(folder: int, *, digests: bool = True) -> tuple[dict[str, str | None], str | None]:
+    """Every file below the open `folder` with its SHA-256 (relative path: digest, None when
+    not `digests`), or the first entry that is neither a file nor a folder (a link, a FIFO)."""
     found: dict[str, str | None] = {}
     for top, folders, names, fd in os.fwalk(".", dir_fd=folder, follow_symlinks=False):
         for entry in [*folders, *names]:
             relative = os.path.normpath(os.path.join(top, entry))
             mode = os.stat(entry, dir_fd=fd, follow_symlinks=False).st_mode
             if stat.S_ISREG(mode):
-                found[relative] = _sha256(entry, fd)
+                found[relative] = _sha256(entry, fd) if digests else None
             elif not stat.S_ISDIR(mode):
                 return found, relative
     return found, None
@@ -159,15 +159,26 @@ def not_ours(path: Path, name: str) -> str | None:
     return None
 
 
+# The temporary file `files.write_output` makes for a file it writes (left by a kill).
+_WRITER_TEMP = re.compile(r"\.[^/]{1,64}\.[0-9a-f]{16}\.tmp")
+
+
 def _marked(path: Path, name: str) -> bool:
-    """True when the folder `path` holds a marker of a build of `name` (whatever else it holds)."""
+    """True when the folder `path` holds a marker of a build of `name` and nothing else but the
+    files it lists (some may be missing: a killed build) and the writer's temporary files."""
     fd = _open_folder(path)
     if fd is None:
         return False
     try:
-        return _listed(fd, name) is not None
+        listed = _listed(fd, name)
+        found, odd = _files(fd, digests=False) if listed is not None else ({}, None)
     finally:
         os.close(fd)
+    if listed is None or odd is not None:
+        return False
+    return all(
+        f in listed or f == MARKER or _WRITER_TEMP.fullmatch(os.path.basename(f)) for f in found
+    )
 
 
 # What `files.write_output` leaves of the marker when killed while writing it.
