@@ -1,19 +1,29 @@
-"""Reading input files safely: regular files only, inside their folder, and no larger than a cap.
+"""Reading and writing files safely: the one way in and the one way out of reportgen.
 
-Every input reportgen reads (run files, article.toml, prose, published versions, metrics.json)
-comes through `read_input`. It resolves the path first and, when the input belongs to a folder
+Every file reportgen reads (run files, article.toml, prose, published versions, metrics.json,
+cache entries, submission records, files already in an `init` target) comes through
+`read_input` or `open_input`. It resolves the path first and, when the input belongs to a folder
 (an article's files), refuses one that resolves outside it, as a symlink to /etc/passwd would.
 It opens without blocking and refuses anything but a regular file (a FIFO, a device such as
 /dev/zero, a folder). It reads at most the cap for that kind of input, plus one byte to tell.
 
 The caps are generous for real inputs and stop runaway ones; each can be raised through its
 environment variable (in MiB): REPORTGEN_MAX_RUN_FILE_MB, REPORTGEN_MAX_TEXT_FILE_MB,
-REPORTGEN_MAX_PUBLISHED_MB.
+REPORTGEN_MAX_PUBLISHED_MB, REPORTGEN_MAX_CACHE_FILE_MB.
+
+Every file reportgen writes (build outputs, cache entries, submission records, saved payloads,
+`init`'s files) goes through `write_output`: the bytes go to a new temporary file in the target's
+folder, created exclusively without following a link, written and synced, then renamed over the
+target in one step (or linked in place only where nothing is, for a file that must not replace
+another). The target itself is never opened for writing, so a symlink named like it, or like any
+temporary file, is never followed, and a reader sees the whole old file or the whole new one.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import secrets
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,7 +32,7 @@ from typing import BinaryIO, Literal
 
 from reportgen.errors import InputError, Problem
 
-Kind = Literal["run", "text", "published"]
+Kind = Literal["run", "text", "published", "cache"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +48,9 @@ CAPS: dict[Kind, Cap] = {
     "run": Cap("REPORTGEN_MAX_RUN_FILE_MB", 1024, "a run file"),
     "text": Cap("REPORTGEN_MAX_TEXT_FILE_MB", 1, "article.toml or a prose file"),
     "published": Cap("REPORTGEN_MAX_PUBLISHED_MB", 64, "a published article"),
+    "cache": Cap(
+        "REPORTGEN_MAX_CACHE_FILE_MB", 64, "a cache entry, a record or reportgen's own file"
+    ),
 }
 _MB = 1024 * 1024
 
@@ -90,12 +103,16 @@ def open_input(
     label: str | None = None,
     inside: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    follow: bool = True,
+    dir_fd: int | None = None,
 ) -> BinaryIO:
     """The regular file `path` open for reading in binary, or `InputError` naming what is wrong
     with it; one larger than the cap for `kind` is refused by its size. The caller reads it (at
     most `cap_bytes(kind)`) and closes it.
 
-    `inside`: the folder the file must resolve into (symlinks followed first).
+    `inside`: the folder the file must resolve into (symlinks followed first). `follow=False`:
+    refuse `path` when it is itself a symlink (a cache entry or record is never one). `dir_fd`:
+    an open folder that a relative `path` is taken in (a folder that may be renamed meanwhile).
     """
     label = label or str(path)
     limit = cap_bytes(kind, environ)
@@ -113,10 +130,12 @@ def open_input(
         # O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the resolved path
         # cannot be swapped for a symlink between the check above and the open.
         flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-        if inside is not None:
+        if inside is not None or not follow:
             flags |= getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(target, flags)
+        fd = os.open(target, flags, dir_fd=dir_fd)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _refuse(label, "is a symlink; refusing to follow it") from None
         raise _refuse(label, f"cannot read file: {exc.strerror}") from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
@@ -135,15 +154,91 @@ def read_input(
     label: str | None = None,
     inside: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    follow: bool = True,
+    dir_fd: int | None = None,
 ) -> bytes:
     """The bytes of the regular file `path`, or `InputError` naming what is wrong with it.
 
-    `inside`: the folder the file must resolve into (symlinks followed first).
+    `inside`: the folder the file must resolve into (symlinks followed first). `follow=False`:
+    refuse `path` when it is itself a symlink. `dir_fd`: see `open_input`.
     """
     label = label or str(path)
     limit = cap_bytes(kind, environ)
-    with open_input(path, kind, label=label, inside=inside, environ=environ) as handle:
+    opened = open_input(
+        path, kind, label=label, inside=inside, environ=environ, follow=follow, dir_fd=dir_fd
+    )
+    with opened as handle:
         data = handle.read(limit + 1)  # the file may have grown since it was opened
     if len(data) > limit:
         raise too_big(label, kind, limit)
     return data
+
+
+def read_cached(path: Path) -> bytes | None:
+    """The bytes of the cache entry or record `path`, or None when there is none or it cannot be
+    used (missing, a symlink, not a regular file, over its cap): a cache is never an error."""
+    try:
+        return read_input(path, "cache", follow=False)
+    except InputError:
+        return None
+
+
+_TEMP_TRIES = 100
+
+
+def _create_temp(folder: Path, name: str, mode: int) -> tuple[int, Path]:
+    """A new file in `folder`, created exclusively and without following a link, open for
+    writing; its name is hidden and random, never one a user or an earlier run left there."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0)
+    for _ in range(_TEMP_TRIES):
+        temp = folder / f".{name[:64]}.{secrets.token_hex(8)}.tmp"
+        try:
+            return os.open(temp, flags, mode), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(folder))
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems cannot sync a folder; the rename is still atomic
+    finally:
+        os.close(fd)
+
+
+def write_output(path: Path, data: bytes, *, replace: bool = True, mode: int = 0o666) -> None:
+    """Write `data` to `path` whole and atomically, never opening `path` itself.
+
+    `replace=True`: the new file takes the place of whatever is at `path` (a file, or a symlink,
+    which is replaced and not followed). `replace=False`: `FileExistsError` when anything is at
+    `path`, which is left as it is. Raises `OSError` when the folder cannot be written.
+    """
+    fd, temp = _create_temp(path.parent, path.name, mode)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if replace:
+            os.replace(temp, path)
+        else:
+            move_output(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    _sync_folder(path.parent)
+
+
+def move_output(source: Path, target: Path) -> None:
+    """Move the file `source`, which reportgen wrote, to `target` on the same filesystem,
+    never replacing anything there: `FileExistsError` when anything (even a dangling symlink)
+    is at `target`, which is left as it is."""
+    os.link(source, target, follow_symlinks=False)  # atomic, and fails when `target` exists
+    os.unlink(source)

@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 
 from reportgen.article.build import build
-from reportgen.article.publish import MARKER, publish, remove_stale
+from reportgen.article.publish import MARKER, marker_text, publish, remove_stale
 from reportgen.cli.main import main
+from reportgen.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "tests" / "articles" / "small"
@@ -151,19 +152,31 @@ def test_readers_always_see_a_whole_build_while_builds_swap_and_die(tmp_path: Pa
         os.close(fd)
 
 
+def _killed_build(folder: Path, name: str, files: dict[str, bytes]) -> Path:
+    """A folder as a build of `name` killed after writing `files` leaves it."""
+    folder.mkdir(parents=True)
+    (folder / MARKER).write_text(marker_text(name, {"index.html": b"whole", **files}))
+    for relative, data in files.items():
+        (folder / relative).write_bytes(data)
+    return folder
+
+
 def test_stale_temporary_folders_are_removed_and_live_ones_kept(tmp_path: Path) -> None:
-    dead = tmp_path / ".article.build-dead"
-    dead.mkdir()
-    (dead / "index.html").write_text("half")
-    (tmp_path / ".article.build-dead.lock").write_text("")
-    live = tmp_path / ".article.build-live"
-    live.mkdir()
-    lock = tmp_path / ".article.build-live.lock"
+    dead = _killed_build(tmp_path / ".article.build-dead_000", "article", {"index.html": b"half"})
+    (tmp_path / ".article.build-dead_000.lock").write_text("")
+    live = _killed_build(tmp_path / ".article.build-live_000", "article", {})
+    lock = tmp_path / ".article.build-live_000.lock"
     fd = os.open(lock, os.O_RDWR | os.O_CREAT)
     fcntl.flock(fd, fcntl.LOCK_EX)
+    # Killed while writing its marker (files.write_output's temporary file), or before.
+    early = tmp_path / ".article.build-early_00"
+    early.mkdir()
+    (early / f".{MARKER}.0123456789abcdef.tmp").write_text("Written by")
+    empty = tmp_path / ".article.build-empty_00"
+    empty.mkdir()
     try:
-        assert remove_stale(tmp_path, "article") == [dead]
-        assert live.is_dir() and not dead.exists()
+        assert remove_stale(tmp_path, "article") == [dead, early, empty]
+        assert live.is_dir() and not dead.exists() and not early.exists()
     finally:
         os.close(fd)
 
@@ -189,9 +202,7 @@ def test_two_real_builds_into_one_folder_at_once_both_succeed(tmp_path: Path) ->
 def test_a_killed_real_build_is_cleaned_up_by_the_next(tmp_path: Path) -> None:
     out = tmp_path / "out"
     build(SMALL, out, {})
-    leftover = out / ".small.build-killed"
-    leftover.mkdir()
-    (leftover / "article.pdf").write_bytes(b"%PDF-half")
+    _killed_build(out / ".small.build-killed00", "small", {"article.pdf": b"%PDF-half"})
     proc = subprocess.Popen(
         [sys.executable, "-m", "reportgen", "build", str(SMALL), "--out", str(out)],
         stdout=subprocess.DEVNULL,
@@ -273,11 +284,97 @@ def test_a_folder_the_build_did_not_write_is_never_replaced(
     assert sorted(p.name for p in out.iterdir()) == ["small"]
 
 
-def test_a_build_from_before_the_marker_is_replaced(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "names",
+    [
+        ("index.html",),
+        ("article.pdf", "metrics.json"),
+        ("index.html", "article.pdf", "metrics.json"),
+    ],
+)
+def test_a_folder_of_hand_written_outputs_without_the_marker_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], names: tuple[str, ...]
+) -> None:
     out = tmp_path / "out"
-    old = out / "small"
-    old.mkdir(parents=True)
-    for name in ("index.html", "article.pdf", "metrics.json"):
-        (old / name).write_text("old")
-    build(SMALL, out, {})
-    assert (old / MARKER).is_file() and (old / "index.html").read_text() != "old"
+    mine = out / "small"
+    mine.mkdir(parents=True)
+    for name in names:
+        (mine / name).write_text(f"my own {name}")
+    before = _snapshot(out)
+    assert main(["build", str(SMALL), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{mine}:1:1" in err and "was not written by reportgen build" in err
+    assert "Traceback" not in err
+    assert _snapshot(out) == before and sorted(p.name for p in out.iterdir()) == ["small"]
+
+
+@pytest.mark.parametrize("change", ["added", "edited", "other_article", "forged_marker"])
+def test_a_build_folder_is_replaced_only_as_its_marker_lists_it(
+    tmp_path: Path, change: str
+) -> None:
+    target = tmp_path / "out" / "article"
+    publish(target, {"index.html": b"one", "tables/t.csv": b"a,b\n"})
+    assert (target / MARKER).read_text().startswith("Written by `reportgen build`")
+    if change == "added":
+        (target / "tables" / "mine.csv").write_text("my own table")
+    elif change == "edited":
+        (target / "index.html").write_text("edited by hand")
+    elif change == "other_article":
+        (target / MARKER).write_text(marker_text("other", {"index.html": b"one"}))
+    else:  # the old marker's fixed text, or a marker that is not reportgen's
+        (target / MARKER).write_text("Written by `reportgen build`\n")
+    before = _snapshot(target.parent)
+    with pytest.raises(InputError, match="left alone"):
+        publish(target, {"index.html": b"two"})
+    assert _snapshot(target.parent) == before
+
+
+def test_a_build_folder_is_replaced_and_retired_with_its_marker(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "article"
+    publish(target, {"index.html": b"one", "tables/t.csv": b"a,b\n"})
+    publish(target, {"index.html": b"two"})
+    assert (target / "index.html").read_bytes() == b"two"
+    assert not (target / "tables").exists()
+    (retired,) = [p for p in target.parent.iterdir() if ".article.old-" in p.name]
+    assert (retired / "index.html").read_bytes() == b"one"
+    assert remove_stale(target.parent, "article", now=time.time() + 3600) == [retired]
+
+
+def _retired(parent: Path, name: str, article: str, marked: bool = True) -> Path:
+    folder = parent / name
+    folder.mkdir(parents=True)
+    (folder / "index.html").write_bytes(b"kept")
+    if marked:
+        (folder / MARKER).write_text(marker_text(article, {"index.html": b"kept"}))
+    return folder
+
+
+def test_cleanup_takes_the_article_name_literally(tmp_path: Path) -> None:
+    # An article folder named `*` must not clean up the leftovers of article X.
+    others = [
+        _retired(tmp_path, ".X.old-1000-abcdefgh", "X"),
+        _killed_build(tmp_path / ".X.build-abcdefgh", "X", {}),
+        _retired(tmp_path, ".ab.old-1000-abcdefgh", "ab"),
+    ]
+    for name in ("*", "?", "[a-z]*", "a?"):
+        assert remove_stale(tmp_path, name, now=time.time()) == []
+    assert all(p.is_dir() for p in others)
+
+
+@pytest.mark.parametrize(
+    ("name", "marked"),
+    [
+        (".small.old-1000-my-notes", True),  # not the suffix a build makes
+        (".small.old-1000-abcdefgh-mine", True),
+        (".small.old-1000-abcdefgh", False),  # the exact name, but no marker
+        (".small.build-abcdefgh", False),  # a user's folder named like a temporary one
+        (".small.build-abcdefgh", True),  # ... with a marker, but a file it does not list
+    ],
+)
+def test_cleanup_leaves_a_users_folder_named_like_a_leftover(
+    tmp_path: Path, name: str, marked: bool
+) -> None:
+    mine = _retired(tmp_path, name, "small", marked=marked)
+    (mine / "notes.txt").write_text("mine")
+    assert remove_stale(tmp_path, "small", now=time.time()) == []
+    assert (mine / "index.html").read_bytes() == b"kept"

@@ -11,9 +11,13 @@ The cache is a folder: `reportgen build` uses `$REPORTGEN_CACHE_DIR/charts`, els
 `$XDG_CACHE_HOME/reportgen/charts`, else `~/.cache/reportgen/charts` (a user cache, not the output
 folder: it serves every article and every output folder, and an output folder is meant to be
 published whole). Each entry is one file, `<key[:2]>/<key>.svg`, whose first line holds the
-SHA-256 of the rest; it is written to a temporary file and renamed into place, so a reader finds a
-whole entry or none. An entry that does not match its first line (truncated, edited) is ignored
-and drawn again; a cache that cannot be read or written is no error, only a miss. Nothing is ever
+SHA-256 of the rest; it is written through `files.write_output` (a new temporary file, renamed into
+place), so a reader finds a whole entry or none. It is read through `files.read_cached`: a symlink,
+a FIFO, a device or an oversized file is no entry. The hash proves an entry whole, not who wrote
+it, so an entry is taken only when it also holds nothing but what the chart writer emits for that
+chart (article/chartsafe.py: no script, handler, foreign content, external link or DTD). An entry
+that fails either (truncated, edited, rewritten by someone else) is ignored and drawn again; a
+cache that cannot be read or written is no error, only a miss. Nothing is ever
 removed: an entry is a few tens of KB, and deleting the folder is always safe. `articles/` notes
 the keys of each article's last build, for the CLI's guess whether a chart worker is worth
 starting (`expects_drawing`).
@@ -26,18 +30,21 @@ import functools
 import hashlib
 import importlib.util
 import os
+import re
 import secrets
 import sys
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen.article.ahead import Forked, InProcess, started
 from reportgen.article.chartplot import Plot, plain
+from reportgen.article.chartsafe import safe_svg
+from reportgen.files import read_cached, read_input, write_output
 
 FORMAT = "reportgen chart cache 1"  # bump when the entries' layout or the key's recipe changes
 _HEAD = b"sha256 "
+_KEY = re.compile(r"[0-9a-f]{64}")
 # The modules whose source decides the drawing: the Plot's meaning and matplotlib's calls.
 _CODE = ("chartplot.py", "chartsvg.py")
 
@@ -60,8 +67,7 @@ def _package_files(name: str, files: tuple[str, ...]) -> list[bytes]:
     out = [name.encode()]
     for folder in (spec.submodule_search_locations or []) if spec else []:
         for file in files:
-            path = Path(folder) / file
-            out.append(path.read_bytes() if path.is_file() else b"-")
+            out.append(read_cached(Path(folder) / file) or b"-")
     return out
 
 
@@ -76,9 +82,10 @@ def _font_lists(environ: Mapping[str, str]) -> list[bytes]:
         else (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "matplotlib"
     )
     try:
-        return [p.read_bytes() for p in sorted(folder.glob("fontlist-*.json"))]
+        paths = sorted(folder.glob("fontlist-*.json"))
     except OSError:
         return [b"unreadable"]
+    return [read_cached(p) or b"unreadable" for p in paths]
 
 
 @functools.cache
@@ -86,7 +93,7 @@ def _environment(code: Path) -> bytes:
     """What the drawing depends on besides the Plot, as bytes (read once per process); `code`
     is the folder of the drawing modules."""
     parts = [FORMAT.encode(), sys.version.encode()]
-    parts += [(code / name).read_bytes() for name in _CODE]
+    parts += [read_input(code / name, "cache") for name in _CODE]
     parts += _package_files("matplotlib", ("_version.py",))
     parts += _package_files("numpy", ("version.py",))
     parts += _font_lists(os.environ)
@@ -102,33 +109,27 @@ def key(plot: Plot, code: Path | None = None) -> str:
     return hashlib.sha256(environment + repr(plot).encode("utf-8")).hexdigest()
 
 
-def _read(path: Path) -> str | None:
-    """The SVG stored at `path`, or None when there is none or it is not whole."""
-    try:
-        data = path.read_bytes()
-    except OSError:
+def _read(path: Path, plot: Plot) -> str | None:
+    """The SVG of `plot` stored at `path`, or None when there is none or it cannot be trusted:
+    not whole, or anything in it that the chart writer does not emit (article/chartsafe.py)."""
+    data = read_cached(path)  # a symlink, a FIFO, a device or an oversized file: no entry
+    if data is None:
         return None
     head, newline, body = data.partition(b"\n")
     if not newline or head != _HEAD + hashlib.sha256(body).hexdigest().encode():
         return None
     try:
-        return body.decode("utf-8")
+        svg = body.decode("utf-8")
     except UnicodeDecodeError:
         return None
+    return svg if safe_svg(svg, plot.svg_id, plot.title) else None
 
 
 def _write(path: Path, data: bytes) -> None:
     """Store `data` at `path` atomically; a folder that cannot be written is left as it is."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=".", suffix=".part", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(temp, path)
-        except BaseException:
-            os.unlink(temp)
-            raise
+        write_output(path, data)
     except OSError:
         return
 
@@ -189,7 +190,9 @@ def start_svgs(
     so that the caller can lay out the rest of the page meanwhile. Once they are in, the keys are
     remembered as those of the last build of the `article` folder, if one is given."""
     paths = [None if cache is None else _path(cache, key(plot)) for plot in plots]
-    found = [None if path is None else _read(path) for path in paths]
+    found = [
+        None if path is None else _read(path, plot) for path, plot in zip(paths, plots, strict=True)
+    ]
     missing = tuple(plot for plot, svg in zip(plots, found, strict=True) if svg is None)
     stage = drawer or InProcess()
     if missing:
@@ -201,10 +204,11 @@ def start_svgs(
     def svgs() -> list[str]:
         drawn = iter(stage.result() if missing else ())
         out = []
-        for path, svg in zip(paths, found, strict=True):
+        for path, svg, plot in zip(paths, found, plots, strict=True):
             if svg is None:
                 svg = next(drawn)
-                if path is not None:
+                # Only what a later build would take back: anything else is drawn every time.
+                if path is not None and safe_svg(svg, plot.svg_id, plot.title):
                     _write(path, _entry(svg))
             out.append(svg)
         if article is not None:
@@ -239,10 +243,15 @@ def expects_drawing(cache: Path | None, folder: Path) -> bool:
     every chart the article's last build had (a guess: the build finds out for sure)."""
     if cache is None:
         return True
+    raw = read_cached(_record(cache, folder))
     try:
-        keys = _record(cache, folder).read_text(encoding="ascii").split()
-    except (OSError, UnicodeDecodeError):
+        keys = raw.decode("ascii").split() if raw is not None else None
+    except UnicodeDecodeError:
         return True
+    if keys is None:
+        return True
+    if not all(_KEY.fullmatch(k) for k in keys):
+        return True  # not a record this module wrote
     return not all(_path(cache, k).is_file() for k in keys)  # none: an article without charts
 
 

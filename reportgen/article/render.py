@@ -31,6 +31,7 @@ from reportgen.article.setuptext import ram_text, setup_rows
 from reportgen.article.tablecells import Notes
 from reportgen.article.tableview import table_views
 from reportgen.errors import InputError, Problem
+from reportgen.files import read_input
 from reportgen.metrics import DEFINITIONS, MetricDef, MetricSet
 from reportgen.metrics.lints import Finding, group
 from reportgen.model import MatrixRun, SourceFile, SweepRun
@@ -74,8 +75,14 @@ REPETITIONS = (
 
 def environment(folder: Path | None = None) -> jinja2.Environment:
     """The Jinja environment for article templates: autoescape, undefined names fail."""
+    root = folder or template_dir()
+
+    def load(name: str) -> str:  # through the guarded reader, as every file reportgen reads
+        parts = jinja2.loaders.split_template_path(name)  # refuses "..", as FileSystemLoader
+        return read_input(root.joinpath(*parts), "cache").decode("utf-8")
+
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(folder or template_dir()),
+        loader=jinja2.FunctionLoader(load),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -251,4 +258,4 @@ def render_html(context: ArticleContext, env: jinja2.Environment | None = None) 
 
 def stylesheet(folder: Path | None = None) -> str:
     """The article CSS (screen and print), to be inlined."""
-    return ((folder or template_dir()) / STYLESHEET).read_text(encoding="utf-8")
+    return read_input((folder or template_dir()) / STYLESHEET, "cache").decode("utf-8")

@@ -17,6 +17,7 @@ and only then moves it into place: a failure leaves nothing half-written. The ru
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ from reportgen.article.initmanifest import NO_ENGINE, acknowledgements, intro_te
 from reportgen.article.initruns import default_title, file_names, group_runs
 from reportgen.article.manifest import MANIFEST
 from reportgen.errors import InputError, Problem, has_errors
+from reportgen.files import move_output, read_input, write_output
 from reportgen.formats.load import load
 from reportgen.metrics import compute
 from reportgen.metrics.measured import unmeasured
@@ -60,20 +62,20 @@ def scaffold(
         )
     if folder.exists() and not folder.is_dir():
         raise InputError([Problem(str(folder), 1, 1, "", "exists and is not a folder")])
-    result = load(paths)
-    problems = [*result.problems, *unmeasured(result.runs)]
-    if has_errors(problems):
-        raise InputError(problems)
     names = file_names(paths)
-    by_label = {str(p): n for p, n in zip(paths, names, strict=True)}
-    runs = group_runs([(by_label[r.source.label], r) for r in result.runs])
+    origin = dict(zip(names, paths, strict=True))
     parent = folder.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{folder.name}.init-", dir=parent))
     try:
-        for path, name in zip(paths, names, strict=True):
-            shutil.copyfile(path, work / name)
+        # Each file is read once, through the guarded reader, and what is validated below is
+        # that copy: the path cannot be swapped (for a device, a FIFO) between check and copy.
+        _copy_in(paths, names, work)
         relabelled = load([work / n for n in names], label_root=work)
+        problems = [*relabelled.problems, *unmeasured(relabelled.runs)]
+        if has_errors(problems):
+            raise InputError(_placed(problems, work, folder, origin))
+        runs = group_runs([(r.source.label, r) for r in relabelled.runs])
         run_of = {f: r.id for r in runs for f in r.files} if len(runs) > 1 else {}
         metrics = compute(relabelled.runs, run_of=run_of)
         text = manifest_text(
@@ -83,22 +85,34 @@ def scaffold(
             metrics,
             hardware,
         )
-        (work / MANIFEST).write_text(text, encoding="utf-8")
-        (work / "intro.md").write_text(intro_text(metrics), encoding="utf-8")
+        write_output(work / MANIFEST, text.encode("utf-8"))
+        write_output(work / "intro.md", intro_text(metrics).encode("utf-8"))
         from reportgen.article.build import render_article
 
         try:
             built = render_article(work)
         except InputError as exc:  # located in `work`, which is deleted: say where it came from
-            origin = dict(zip(names, paths, strict=True))
             raise InputError(_placed(exc.problems, work, folder, origin)) from None
         if built.findings:
-            (work / MANIFEST).write_text(text + acknowledgements(built.findings), "utf-8")
+            write_output(work / MANIFEST, (text + acknowledgements(built.findings)).encode())
         _move_in(work, folder)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     findings = tuple(f.format(reason=False) for f in built.findings)
     return Scaffold(folder, tuple(names), len(runs), findings)
+
+
+def _copy_in(paths: Sequence[Path], names: Sequence[str], work: Path) -> None:
+    """Copy each run file into `work` under its name, from one guarded read of it; every file
+    that cannot be read is reported."""
+    problems: list[Problem] = []
+    for path, name in zip(paths, names, strict=True):
+        try:
+            write_output(work / name, read_input(path, "run"), replace=False)
+        except InputError as exc:
+            problems += exc.problems
+    if problems:
+        raise InputError(problems)
 
 
 def _placed(
@@ -124,19 +138,31 @@ def _placed(
     return out
 
 
+def _same(target: Path, item: Path) -> bool:
+    """Whether `target` (already in the folder) is a regular file with the bytes of `item`."""
+    try:
+        return read_input(target, "run", follow=False) == read_input(item, "run")
+    except InputError:  # a link, a FIFO, a device, too large: not the same file
+        return False
+
+
 def _move_in(work: Path, folder: Path) -> None:
     """Move the written files into `folder` (created if missing; files already there are kept)."""
     folder.mkdir(parents=True, exist_ok=True)
     for item in sorted(work.iterdir()):
         target = folder / item.name
         run_file = item.suffix in (".json", ".jsonl")
-        if target.exists() and run_file and target.read_bytes() == item.read_bytes():
+        if not os.path.lexists(target):
+            continue
+        if run_file and _same(target, item):
             continue  # the run file was already in the folder
-        if target.exists():
-            raise InputError(
-                [Problem(str(target), 1, 1, "", "already exists: init never overwrites")]
-            )
+        raise InputError([Problem(str(target), 1, 1, "", "already exists: init never overwrites")])
     for item in sorted(work.iterdir()):
         target = folder / item.name
-        if not target.exists():
-            item.replace(target)
+        if not os.path.lexists(target):
+            try:
+                move_output(item, target)  # never replaces what appeared there meanwhile
+            except FileExistsError:
+                raise InputError(
+                    [Problem(str(target), 1, 1, "", "already exists: init never overwrites")]
+                ) from None

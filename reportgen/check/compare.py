@@ -309,8 +309,8 @@ def _place(
     """Where a JSON pointer is in a run file, for annotations on the right line."""
     if str(path) not in parsed:
         try:
-            parsed[str(path)] = parse_run_file(str(path), path.read_bytes(), path)
-        except (OSError, InputError):
+            parsed[str(path)] = parse_run_file(str(path), read_input(path, "run"), path)
+        except InputError:  # not a regular file now, or too large: the finding stays unplaced
             parsed[str(path)] = None
     found = parsed[str(path)]
     return None if found is None else found.locate(pointer)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
     from referencing import Registry
 
+from reportgen.files import read_input
 from reportgen.formats.fastschema import Predicate, inline_refs, predicate
 from reportgen.formats.jsonfile import TOO_LARGE, pointer_of
 from reportgen.resources import schema_dir
@@ -73,7 +74,7 @@ def _schemas(folder: Path) -> _Schemas:
             continue
         # The bundled schemas are checked against the metaschema by the tests, not on every run
         # (that costs ~0.14 s a process).
-        schema = json.loads(path.read_text(encoding="utf-8"))
+        schema = json.loads(read_input(path, "cache").decode("utf-8"))
         by_id[schema["$id"]] = schema
         by_name[name] = schema
     return _Schemas(by_id, by_name)

@@ -10,7 +10,6 @@ payload against it.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -22,6 +21,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from reportgen.files import read_cached, read_input, write_output
 from reportgen.resources import schema_dir
 
 AGENT_CONTEXT_PATH = "/api/agent-context"
@@ -158,7 +158,8 @@ def parse(data: Any, *, origin: Origin, source: str) -> Contract:
 def bundled(folder: Path | None = None) -> Contract:
     """The dated snapshot shipped with reportgen (reconstructed from public docs)."""
     path = (folder or schema_dir()) / SNAPSHOT_FILE
-    return parse(json.loads(path.read_text(encoding="utf-8")), origin="bundled", source=str(path))
+    raw = read_input(path, "cache")  # reportgen's own file, through the one way in all the same
+    return parse(json.loads(raw.decode("utf-8")), origin="bundled", source=str(path))
 
 
 def cache_file(api_base: str, env: Mapping[str, str]) -> Path:
@@ -171,11 +172,12 @@ def cache_file(api_base: str, env: Mapping[str, str]) -> Path:
 def cached(api_base: str, env: Mapping[str, str]) -> Contract | None:
     """The cached live contract of `api_base`, or None when there is none (or it is unreadable)."""
     path = cache_file(api_base, env)
+    raw = read_cached(path)  # none, a symlink, a FIFO, a device or too large: no cached copy
+    if raw is None:
+        return None
     try:
-        return parse(
-            json.loads(path.read_text(encoding="utf-8")), origin="cached", source=str(path)
-        )
-    except (OSError, ValueError, RecursionError, ContractError):
+        return parse(json.loads(raw.decode("utf-8")), origin="cached", source=str(path))
+    except (ValueError, RecursionError, ContractError):
         return None
 
 
@@ -230,9 +232,8 @@ def refresh(
     path = cache_file(api_base, env)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        write_output(path, text.encode("utf-8"))
     except OSError:
         pass  # an unwritable cache only costs the next offline check its freshness
     return contract

@@ -5,12 +5,12 @@ saved payloads. Each file is written whole, then moved into place, and redacted 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen.errors import InputError, Problem
+from reportgen.files import read_input, write_output
 from reportgen.localmaxxing.keys import redact
 from reportgen.localmaxxing.payload import Payload
 from reportgen.written import PAYLOAD_SUFFIX, RECORD_FILE
@@ -32,11 +32,12 @@ class Record:
 def load_records(article_dir: Path) -> tuple[Record, ...]:
     """The submissions recorded in `article_dir`; raises `InputError` on a damaged file."""
     path = article_dir / RECORD_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.is_symlink() and not path.exists():
         return ()
-    except (OSError, ValueError) as exc:
+    raw = read_input(path, "cache", follow=False)  # a FIFO, a device or a symlink is refused
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError as exc:
         raise InputError([Problem(str(path), 1, 1, "", f"unreadable record file: {exc}")]) from None
     try:
         return tuple(
@@ -59,9 +60,7 @@ def load_records(article_dir: Path) -> tuple[Record, ...]:
 
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_output(path, text.encode("utf-8"))
 
 
 def add_record(article_dir: Path, record: Record, key: str | None) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from reportgen.article.manifest import load_article
 from reportgen.check.published import reported_numbers
 from reportgen.check.shape import from_declarations
+from reportgen.files import read_input, write_output
 from reportgen.reconstruct.facts import GENERATOR, seed_facts
 from reportgen.reconstruct.lmx_runs import canonical_single, canonical_together
 from reportgen.reconstruct.matrix import matrix_run
@@ -42,7 +43,7 @@ def reconstruct(
     article in folder `article` (its declarations say how the text's tables read)."""
     import hashlib
 
-    raw = seed_path.read_bytes()
+    raw = read_input(seed_path, "published")
     text = raw.decode("utf-8")
     sha = hashlib.sha256(raw).hexdigest()
     facts = seed_facts(text)
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     files = reconstruct(args.seed, label, args.out)
     args.out.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
-        (args.out / name).write_text(text, encoding="utf-8")
+        write_output(args.out / name, text.encode("utf-8"))
         print(f"wrote {args.out / name}")
     return 0
 
