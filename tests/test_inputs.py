@@ -118,10 +118,10 @@ def test_prose_over_the_cap_is_refused_and_the_cap_can_be_raised(
     result = reportgen("build", str(article), "--out", str(tmp_path / "out"))
     _refused(result, f"{notes}:1:1", "larger than the 1 MiB allowed for article.toml or a prose")
     assert "REPORTGEN_MAX_TEXT_FILE_MB" in result.stderr
-    raised = reportgen(
-        "metrics", str(article), env={"REPORTGEN_MAX_TEXT_FILE_MB": "4"}
-    )  # loads the manifest and its run files; the prose is read by build only
-    assert raised.returncode == 0, raised.stderr
+    raised = reportgen("metrics", str(article), env={"REPORTGEN_MAX_TEXT_FILE_MB": "4"})
+    # the raised cap lets the file be read; the article's own limit on prose then refuses it
+    assert raised.returncode == 2 and "larger than" not in raised.stderr
+    assert "bytes of prose; an article may have at most 65,536" in raised.stderr
 
 
 def test_a_large_file_is_read_only_up_to_its_cap(tmp_path: Path) -> None:
