@@ -7,12 +7,22 @@ in TOML that `init` writes. The outputs must stay well-formed and the CLI must e
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import re
+import shutil
+import tomllib
 import xml.dom.minidom
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from reportgen.article.chartplot import Line, Plot
 from reportgen.article.chartsvg import draw_plot, safe_id
+from reportgen.article.toml import toml_string
+from reportgen.cli.main import main
 
 HOSTILE = (
     "$\\undefinedmacro{x}$",
@@ -59,3 +69,138 @@ def test_svg_ids_are_safe_and_distinct() -> None:
     assert len(ids) == 4
     assert all(i.replace("-", "").replace("_", "").isalnum() and i.isascii() for i in ids)
     assert safe_id("line-4K") == "line-4K"
+
+
+# --- through the CLI: init, build (page, PDF, CSVs), validate ----------------------------------
+
+SWEEP = Path(__file__).resolve().parent / "articles" / "rate-sweep"
+# Printable hostile strings, one per file of the rate-sweep article (it has five): each is the
+# file's backend (a `meta.backend` axis: table rows, chart series and legend) and its label.
+PRINTABLE = (
+    "$\\undefinedmacro{x}$",
+    '"><script>alert(1)</script>',
+    'run style="a;',
+    '<img src=x onerror=alert(1)> =HYPERLINK("x")',
+    'a;" \u202eevil ' + "y" * 10_000,
+)
+CHARTS = """
+[[sections]]
+id = "by-backend"
+title = "By backend"
+
+[[sections.table]]
+id = "by-backend"
+title = "Output by the backend each file names"
+rows = "meta.backend"
+columns = [{ metric = "load.output_tok_s", header = "output tok/s" }]
+
+[[sections.chart]]
+id = "by-backend"
+title = "Output by backend"
+metric = "load.output_tok_s"
+x = "meta.backend"
+series = "meta.backend"
+"""
+
+
+def run(*argv: str) -> int:
+    """`reportgen ARGV` through the CLI's entry point: an exit code, never a traceback."""
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse's usage errors
+        code = exc.code if isinstance(exc.code, int) else 2
+    assert code in (0, 1, 2)
+    return code
+
+
+def hostile_sweep(folder: Path, strings: tuple[str, ...]) -> Path:
+    """The rate-sweep article with each run file's backend and label set to one of `strings`."""
+    shutil.copytree(SWEEP, folder)
+    for path, text in zip(sorted(folder.glob("*.json")), strings, strict=True):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["backend"], data["label"] = text, text
+        path.write_text(json.dumps(data), encoding="utf-8")
+    with (folder / "article.toml").open("a", encoding="utf-8") as out:
+        out.write(CHARTS)
+    return folder
+
+
+def test_hostile_names_build_a_page_that_shows_them_as_text(tmp_path: Path) -> None:
+    article = hostile_sweep(tmp_path / "sweep", PRINTABLE)
+    assert run("build", str(article), "--out", str(tmp_path / "out"), "--no-chart-cache") == 0
+    built = tmp_path / "out" / "sweep"
+    page = (built / "index.html").read_text(encoding="utf-8")
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert not [tag for tag in re.findall(r"<[^<>]*>", page) if 'style="a;' in tag]
+    for svg in re.findall(r"<svg\b.*?</svg>", page, re.S):
+        xml.dom.minidom.parseString(svg)
+    assert "$\\undefinedmacro{x}$" in page  # drawn in the chart and written in the table as is
+    assert (built / "article.pdf").read_bytes().startswith(b"%PDF-")
+    for table in (built / "tables").glob("*.csv"):
+        list(csv.reader(io.StringIO(table.read_text(encoding="utf-8"))))
+
+
+@pytest.mark.parametrize("text", ["del\x7fname", "nul\x00name", "tab\tand\nnewline\r"])
+def test_control_characters_in_names_are_refused_or_escaped(tmp_path: Path, text: str) -> None:
+    article = hostile_sweep(tmp_path / "sweep", (text, *PRINTABLE[1:]))
+    code = run("build", str(article), "--out", str(tmp_path / "out"), "--no-chart-cache")
+    page = tmp_path / "out" / "sweep" / "index.html"
+    if code == 0:
+        assert "<script>alert" not in page.read_text(encoding="utf-8")
+    else:
+        assert not page.exists()  # no half-written output
+
+
+LONE = '{"model_id": "a\\ud800", "backend": "\\udfff", "label": "x\\udbff"}'
+
+
+def test_a_lone_surrogate_is_refused_where_it_is(tmp_path: Path, capsys: Any) -> None:
+    data = json.loads((SWEEP / "vllm-1qps.json").read_text(encoding="utf-8"))
+    text = json.dumps({k: v for k, v in data.items() if k not in ("model_id", "backend", "label")})
+    path = tmp_path / "run.json"
+    path.write_text(LONE[:-1] + ", " + text[1:], encoding="utf-8")
+    capsys.readouterr()
+    assert run("validate", str(path)) == 2
+    err = capsys.readouterr()
+    said = err.out + err.err
+    for pointer in ("/model_id", "/backend", "/label"):
+        assert "run.json:1:" in said and f" {pointer}: string is not valid Unicode text" in said
+    assert run("init", str(tmp_path / "art"), "--from", str(path)) == 2
+    assert not (tmp_path / "art").exists()
+
+
+# --- the TOML that init writes -------------------------------------------------------------------
+
+TOML_HOSTILE = (
+    "".join(chr(c) for c in range(0xA0)),  # every C0 and C1 control, DEL, quote, backslash
+    "\"\"\"\n[runs]\nx = 1 # '''",
+    "\u202eevil\u2066",
+    "$\\x$ \\u0041 \\",
+    "x" * 10_000,
+)
+
+
+@pytest.mark.parametrize("text", TOML_HOSTILE, ids=range(len(TOML_HOSTILE)))
+def test_toml_string_reads_back_as_written(text: str) -> None:
+    written = toml_string(text)
+    assert "\n" not in written and "\x7f" not in written
+    assert tomllib.loads(f"k = {written}\n") == {"k": text}
+
+
+def test_toml_string_writes_a_lone_surrogate_as_a_replacement() -> None:
+    assert tomllib.loads("k = " + toml_string("a\ud800b")) == {"k": "a\ufffdb"}
+
+
+@pytest.mark.parametrize("text", ["eng\x7fine", "nul\x00 bell\x07", 'q"\\\nline', "\u202e$x$"])
+def test_init_writes_toml_it_reads_back(tmp_path: Path, text: str) -> None:
+    files = []
+    for i, path in enumerate(sorted(SWEEP.glob("*.json"))[:2]):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["model_id"], data["backend"], data["label"] = text, text, f"{text}{i}"
+        files.append(tmp_path / path.name)
+        files[-1].write_text(json.dumps(data), encoding="utf-8")
+    article = tmp_path / "article"
+    assert run("init", str(article), "--from", *map(str, files)) == 0
+    manifest = tomllib.loads((article / "article.toml").read_text(encoding="utf-8"))
+    assert text in manifest["runs"][0]["setup"]["aliases"]["model"]
+    assert run("validate", *map(str, files)) == 0

@@ -173,10 +173,11 @@ def safe_id(gid: str) -> str:
     return f"{safe}-{digest}"
 
 
-# Characters a chart does not draw as themselves: C0 and C1 controls (not tab or newline, which
-# XML allows), lone surrogates and the bidirectional overrides and isolates. Each is drawn as
-# U+FFFD, so that the SVG stays well-formed XML and no name reorders the text around it.
-_UNDRAWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+# Characters a chart does not draw as themselves: C0 and C1 controls but the newline (which
+# starts a line of the label; a tab has no glyph), lone surrogates and the bidirectional
+# overrides and isolates. Each is drawn as U+FFFD, so that the SVG stays well-formed XML and no
+# name reorders the text around it.
+_UNDRAWN = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
 
 def _drawable(value: Any) -> Any:
