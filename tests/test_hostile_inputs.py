@@ -23,6 +23,8 @@ from reportgen.article.chartplot import Line, Plot
 from reportgen.article.chartsvg import draw_plot, safe_id
 from reportgen.article.toml import toml_string
 from reportgen.cli.main import main
+from reportgen.errors import InputError
+from reportgen.files import cap_bytes
 
 HOSTILE = (
     "$\\undefinedmacro{x}$",
@@ -204,3 +206,29 @@ def test_init_writes_toml_it_reads_back(tmp_path: Path, text: str) -> None:
     manifest = tomllib.loads((article / "article.toml").read_text(encoding="utf-8"))
     assert text in manifest["runs"][0]["setup"]["aliases"]["model"]
     assert run("validate", *map(str, files)) == 0
+
+
+# --- the size caps' environment variables --------------------------------------------------------
+
+BAD_SIZES = ("inf", "nan", "-1", "1e999", "abc", "0", "1e-9", "1_000", "0x10", "+5", "9" * 400)
+
+
+@pytest.mark.parametrize("value", BAD_SIZES)
+@pytest.mark.parametrize("env", ["REPORTGEN_MAX_RUN_FILE_MB", "REPORTGEN_MAX_TEXT_FILE_MB"])
+def test_a_size_cap_that_is_not_a_size_is_one_clear_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any, env: str, value: str
+) -> None:
+    monkeypatch.setenv(env, value)
+    files = [str(p) for p in sorted(SWEEP.glob("*.json"))[:2]]
+    assert run("validate", *files) == 2
+    err = capsys.readouterr().err
+    assert err.count(f"{env}:1:1 /: ") == 1 and "is not a size in MiB" in err
+    with pytest.raises(InputError):
+        cap_bytes("run" if "RUN" in env else "text")
+
+
+@pytest.mark.parametrize(("value", "size"), [("0.5", 512 * 1024), (" 2048 ", 2048 << 20)])
+def test_a_size_cap_in_mib(monkeypatch: pytest.MonkeyPatch, value: str, size: int) -> None:
+    monkeypatch.setenv("REPORTGEN_MAX_RUN_FILE_MB", value)
+    assert cap_bytes("run") == size
+    assert run("validate", str(sorted(SWEEP.glob("*.json"))[0])) == 0
