@@ -23,7 +23,7 @@ from reportgen.article.chartplot import Line, Plot
 from reportgen.article.chartsvg import draw_plot, safe_id
 from reportgen.article.toml import toml_string
 from reportgen.cli.main import main
-from reportgen.errors import InputError
+from reportgen.errors import PER_FILE, Capped, InputError, Problem, cap_problems, left_out
 from reportgen.files import cap_bytes
 
 HOSTILE = (
@@ -232,3 +232,63 @@ def test_a_size_cap_in_mib(monkeypatch: pytest.MonkeyPatch, value: str, size: in
     monkeypatch.setenv("REPORTGEN_MAX_RUN_FILE_MB", value)
     assert cap_bytes("run") == size
     assert run("validate", str(sorted(SWEEP.glob("*.json"))[0])) == 0
+
+
+# --- problems per file are capped --------------------------------------------------------------
+
+VALID = Path(__file__).resolve().parent / "examples" / "valid"
+MORE = "more problems in this file, from here on"
+
+
+def many_problems(tmp_path: Path, example: str, empties: int) -> Path:
+    """A JSON Lines run file: the example's first record, then `empties` records `{}`."""
+    first = (VALID / example).read_text(encoding="utf-8").splitlines()[0]
+    path = tmp_path / example
+    path.write_text(first + "\n" + "{}\n" * empties, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("example", ["sglang-c1.jsonl", "aiperf-records-c1.jsonl"])
+def test_a_file_reports_its_first_problems_and_counts_the_rest(
+    tmp_path: Path, capsys: Any, example: str
+) -> None:
+    path = many_problems(tmp_path, example, 3_000)
+    assert run("validate", str(path)) == 2
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    per_record = sum(":2:1 /1: " in line for line in lines)  # the problems of one `{}`
+    assert len(lines) == PER_FILE + 1 and per_record > 0
+    total = 3_000 * per_record
+    assert lines[-1].endswith(
+        f": ... and {total - PER_FILE:,} more problems in this file, from here on"
+    )
+    assert f"{total} error(s)" in err
+    assert all(f"{path}:{n + 2}:" in out for n in range(PER_FILE // per_record))  # the first ones
+    assert run("validate", "--json", str(path)) == 2
+    said = json.loads(capsys.readouterr().out)
+    assert len(said["problems"]) == PER_FILE + 1
+    assert said["left_out"] == said["problems"][-1]["left_out"] == total - PER_FILE
+
+
+def test_a_json_file_of_many_bad_values_reports_the_first(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "nans.json"
+    path.write_text('{"a": [' + ", ".join(["NaN"] * 5_000) + "]}", encoding="utf-8")
+    assert run("validate", str(path)) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == PER_FILE + 1 and lines[0].startswith(f"{path}:1:8 /a/0: NaN")
+    assert lines[-1].endswith(
+        f"/a/{PER_FILE}: ... and 4,900 more problems in this file, from here on"
+    )
+
+
+def test_capping_twice_counts_once() -> None:
+    problems = [Problem("f", n, 1, f"/{n}", "bad") for n in range(1, 251)]
+    once = cap_problems(problems)
+    assert len(once) == PER_FILE + 1 and left_out(once[-1]) == 150
+    assert once[-1].line == PER_FILE + 1  # at the first one left out
+    assert cap_problems(once) == once
+    assert cap_problems([*once, Problem("g", 1, 1, "", "other")])[-1].path == "g"
+    kept = Capped(limit=2)
+    for p in problems[:5]:
+        kept.add(p)
+    assert len(kept.kept) == 2 and kept.more == 3

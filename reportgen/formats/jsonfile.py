@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import Capped, InputError, Problem
 
 _BOM = b"\xef\xbb\xbf"
 FLOAT_MAX = sys.float_info.max
@@ -247,14 +247,14 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
 
     The walk is lenient about syntax; a permissive parse afterwards reports any syntax error.
     """
-    problems: list[Problem] = []
+    problems = Capped()  # a file of a million NaNs: the first ones kept, the others counted
 
     def lone(string: str, at: int, path: list[str | int], what: str = "string") -> None:
         escape = lone_surrogate(string)  # a key's is placed at its object: no pointer holds one
         if escape is not None:
             line, col = line_col(text, at)
             message = LONE_SURROGATE.format(what, escape)
-            problems.append(Problem(label, line, col, pointer_of(path), message))
+            problems.add(Problem(label, line, col, pointer_of(path), message))
 
     def value(i: int, path: list[str | int]) -> int:
         i = _skip_ws(text, i)
@@ -268,7 +268,7 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
                 lone(key, key_at, path, "a key")
                 if key in seen:
                     line, col = line_col(text, key_at)
-                    problems.append(
+                    problems.add(
                         Problem(
                             label,
                             line,
@@ -295,7 +295,7 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
         if text.startswith(("NaN", "Infinity", "-Infinity"), i):
             word = "-Infinity" if ch == "-" else ("NaN" if ch == "N" else "Infinity")
             line, col = line_col(text, i)
-            problems.append(
+            problems.add(
                 Problem(
                     label,
                     line,
@@ -316,7 +316,7 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
             while end < len(text) and text[end].isdigit():
                 end += 1
             line, col = line_col(text, i)
-            problems.append(
+            problems.add(
                 Problem(
                     label,
                     line,
@@ -331,16 +331,16 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
     try:
         value(0, [])
     except RecursionError:
-        problems.append(Problem(label, 1, 1, "", "JSON nested too deeply"))
+        problems.add(Problem(label, 1, 1, "", "JSON nested too deeply"))
     except (ValueError, IndexError):
         pass  # malformed JSON: the permissive parse below locates the syntax error
     try:
         json.loads(text, parse_int=float)  # accepts NaN, duplicates and long integers
     except json.JSONDecodeError as exc:
-        problems.append(_syntax_problem(label, text, exc))
+        problems.add(_syntax_problem(label, text, exc))
     except RecursionError:
         pass
-    return problems or [Problem(label, 1, 1, "", "invalid JSON")]
+    return problems.problems() or [Problem(label, 1, 1, "", "invalid JSON")]
 
 
 _LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
