@@ -10,8 +10,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
+import time
 import tomllib
 import xml.dom.minidom
 from pathlib import Path
@@ -21,6 +25,7 @@ import pytest
 
 from reportgen.article.chartplot import Line, Plot
 from reportgen.article.chartsvg import draw_plot, safe_id
+from reportgen.article.scaffold import INIT_MARKER, remove_stale_inits, work_folder
 from reportgen.article.toml import toml_string
 from reportgen.cli.main import main
 from reportgen.errors import PER_FILE, Capped, InputError, Problem, cap_problems, left_out
@@ -138,8 +143,14 @@ def test_hostile_names_build_a_page_that_shows_them_as_text(tmp_path: Path) -> N
         xml.dom.minidom.parseString(svg)
     assert "$\\undefinedmacro{x}$" in page  # drawn in the chart and written in the table as is
     assert (built / "article.pdf").read_bytes().startswith(b"%PDF-")
-    for table in (built / "tables").glob("*.csv"):
+    tables = list((built / "tables").glob("*.csv"))
+    assert tables
+    for table in tables:
         list(csv.reader(io.StringIO(table.read_text(encoding="utf-8"))))
+    # the terminal: every command that reads the article shows the names without a traceback
+    assert run("metrics", str(article)) == 0
+    assert run("check", str(article)) in (0, 1)
+    assert run("check", str(article), "--published", str(built / "index.html")) in (0, 1)
 
 
 @pytest.mark.parametrize("text", ["del\x7fname", "nul\x00name", "tab\tand\nnewline\r"])
@@ -292,3 +303,55 @@ def test_capping_twice_counts_once() -> None:
     for p in problems[:5]:
         kept.add(p)
     assert len(kept.kept) == 2 and kept.more == 3
+
+
+# --- what a killed init leaves ------------------------------------------------------------------
+
+
+def test_the_next_init_removes_what_a_killed_init_left(tmp_path: Path) -> None:
+    name = "*"  # a glob character: only this article's own folders are matched, by exact name
+    dead, dead_lock = work_folder(tmp_path, name)
+    os.close(dead_lock)  # the init was killed: its lock is gone with it
+    young, young_lock = work_folder(tmp_path, name)
+    os.close(young_lock)
+    live, live_lock = work_folder(tmp_path, name)  # an init still running
+    other, other_lock = work_folder(tmp_path, "other")
+    os.close(other_lock)
+    users = [tmp_path / f".{name}.init-{'0' * 16}", tmp_path / f".{name}.init-0123456789abcdef-x"]
+    for folder in users:  # the same names, not made by init (no marker)
+        folder.mkdir()
+    (tmp_path / f".{name}.init-{'a' * 16}").symlink_to(dead)
+    old = time.time() - 3600
+    for folder in (dead, live, other, *users):
+        os.utime(folder / INIT_MARKER if (folder / INIT_MARKER).exists() else folder, (old, old))
+    try:
+        assert remove_stale_inits(tmp_path, name) == [dead]
+    finally:
+        os.close(live_lock)
+    assert all(p.exists() for p in (young, live, other, *users))
+    files = [str(p) for p in sorted(SWEEP.glob("*.json"))[:2]]
+    assert run("init", str(tmp_path / name), "--from", *files) == 0
+    assert not live.exists() and young.exists()  # the next init removes only the stale ones
+    assert not (tmp_path / name / INIT_MARKER).exists()
+
+
+def test_an_init_killed_midway_leaves_nothing_after_the_next(tmp_path: Path) -> None:
+    files = [str(p) for p in sorted(SWEEP.glob("*.json"))[:2]]
+    command = [sys.executable, "-m", "reportgen", "init", str(tmp_path / "a"), "--from", *files]
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmp_path.glob(".a.init-*")) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        child.kill()
+        child.wait()
+    (left,) = tmp_path.glob(".a.init-*")
+    old = time.time() - 3600
+    for path in [left, *left.iterdir()]:
+        os.utime(path, (old, old))
+    (tmp_path / "a").mkdir(exist_ok=True)
+    assert run("init", str(tmp_path / "a"), "--from", *files) == 0
+    assert not list(tmp_path.glob(".a.init-*"))
