@@ -49,7 +49,8 @@ class InputError(Exception):
     """Bad input: one or more located problems. The CLI turns this into exit code 2."""
 
     def __init__(self, problems: Iterable[Problem]) -> None:
-        self.problems: tuple[Problem, ...] = tuple(sorted(problems))
+        # sorted, and at most PER_FILE of each file with one that counts the rest
+        self.problems: tuple[Problem, ...] = tuple(cap_problems(problems))
         super().__init__("\n".join(p.format() for p in self.problems))
 
 

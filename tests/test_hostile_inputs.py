@@ -298,6 +298,7 @@ def test_capping_twice_counts_once() -> None:
     assert len(once) == PER_FILE + 1 and left_out(once[-1]) == 150
     assert once[-1].line == PER_FILE + 1  # at the first one left out
     assert cap_problems(once) == once
+    assert InputError(problems).problems == tuple(once)  # any stage's error is capped too
     assert cap_problems([*once, Problem("g", 1, 1, "", "other")])[-1].path == "g"
     kept = Capped(limit=2)
     for p in problems[:5]:
