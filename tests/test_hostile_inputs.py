@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import tomllib
+import warnings
 import xml.dom.minidom
 from pathlib import Path
 from typing import Any
@@ -356,3 +357,13 @@ def test_an_init_killed_midway_leaves_nothing_after_the_next(tmp_path: Path) -> 
     (tmp_path / "a").mkdir(exist_ok=True)
     assert run("init", str(tmp_path / "a"), "--from", *files) == 0
     assert not list(tmp_path.glob(".a.init-*"))
+
+
+def test_a_chart_of_the_largest_floats_draws() -> None:
+    lines = (Line((0.0, 1.0), (1.7e308, 1.0), "a", "line", 0),)
+    plot = Plot(
+        "chart-x", "t", lines, "categorical", ((0.0, "a"), (1.0, "b")), "x", "y", "s", False, None
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy, on the way to the tick labels
+        assert "<svg" in draw_plot(plot)

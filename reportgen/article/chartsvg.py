@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import html
 import io
+import math
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -84,6 +85,12 @@ def log2_axis(ax: Any, ticks: Sequence[float], labels: Sequence[str]) -> None:
     ax.grid(False, axis="x")
 
 
+def headroom(top: float, factor: float) -> float:
+    """`top` raised by `factor`, where a float holds it (a value near 1.8e308 stays itself)."""
+    raised = top * factor
+    return raised if math.isfinite(raised) else top
+
+
 def y_axis(ax: Any, unit: str, *, log: bool) -> None:
     """The y axis: log, or linear from zero with headroom; tick labels by the unit."""
     seconds = unit in ("s", "ms", "J/tok", "tok/s/W")
@@ -91,7 +98,7 @@ def y_axis(ax: Any, unit: str, *, log: bool) -> None:
         ax.set_yscale("log")
         ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     else:  # from zero, with headroom so the top markers are not cut by the frame
-        ax.set_ylim(0, ax.dataLim.y1 * 1.08)
+        ax.set_ylim(0, headroom(ax.dataLim.y1, 1.08))
     fmt: Callable[[float, object], str] = (
         (lambda v, _: f"{v:g}") if seconds else (lambda v, _: f"{v:,.0f}")
     )
@@ -225,7 +232,7 @@ def draw_plot(plot: Plot) -> str:
         ax.set_xlabel(plot.x_label)
         ax.set_ylabel(plot.y_label)
         if plot.x_axis == "from-zero":
-            ax.set_xlim(left=0, right=ax.dataLim.x1 * 1.15)
+            ax.set_xlim(left=0, right=headroom(ax.dataLim.x1, 1.15))
         y_axis(ax, plot.y_unit, log=plot.y_log)
         if plot.legend is not None:
             draw_legend(ax, plot.legend, [line.label or "" for line in plot.lines])
