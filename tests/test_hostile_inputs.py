@@ -367,3 +367,12 @@ def test_a_chart_of_the_largest_floats_draws() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # numpy, on the way to the tick labels
         assert "<svg" in draw_plot(plot)
+
+
+def test_a_series_named_with_an_underscore_keeps_its_legend_entry() -> None:
+    lines = tuple(Line((1.0, 2.0), (3.0, 4.0 + i), n, f"line-{n}", i) for i, n in enumerate(NAMES))
+    svg = draw_plot(Plot("chart-x", "t", lines, "from-zero", (), "x", "y", "s", False, "run"))
+    assert all(f">{name}</text>" in svg for name in NAMES)
+
+
+NAMES = ("_nolegend_", "_hidden", "shown")

@@ -138,6 +138,8 @@ def draw_legend(ax: Any, title: str, labels: list[str]) -> None:
     if rows > 2:
         ax.figure.subplots_adjust(top=_MARGINS["top"] - (rows - 2) * _ROW_FRACTION)
     ax.legend(
+        ax.get_lines(),  # each line by its label as given: one that starts with "_" is shown too
+        labels,
         title=title,
         loc="lower left",
         bbox_to_anchor=(-0.02, 1.01),
