@@ -376,3 +376,19 @@ def test_a_series_named_with_an_underscore_keeps_its_legend_entry() -> None:
 
 
 NAMES = ("_nolegend_", "_hidden", "shown")
+
+
+@pytest.mark.parametrize("date", ["2026-02-30", "2026-13-01", "0000-01-01"])
+def test_a_date_of_the_right_form_that_is_no_date_is_located(
+    tmp_path: Path, capsys: Any, date: str
+) -> None:
+    article = tmp_path / "sweep"
+    shutil.copytree(SWEEP, article)
+    manifest = article / "article.toml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(re.sub(r'(?m)^date = ".*"$', f'date = "{date}"', text), encoding="utf-8")
+    assert run("build", str(article), "--out", str(tmp_path / "out")) == 2
+    assert f"article.toml:3:8 /date: '{date}' is not a date" in capsys.readouterr().err
+    files = [str(p) for p in sorted(SWEEP.glob("*.json"))[:1]]
+    assert run("init", str(tmp_path / "new"), "--from", *files, "--date", date) == 2
+    assert f"--date:1:1 /: '{date}' is not a date" in capsys.readouterr().err

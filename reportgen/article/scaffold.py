@@ -65,6 +65,10 @@ def scaffold(
         )
     if folder.exists() and not folder.is_dir():
         raise InputError([Problem(str(folder), 1, 1, "", "exists and is not a folder")])
+    if date is not None and not _is_date(date):
+        raise InputError(
+            [Problem("--date", 1, 1, "", f"{date!r} is not a date written YYYY-MM-DD")]
+        )
     result = load(paths)
     problems = [*result.problems, *unmeasured(result.runs)]
     if has_errors(problems):
@@ -106,6 +110,16 @@ def scaffold(
         os.close(lock)
     findings = tuple(f.format(reason=False) for f in built.findings)
     return Scaffold(folder, tuple(names), len(runs), findings)
+
+
+def _is_date(text: str) -> bool:
+    """True for a calendar date written YYYY-MM-DD."""
+    try:
+        return re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text) is not None and bool(
+            dt.date.fromisoformat(text)
+        )
+    except ValueError:
+        return False
 
 
 def _placed(
