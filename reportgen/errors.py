@@ -6,6 +6,7 @@ raises `InputError` when it cannot go on. Rendering problems as text or JSON is 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -51,10 +52,79 @@ class InputError(Exception):
     """Bad input: one or more located problems. The CLI turns this into exit code 2."""
 
     def __init__(self, problems: Iterable[Problem]) -> None:
-        self.problems: tuple[Problem, ...] = tuple(sorted(problems))
+        # sorted, and at most PER_FILE of each file with one that counts the rest
+        self.problems: tuple[Problem, ...] = tuple(cap_problems(problems))
         super().__init__("\n".join(p.format() for p in self.problems))
 
 
 def has_errors(problems: Iterable[Problem]) -> bool:
     """True when any problem is an error rather than a warning."""
     return any(p.severity == "error" for p in problems)
+
+
+# How many problems of one file are kept and reported; the rest are counted, never held, and said
+# in one last problem at the first one left out: "... and 299,990 more problems in this file".
+PER_FILE = 100
+_MORE = re.compile(r"\.\.\. and ([0-9,]+) more problems? in this file")
+
+
+def more_problems(count: int) -> str:
+    """The message of the problem that stands for `count` problems left out."""
+    return f"... and {count:,} more problem{'s' if count != 1 else ''} in this file, from here on"
+
+
+def left_out(problem: Problem) -> int:
+    """How many problems `problem` stands for, when it is a `more_problems` one; else 0."""
+    found = _MORE.match(problem.message)
+    return int(found.group(1).replace(",", "")) if found else 0
+
+
+class Capped:
+    """The problems of one file as they are found: the first `limit` kept, the others counted,
+    so that memory stays bounded however many a file has."""
+
+    def __init__(self, limit: int = PER_FILE) -> None:
+        self.limit = limit
+        self.kept: list[Problem] = []
+        self.more = 0
+        self.first_left_out: Problem | None = None
+
+    def add(self, problem: Problem) -> bool:
+        """Keep or count `problem`; True when it was kept."""
+        count = left_out(problem)
+        if count == 0 and len(self.kept) < self.limit:
+            self.kept.append(problem)
+            return True
+        self.more += count or 1
+        if self.first_left_out is None:
+            self.first_left_out = problem
+        return False
+
+    def __bool__(self) -> bool:
+        return bool(self.kept) or self.more > 0
+
+    def problems(self) -> list[Problem]:
+        """The kept problems, and one standing for those counted (at the first left out)."""
+        if self.first_left_out is None:
+            return list(self.kept)
+        first = self.first_left_out
+        return [
+            *self.kept,
+            Problem(
+                first.path,
+                first.line,
+                first.col,
+                first.pointer,
+                more_problems(self.more),
+                first.severity,
+            ),
+        ]
+
+
+def cap_problems(problems: Iterable[Problem], limit: int = PER_FILE) -> list[Problem]:
+    """`problems` sorted, with at most `limit` of each file kept and one more that counts the
+    others (counting those that earlier `more_problems` problems stood for)."""
+    by_file: dict[str, Capped] = {}
+    for p in sorted(problems, key=lambda p: (left_out(p) > 0, p)):
+        by_file.setdefault(p.path, Capped(limit)).add(p)
+    return sorted(p for capped in by_file.values() for p in capped.problems())

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 import stat
 from collections.abc import Mapping
@@ -55,19 +56,38 @@ CAPS: dict[Kind, Cap] = {
 _MB = 1024 * 1024
 
 
+# A size in MiB as the environment gives it: plain decimal digits, an optional fraction; no sign,
+# exponent, `inf` or `nan`, so that every accepted value is a whole number of bytes a file can have.
+_SIZE = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,6})?")
+
+
 def cap_bytes(kind: Kind, environ: Mapping[str, str] | None = None) -> int:
-    """The cap in bytes for `kind`: its environment variable (MiB) if set, else the default."""
+    """The cap in bytes for `kind`: its environment variable (MiB) if set, else the default; a
+    value that is not a size from 1 byte to 999,999,999 MiB is an `InputError` naming it."""
     cap = CAPS[kind]
     raw = (os.environ if environ is None else environ).get(cap.env, "").strip()
     if not raw:
         return cap.default_mb * _MB
-    try:
-        mb = float(raw)
-    except ValueError:
-        mb = -1.0
-    if not mb > 0:
-        raise InputError([Problem(cap.env, 1, 1, "", f"{raw!r} is not a size in MiB above 0")])
-    return int(mb * _MB)
+    size = int(float(raw) * _MB) if _SIZE.fullmatch(raw) else 0
+    if size < 1:
+        message = (
+            f"{raw[:40]!r} is not a size in MiB: write a number above 0 without a sign or "
+            f"exponent, such as {cap.default_mb} (the default)"
+        )
+        raise InputError([Problem(cap.env, 1, 1, "", message)])
+    return size
+
+
+def check_caps(environ: Mapping[str, str] | None = None) -> None:
+    """Raise one `InputError` with a problem for each size cap set to something not a size."""
+    problems: list[Problem] = []
+    for kind in CAPS:
+        try:
+            cap_bytes(kind, environ)
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
 
 
 def _kind_of(mode: int) -> str:

@@ -78,6 +78,23 @@ def test_bad_metrics_json_is_located(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert f"{path}:1:14 /metrics/0: a metric needs an id and a value" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("value", ["1e999", "-1e999", "9" * 401, "-" + "9" * 320])
+@pytest.mark.parametrize("json_out", [[], ["--json"]])
+def test_a_value_no_float_holds_is_located(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, json_out: list[str]
+) -> None:
+    path = tmp_path / "metrics.json"
+    path.write_text(
+        '{"metrics": [{"id": "a", "unit": "s", "definition": "load.ttft_s", "value": '
+        + value
+        + "}]}"
+    )
+    for sides in ([str(path), str(SMALL)], [str(SMALL), str(path)]):
+        assert main(["diff", *sides, *json_out]) == 2
+        said = f"{path}:1:77 /metrics/0/value: a metric's value must be a finite number"
+        assert said in capsys.readouterr().err
+
+
 def test_diff_json_is_strict_json_when_a_difference_overflows(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

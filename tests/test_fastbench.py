@@ -15,7 +15,7 @@ from helpers_bench import bench_script
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError, Problem, cap_problems
 from reportgen.formats.fastbench import fast_document
 from reportgen.formats.load import fast_run, load, load_document, parse_run_file
 from reportgen.model import MatrixRun, Run
@@ -133,7 +133,7 @@ def test_a_file_with_a_problem_takes_the_located_path(name: str, tmp_path: Path)
     path = tmp_path / "f.json"
     path.write_bytes(raw)
     result = load([path], label_root=tmp_path)  # load gives the located path's own problems
-    assert list(result.problems) == sorted(problems)
+    assert list(result.problems) == cap_problems(problems)  # (its first 100, and a count)
 
 
 def test_a_sample_with_a_key_the_bench_does_not_write_takes_the_located_path() -> None:

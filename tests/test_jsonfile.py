@@ -352,9 +352,35 @@ def test_deep_nesting_with_a_nan_does_not_crash() -> None:
 
 
 def test_lone_surrogate_in_a_key_can_be_printed() -> None:
-    (problem,) = problems_of('{"\\ud800": 1, "\\ud800": 2}')
-    assert problem.format() == "f.json:1:15 /\\ud800: duplicate key '\\ud800' in object"
-    problem.format().encode("utf-8")  # printable
+    lone = "a key is not valid Unicode text: it holds \\ud800, half of a UTF-16 surrogate pair"
+    problems = problems_of('{"\\ud800": 1, "\\ud800": 2}')
+    assert [p.format() for p in problems] == [
+        f"f.json:1:2 /: {lone} escaped alone",
+        f"f.json:1:15 /: {lone} escaped alone",
+        "f.json:1:15 /\\ud800: duplicate key '\\ud800' in object",
+    ]
+    for problem in problems:
+        problem.format().encode("utf-8")  # printable
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ('{"model": "a\\ud800"}', "1:11 /model"),
+        ('{"a": ["x", "\\udfff"]}', "1:13 /a/1"),
+        ('{"a": {"b": "\\uDBFF\\u0041"}}', "1:13 /a/b"),
+    ],
+)
+def test_lone_surrogate_in_a_string_is_refused_where_it_is(text: str, where: str) -> None:
+    (problem,) = problems_of(text)
+    assert problem.format().startswith(f"f.json:{where}: string is not valid Unicode text")
+
+
+def test_surrogate_pair_is_one_character() -> None:
+    assert parse_json("f.json", b'{"a": "\\ud83d\\ude00", "b": "\\\\ud800"}').data == {
+        "a": "\U0001f600",
+        "b": "\\ud800",
+    }
 
 
 def test_input_error_sorts_and_joins_its_problems() -> None:

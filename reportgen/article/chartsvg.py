@@ -13,20 +13,36 @@ process.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import io
+import math
 import re
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import fields, replace
 from typing import Any
 
 import matplotlib.style
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter, NullLocator
 
-from reportgen.article.chartplot import DASHES, HEIGHT_IN, HOLLOW, MARKERS, PALETTE, WIDTH_IN, Plot
+from reportgen.article.chartplot import (
+    DASHES,
+    HEIGHT_IN,
+    HOLLOW,
+    MARKERS,
+    PALETTE,
+    WIDTH_IN,
+    Line,
+    Plot,
+)
 
 _RC: dict[str, Any] = {
+    # Every text on a chart (run names, axis values, labels from run files and article.toml) is
+    # drawn as written: a `$` pair is two dollar signs, never matplotlib's mathtext.
+    "text.parse_math": False,
+    "text.usetex": False,
     "svg.hashsalt": "reportgen",
     "svg.fonttype": "none",
     "font.family": ["DejaVu Sans"],
@@ -69,6 +85,12 @@ def log2_axis(ax: Any, ticks: Sequence[float], labels: Sequence[str]) -> None:
     ax.grid(False, axis="x")
 
 
+def headroom(top: float, factor: float) -> float:
+    """`top` raised by `factor`, where a float holds it (a value near 1.8e308 stays itself)."""
+    raised = top * factor
+    return raised if math.isfinite(raised) else top
+
+
 def y_axis(ax: Any, unit: str, *, log: bool) -> None:
     """The y axis: log, or linear from zero with headroom; tick labels by the unit."""
     seconds = unit in ("s", "ms", "J/tok", "tok/s/W")
@@ -76,7 +98,7 @@ def y_axis(ax: Any, unit: str, *, log: bool) -> None:
         ax.set_yscale("log")
         ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     else:  # from zero, with headroom so the top markers are not cut by the frame
-        ax.set_ylim(0, ax.dataLim.y1 * 1.08)
+        ax.set_ylim(0, headroom(ax.dataLim.y1, 1.08))
     fmt: Callable[[float, object], str] = (
         (lambda v, _: f"{v:g}") if seconds else (lambda v, _: f"{v:,.0f}")
     )
@@ -116,6 +138,8 @@ def draw_legend(ax: Any, title: str, labels: list[str]) -> None:
     if rows > 2:
         ax.figure.subplots_adjust(top=_MARGINS["top"] - (rows - 2) * _ROW_FRACTION)
     ax.legend(
+        ax.get_lines(),  # each line by its label as given: one that starts with "_" is shown too
+        labels,
         title=title,
         loc="lower left",
         bbox_to_anchor=(-0.02, 1.01),
@@ -144,8 +168,42 @@ def _left_margin(fig: Figure) -> float:
     return min(0.3, _LEFT_BASE + _LEFT_PER_CHAR * widest)
 
 
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def safe_id(gid: str) -> str:
+    """`gid` as an SVG id made only of ASCII letters, digits, `-` and `_`: any other character
+    (a quote, space or `;` from a run's name) becomes `_`, and the id then ends with a short hash
+    of `gid`, so that two names that differ only there keep two ids."""
+    safe = _ID_UNSAFE.sub("_", gid)[:64]
+    if safe == gid:
+        return gid
+    digest = hashlib.sha256(gid.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{safe}-{digest}"
+
+
+# Characters a chart does not draw as themselves: C0 and C1 controls but the newline (which
+# starts a line of the label; a tab has no glyph), lone surrogates and the bidirectional
+# overrides and isolates. Each is drawn as U+FFFD, so that the SVG stays well-formed XML and no
+# name reorders the text around it.
+_UNDRAWN = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+
+
+def _drawable(value: Any) -> Any:
+    """`value` (a Plot, Line, tuple or scalar) with every string's undrawn characters replaced."""
+    if isinstance(value, str):
+        return _UNDRAWN.sub("\ufffd", value)
+    if isinstance(value, tuple):
+        return tuple(_drawable(v) for v in value)
+    if isinstance(value, Line | Plot):
+        return replace(value, **{f.name: _drawable(getattr(value, f.name)) for f in fields(value)})
+    return value
+
+
 def draw_plot(plot: Plot) -> str:
-    """The chart `plot` describes, as an inline `<svg>` element."""
+    """The chart `plot` describes, as an inline `<svg>` element. Its strings (from run files
+    and article.toml) are drawn as plain text: no mathtext, no control characters."""
+    plot = _drawable(plot)
 
     def draw(fig: Figure) -> None:
         ax = fig.add_subplot()
@@ -154,7 +212,7 @@ def draw_plot(plot: Plot) -> str:
                 list(line.xs),
                 list(line.ys),
                 label=line.label,
-                gid=line.gid,
+                gid=safe_id(line.gid),
                 **line_style(line.style),
             )
             for text, x, y in zip(line.points, line.xs, line.ys, strict=bool(line.points)):
@@ -176,7 +234,7 @@ def draw_plot(plot: Plot) -> str:
         ax.set_xlabel(plot.x_label)
         ax.set_ylabel(plot.y_label)
         if plot.x_axis == "from-zero":
-            ax.set_xlim(left=0, right=ax.dataLim.x1 * 1.15)
+            ax.set_xlim(left=0, right=headroom(ax.dataLim.x1, 1.15))
         y_axis(ax, plot.y_unit, log=plot.y_log)
         if plot.legend is not None:
             draw_legend(ax, plot.legend, [line.label or "" for line in plot.lines])
@@ -204,6 +262,10 @@ def render_svg(chart_id: str, title: str, draw: Callable[[Figure], None]) -> str
 _DROP = re.compile(
     r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->|<metadata>.*?</metadata>|<style.*?</style>", re.S
 )
+# matplotlib's SVG writer escapes `<`, `>` and `"` in attribute values and `<` in text, so a
+# match of _TAG is exactly one tag: ids and styles are rewritten there only, never in the text
+# a chart shows (a run named `run style="a;` stays words).
+_TAG = re.compile(r"<[^<>]*>")
 _REF = re.compile(r'(\bid="|url\(#|href="#)')
 _STYLE = re.compile(r'\bstyle="([^"]*)"')
 # The PDF draws with its own copy of DejaVu Sans (see article/pdf.py); browsers fall back.
@@ -215,8 +277,7 @@ def _inline(svg: str, chart_id: str, title: str) -> str:
     """matplotlib's SVG document as an element to inline in HTML (see the module docstring)."""
     svg = _DROP.sub("", svg)
     svg = re.sub(r"\n\s*\n", "\n", svg)  # lines left empty by the drops
-    svg = _REF.sub(lambda m: f"{m.group(1)}{chart_id}-", svg)
-    svg = _STYLE.sub(_attributes, svg)
+    svg = _TAG.sub(lambda tag: _STYLE.sub(_attributes, _REF.sub(_prefix(chart_id), tag[0])), svg)
     root = _ROOT.search(svg)
     assert root is not None, "matplotlib wrote no <svg> element"
     view_box = re.search(r'viewBox="[^"]*"', root.group(0))
@@ -231,11 +292,17 @@ def _inline(svg: str, chart_id: str, title: str) -> str:
     return (svg[: root.start()] + head + svg[root.end() :]).strip() + "\n"
 
 
+def _prefix(chart_id: str) -> Callable[[re.Match[str]], str]:
+    return lambda m: f"{m.group(1)}{chart_id}-"
+
+
 def _attributes(style: re.Match[str]) -> str:
     """`style="fill: #fff; stroke: #000"` as presentation attributes `fill="#fff" stroke="#000"`.
 
     WeasyPrint reads inline SVG's `style` attributes with its HTML CSS parser, which warns about
     every SVG property; presentation attributes are plain SVG and also let page CSS override.
     """
-    pairs = (item.split(":", 1) for item in style.group(1).split(";") if item.strip())
-    return " ".join(f'{k.strip()}="{_FONTS.get(v.strip(), v.strip())}"' for k, v in pairs)
+    pairs = (item.split(":", 1) for item in style.group(1).split(";") if ":" in item)
+    return " ".join(
+        f'{k.strip()}="{_FONTS.get(v.strip(), v.strip())}"' for k, v in pairs if k.strip()
+    )

@@ -12,9 +12,8 @@ one table per length. A line chart along depth follows each table whose rows are
 
 from __future__ import annotations
 
-import json
-
 from reportgen.article.initruns import InitRun
+from reportgen.article.toml import toml_string as q
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.model import Scalar
 
@@ -43,11 +42,6 @@ _KINDS = (
     ),
 )
 _WORDS = {DEPTH: "depth", CONFIG: "configuration"}
-
-
-def q(text: str) -> str:
-    """A TOML basic string."""
-    return json.dumps(text, ensure_ascii=False)
 
 
 def is_llama(run: InitRun) -> bool:
@@ -89,19 +83,19 @@ def tables(metrics: MetricSet, run: InitRun, many: bool) -> list[str]:
             where = [f"run = {q(run.id)}"] if many else []
             tid, named = f"{short}{rid}", f"{title}, tok/s by {words[rows]}"
             if at is not None:
-                where.append(f'"{length}" = {at}')
+                where.append(f"{q(length)} = {at}")
                 tid, named = f"{short}{at}{rid}", f"{title} of {short}{at}, tok/s by {words[rows]}"
-            lines += ["[[sections.table]]", f'id = "{tid}"', f"title = {q(named + suffix)}"]
-            lines += ['unit = "(tok/s)"', f"note = {q(note)}", f'metric = "{metric}"']
-            lines += [f'rows = "{rows}"', f'columns = "{columns}"']
+            lines += ["[[sections.table]]", f"id = {q(tid)}", f"title = {q(named + suffix)}"]
+            lines += ['unit = "(tok/s)"', f"note = {q(note)}", f"metric = {q(metric)}"]
+            lines += [f"rows = {q(rows)}", f"columns = {q(columns)}"]
             corner = f"{words[rows]} \\ {words[columns]}"
             lines += [f"corner = {q(corner)}"]
             lines += [f"where = {{ {', '.join(where)} }}"] if where else []
             lines += [""]
             if rows != DEPTH:
                 continue
-            lines += ["[[sections.chart]]", f'id = "{tid}-by-depth"', f"title = {q(named)}"]
-            lines += [f'metric = "{metric}"', f'x = "{DEPTH}"', f'series = "{columns}"']
+            lines += ["[[sections.chart]]", f"id = {q(f'{tid}-by-depth')}", f"title = {q(named)}"]
+            lines += [f"metric = {q(metric)}", f"x = {q(DEPTH)}", f"series = {q(columns)}"]
             lines += ['x_label = "tokens already in the KV cache (n_depth)"']
             lines += [f"y_label = {q(title.lower() + ' (tok/s)')}", f"legend = {q(words[columns])}"]
             lines += [f"where = {{ {', '.join(where)} }}"] if where else []

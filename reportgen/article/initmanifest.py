@@ -8,7 +8,8 @@ import re
 from collections.abc import Sequence
 
 from reportgen.article.initruns import InitRun, slug
-from reportgen.article.initsections import declarations, q
+from reportgen.article.initsections import declarations
+from reportgen.article.toml import toml_string as q
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.lints import Finding
 
@@ -67,7 +68,7 @@ def _key_results(metrics: MetricSet) -> list[str]:
     top = _top(metrics)
     if top is None:
         return []
-    return ["[[key_results]]", f'metric = "{top.id}"', 'caption = "the most output"', ""]
+    return ["[[key_results]]", f"metric = {q(top.id)}", 'caption = "the most output"', ""]
 
 
 def manifest_text(
@@ -85,7 +86,7 @@ def manifest_text(
     for run in runs:
         lines += ["[[runs]]"]
         if len(runs) > 1:
-            lines += [f'id = "{run.id}"', f"label = {q(run.label or run.engine or run.id)}"]
+            lines += [f"id = {q(run.id)}", f"label = {q(run.label or run.engine or run.id)}"]
         if len(run.files) <= 3:
             lines += ["files = [" + ", ".join(q(f) for f in run.files) + "]", ""]
         else:

@@ -4,17 +4,11 @@ and ratio, when there are two runs)."""
 
 from __future__ import annotations
 
-import json
-
 from reportgen.article import initllama
 from reportgen.article.initruns import InitRun
+from reportgen.article.toml import toml_string as q
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.model import context_label
-
-
-def q(text: str) -> str:
-    """A TOML basic string."""
-    return json.dumps(text, ensure_ascii=False)
 
 
 def _values(metrics: MetricSet, key: str, run: InitRun, many: bool) -> list[MetricValue]:
@@ -108,7 +102,7 @@ def _own_tables(metrics: MetricSet, run: InitRun, many: bool) -> list[str]:
             lines += ["[[sections.table]]", f'id = "prefill{rid}"']
             lines += [f"title = {q('Prefill (one cold request)' + suffix)}", 'rows = "context"']
             lines += [*where, "columns = ["]
-            lines += [f'  {{ metric = "{m}", header = {q(h)} }},' for m, h in _PREFILL_COLUMNS]
+            lines += [f"  {{ metric = {q(m)}, header = {q(h)} }}," for m, h in _PREFILL_COLUMNS]
             lines += ["]", ""]
         tables = [*_MATRIX_TABLES]
         if "decode.aggregate_tok_s.reps" in have:
@@ -116,8 +110,8 @@ def _own_tables(metrics: MetricSet, run: InitRun, many: bool) -> list[str]:
         for tid, metric, title, unit in tables:
             if metric not in have:
                 continue
-            lines += ["[[sections.table]]", f'id = "{tid}{rid}"', f"title = {q(title + suffix)}"]
-            lines += [f"unit = {q(unit)}", f'metric = "{metric}"', 'rows = "context"']
+            lines += ["[[sections.table]]", f"id = {q(tid + rid)}", f"title = {q(title + suffix)}"]
+            lines += [f"unit = {q(unit)}", f"metric = {q(metric)}", 'rows = "context"']
             if tid == "aggregate" and "decode.aggregate_tok_s.reps" in have:
                 lines += [f"note = {q(_REPEATED)}"]
             lines += ['columns = "concurrency"', 'corner = "context \\\\ concurrent"', *where, ""]
@@ -125,8 +119,8 @@ def _own_tables(metrics: MetricSet, run: InitRun, many: bool) -> list[str]:
     have = {v.metric for v in metrics.values if not many or v.run == run.id}
     lines += ["[[sections.table]]", f'id = "load-points{rid}"']
     lines += [f"title = {q('One row per load point' + suffix)}"]
-    lines += [f'rows = "{_sweep_axis(metrics, run, many)}"', *where, "columns = ["]
-    lines += [f'  {{ metric = "{m}", header = {q(h)} }},' for m, h in _LOAD_COLUMNS if m in have]
+    lines += [f"rows = {q(_sweep_axis(metrics, run, many))}", *where, "columns = ["]
+    lines += [f"  {{ metric = {q(m)}, header = {q(h)} }}," for m, h in _LOAD_COLUMNS if m in have]
     return [*lines, "]", ""]
 
 
@@ -139,11 +133,12 @@ def _compare_tables(metrics: MetricSet, base: InitRun, other: InitRun) -> list[s
     for ctx in contexts:
         at = f" at context {context_label(ctx)}" if ctx is not None else ""
         lines += ["[[sections.table]]", f'id = "compare{"-" + str(ctx) if ctx else ""}"']
-        lines += [f"title = {q(f'{other.id} against {base.id}{at}')}", f'metric = "{key}"']
-        lines += [f'rows = "{axis}"', 'columns = "run"']
+        lines += [f"title = {q(f'{other.id} against {base.id}{at}')}", f"metric = {q(key)}"]
+        lines += [f"rows = {q(axis)}", 'columns = "run"']
         lines += [f"where = {{ context = {ctx} }}"] if ctx is not None else []
         lines += [
-            f'compare = {{ base = "{base.id}", other = "{other.id}", show = ["delta", "ratio"] }}',
+            f"compare = {{ base = {q(base.id)}, other = {q(other.id)}, "
+            'show = ["delta", "ratio"] }',
             "",
         ]
     return lines
@@ -160,16 +155,16 @@ def _interactivity(metrics: MetricSet, kind: str, first: InitRun, many: bool) ->
         return []
     if x not in have:
         lines = ["[[sections.chart]]", f'id = "throughput-{kind}"', 'title = "Output throughput"']
-        lines += [f'metric = "{y}"', f'x = "{label}"']
-        lines += [f'series = "{series}"'] if series else []
+        lines += [f"metric = {q(y)}", f"x = {q(label)}"]
+        lines += [f"series = {q(series)}"] if series else []
         caption = (
             "Output tokens per second of all requests, by load "
             "(the files give no speed per request)."
         )
         return [*lines, f"caption = {q(caption)}", ""]
     lines = ["[[sections.chart]]", f'id = "interactivity-{kind}"', 'kind = "interactivity"']
-    lines += ['title = "Throughput against interactivity"', f'metric = "{y}"', f'x = "{x}"']
-    lines += [f'label = "{label}"'] + ([f'series = "{series}"'] if series else [])
+    lines += ['title = "Throughput against interactivity"', f"metric = {q(y)}", f"x = {q(x)}"]
+    lines += [f"label = {q(label)}"] + ([f"series = {q(series)}"] if series else [])
     contexts = _contexts(metrics, y)
     if kind == "matrix" and many and contexts:
         lines += [f"where = {{ context = {contexts[0]} }}"]
@@ -188,11 +183,11 @@ def declarations(metrics: MetricSet, runs: list[InitRun]) -> list[str]:
         title = _SECTION_TITLES[kind]
         if kind == "matrix" and all(initllama.is_llama(r) for r in of_kind):
             title = initllama.SECTION_TITLE
-        lines += ["[[sections]]", f'id = "{kind}"', f"title = {q(title)}", ""]
+        lines += ["[[sections]]", f"id = {q(kind)}", f"title = {q(title)}", ""]
         if kind == "canonical":
             for r in of_kind:
                 for v in _values(metrics, "canonical.output_tok_s", r, many):
-                    lines += ["[[sections.headline]]", f'metric = "{v.id}"']
+                    lines += ["[[sections.headline]]", f"metric = {q(v.id)}"]
                     lines += [f'caption = "output, {v.concurrency} request(s) together"', ""]
             continue
         llama = all(initllama.is_llama(r) for r in of_kind)  # charts of their own, no compare

@@ -7,6 +7,7 @@ Folder in, `ArticleSource` out: the file found and read, validated against
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from reportgen.article.decl import (
@@ -85,6 +86,11 @@ def load_article(folder: Path) -> ArticleSource:
         raise InputError(problems)
     runs = reader.runs()
     sections = reader.sections()
+    try:
+        dt.date.fromisoformat(data["date"])  # the schema checks its form, not the calendar
+    except ValueError as exc:
+        at = reader.where.locate("/date")
+        problems.append(Problem(label, *at, "/date", f"{data['date']!r} is not a date: {exc}"))
     _unique(problems, "run", [(r.id, r.place) for r in runs])
     _unique(problems, "table", [(t.id, t.place) for s in sections for t in s.tables])
     _unique(problems, "chart", [(c.id, c.place) for s in sections for c in s.charts])

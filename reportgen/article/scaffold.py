@@ -17,9 +17,13 @@ and only then moves it into place: a failure leaves nothing half-written. The ru
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import os
+import re
+import secrets
 import shutil
-import tempfile
+import stat
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -62,11 +66,16 @@ def scaffold(
         )
     if folder.exists() and not folder.is_dir():
         raise InputError([Problem(str(folder), 1, 1, "", "exists and is not a folder")])
+    if date is not None and not _is_date(date):
+        raise InputError(
+            [Problem("--date", 1, 1, "", f"{date!r} is not a date written YYYY-MM-DD")]
+        )
     names = file_names(paths)
     origin = dict(zip(names, paths, strict=True))
     parent = folder.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{folder.name}.init-", dir=parent))
+    remove_stale_inits(parent, folder.name)
+    work, lock = work_folder(parent, folder.name)
     try:
         # Each file is read once, through the guarded reader, and what is validated below is
         # that copy: the path cannot be swapped (for a device, a FIFO) between check and copy.
@@ -98,6 +107,7 @@ def scaffold(
         _move_in(work, folder)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        os.close(lock)
     findings = tuple(f.format(reason=False) for f in built.findings)
     return Scaffold(folder, tuple(names), len(runs), findings)
 
@@ -113,6 +123,16 @@ def _copy_in(paths: Sequence[Path], names: Sequence[str], work: Path) -> None:
             problems += exc.problems
     if problems:
         raise InputError(problems)
+
+
+def _is_date(text: str) -> bool:
+    """True for a calendar date written YYYY-MM-DD."""
+    try:
+        return re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text) is not None and bool(
+            dt.date.fromisoformat(text)
+        )
+    except ValueError:
+        return False
 
 
 def _placed(
@@ -151,6 +171,8 @@ def _move_in(work: Path, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for item in sorted(work.iterdir()):
         target = folder / item.name
+        if item.name == INIT_MARKER:
+            continue
         run_file = item.suffix in (".json", ".jsonl")
         if not os.path.lexists(target):
             continue
@@ -159,10 +181,65 @@ def _move_in(work: Path, folder: Path) -> None:
         raise InputError([Problem(str(target), 1, 1, "", "already exists: init never overwrites")])
     for item in sorted(work.iterdir()):
         target = folder / item.name
-        if not os.path.lexists(target):
+        if item.name != INIT_MARKER and not os.path.lexists(target):
             try:
                 move_output(item, target)  # never replaces what appeared there meanwhile
             except FileExistsError:
                 raise InputError(
                     [Problem(str(target), 1, 1, "", "already exists: init never overwrites")]
                 ) from None
+
+
+# init's work folder, `.<article>.init-<16 hex digits>` beside the article, holds this marker,
+# locked while its init runs. A killed init leaves both; the next init of that article removes
+# every such folder whose name is exactly of that form, whose marker is a file and unlocked, and
+# that is older than STALE_AFTER_S (an init that has made its folder but not yet locked it).
+INIT_MARKER = ".reportgen-init"
+_WORK = ".{}.init-"
+STALE_AFTER_S = 60.0
+
+
+def work_folder(parent: Path, name: str) -> tuple[Path, int]:
+    """A new work folder for an init of article `name`, and the open, locked descriptor of
+    its marker (closing it releases the lock)."""
+    while True:
+        work = parent / f"{_WORK.format(name)}{secrets.token_hex(8)}"
+        try:
+            work.mkdir(mode=0o700)
+            break
+        except FileExistsError:
+            continue
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(work / INIT_MARKER, flags, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.write(fd, b"reportgen init's work folder: removed when it ends or is found stale\n")
+    return work, fd
+
+
+def remove_stale_inits(parent: Path, name: str, *, now: float | None = None) -> list[Path]:
+    """Remove the work folders that killed inits of article `name` left in `parent` (see
+    INIT_MARKER); never a folder init did not make, nor one a live init holds."""
+    exact = re.compile(re.escape(_WORK.format(name)) + "[0-9a-f]{16}")
+    clock = time.time() if now is None else now
+    removed = []
+    for path in sorted(parent.iterdir()):
+        if not exact.fullmatch(path.name) or path.is_symlink() or not path.is_dir():
+            continue
+        try:
+            fd = os.open(path / INIT_MARKER, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue  # no marker (or a link): not a folder init made, or not yet marked
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            if clock - os.fstat(fd).st_mtime < STALE_AFTER_S:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # a live init holds it
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+        finally:
+            os.close(fd)
+    return removed

@@ -1,4 +1,5 @@
-"""TOML with locations: parse article.toml, and find the line and column of any key path in it.
+"""TOML with locations: parse article.toml, and find the line and column of any key path in it;
+and `toml_string`, the one way `reportgen init` writes a string into the TOML it makes.
 
 tomllib gives values without positions; `Locator` reads the text's table headers and keys (arrays
 of tables nested in arrays of tables included) so that a problem at a JSON pointer such as
@@ -16,6 +17,27 @@ from reportgen.formats.jsonfile import split_pointer
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_\-\"']+)\s*=")
+
+
+# What a TOML basic string may not hold as itself: the quote, the backslash, every control
+# character but tab (U+0000-U+001F, U+007F), and a lone surrogate (no Unicode scalar value, so
+# no TOML escape either: written as U+FFFD). C1 controls and the bidirectional overrides are
+# valid TOML but would hide or reorder what the file shows an editor: escaped too.
+_UNSAFE = re.compile(r'["\\\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]')
+_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def _escape(found: re.Match[str]) -> str:
+    char = found[0]
+    if "\ud800" <= char <= "\udfff":
+        return "\ufffd"
+    return _SHORT.get(char) or f"\\u{ord(char):04X}"
+
+
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string (`"..."`) that tomllib reads back as `text` (a lone
+    surrogate, which no TOML string can hold, as U+FFFD)."""
+    return '"' + _UNSAFE.sub(_escape, text) + '"'
 
 
 def parse_toml(text: str, label: str) -> dict[str, Any]:

@@ -112,15 +112,30 @@ def load_side(path: Path) -> dict[str, Side]:
         )
         if not ok:
             raise InputError([doc.problem(f"/metrics/{i}", "a metric needs an id and a value")])
+        value = _float(m["value"])
+        if value is None:
+            raise InputError([doc.problem(f"/metrics/{i}/value", _NOT_FINITE)])
         # `definition` names the registry entry, and so the display precision.
         stat = m.get("statistic")
         out[m["id"]] = Side(
-            float(m["value"]),
+            value,
             str(m.get("unit", "")),
             str(m.get("definition")),
             stat if isinstance(stat, str) else None,
         )
     return out
+
+
+_NOT_FINITE = "a metric's value must be a finite number that fits a 64-bit float"
+
+
+def _float(value: int | float) -> float | None:
+    """`value` as a finite float; None for 1e999 (read as inf) or an integer beyond a float."""
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def diff(old: dict[str, Side], new: dict[str, Side]) -> tuple[Moved, ...]:

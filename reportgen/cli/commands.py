@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from reportgen.errors import Problem
+from reportgen.errors import Problem, left_out
 
 if TYPE_CHECKING:
     from reportgen.metrics import MetricSet
@@ -18,8 +18,14 @@ EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
 
 def print_problems(problems: Sequence[Problem], as_json: bool, out: TextIO) -> None:
+    """Problems as lines, or as JSON; a file's problems beyond the first `errors.PER_FILE` are
+    one line that counts them, and in JSON also `left_out`, per such line and in all."""
     if as_json:
-        json.dump({"problems": [p.as_json() for p in problems]}, out, indent=2)
+        listed = [
+            p.as_json() | ({"left_out": left_out(p)} if left_out(p) else {}) for p in problems
+        ]
+        total = sum(left_out(p) for p in problems)
+        json.dump({"problems": listed} | ({"left_out": total} if total else {}), out, indent=2)
         out.write("\n")
     else:
         for p in problems:
@@ -33,8 +39,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     print_problems(result.problems, args.json, sys.stdout)
     if not args.json:
         files = len({p.label for p in (r.source for r in result.runs)})
-        errors = sum(p.severity == "error" for p in result.problems)
-        warnings = len(result.problems) - errors
+        errors = sum(left_out(p) or 1 for p in result.problems if p.severity == "error")
+        warnings = sum(left_out(p) or 1 for p in result.problems) - errors
         verdict = "ok" if result.ok else "invalid"
         print(
             f"{verdict}: {files} valid run file(s), {errors} error(s), {warnings} warning(s)",

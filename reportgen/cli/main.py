@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from reportgen.cli.commands import EXIT_INPUT, EXIT_OK, print_problems
 from reportgen.cli.parser import build_parser
 from reportgen.errors import InputError
+from reportgen.files import check_caps
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,6 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = build_parser().parse_args(argv)
     try:
+        check_caps()  # a size cap set to something not a size: one error before any work
         return int(args.func(args))
     except InputError as exc:
         print_problems(exc.problems, False, sys.stderr)

@@ -36,6 +36,7 @@ from reportgen.formats.jsonfile import (
     _no_constant,
     _Rejected,
     _strict_pairs,
+    has_lone_surrogate,
     pointer_of,
 )
 from reportgen.samples import NUMPY_FROM, PackedSamples
@@ -91,13 +92,15 @@ class _Counter:
             raw = bytes(value)
             self.colons += raw.count(b":")
             try:
-                return json.loads(
-                    raw.decode("utf-8"),
-                    object_pairs_hook=_strict_pairs,
-                    parse_constant=_no_constant,
+                text = raw.decode("utf-8")
+                value = json.loads(
+                    text, object_pairs_hook=_strict_pairs, parse_constant=_no_constant
                 )
             except (_Rejected, ValueError, RecursionError):
                 raise GiveUp("a nested value") from None
+            if has_lone_surrogate(text, value):
+                raise GiveUp("a lone surrogate")
+            return value
         if isinstance(value, str):
             self.text(value)
         elif isinstance(value, int) and not isinstance(value, bool) and not -_BIG < value < _BIG:

@@ -17,13 +17,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import Capped, InputError, Problem
 
 _BOM = b"\xef\xbb\xbf"
 FLOAT_MAX = sys.float_info.max
@@ -63,6 +64,8 @@ def loads_object(text: str) -> Any:
         return _BARE
 
     value = json.loads(text, object_pairs_hook=_strict_pairs, parse_constant=constant)
+    if has_lone_surrogate(text, value):
+        raise _Rejected
     if not isinstance(value, dict):
         if tokens:
             raise _Rejected
@@ -76,6 +79,40 @@ def loads_object(text: str) -> Any:
         elif isinstance(value.get(key), float) and math.isinf(value[key]):
             raise Overflow(key)
     return value
+
+
+# A `\\uD800`-`\\uDFFF` escape in JSON text: the only way a parsed string can hold a surrogate
+# (UTF-8 input cannot encode one). A pair of them is one character; one alone is not text.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = (
+    "{} is not valid Unicode text: it holds {}, half of a UTF-16 surrogate pair escaped alone"
+)
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate in the decoded string `text`, as its JSON escape; else None."""
+    found = _SURROGATE.search(text)
+    return None if found is None else f"\\u{ord(found[0]):04x}"
+
+
+def has_lone_surrogate(text: str, value: Any) -> bool:
+    """True when a string (key or value) of `value`, parsed from the JSON `text`, holds a lone
+    surrogate. Only text with a surrogate's escape is walked, so most files cost one search."""
+    if _SURROGATE_ESCAPE.search(text) is None:
+        return False
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def infinity_allowed(problem: Problem, text: str) -> bool:
@@ -205,11 +242,19 @@ def _child_offset(text: str, i: int, token: str) -> int | None:
 
 
 def _walk_problems(label: str, text: str) -> list[Problem]:
-    """Slow full walk: every duplicate key, NaN/Infinity and over-long integer, located.
+    """Slow full walk: every duplicate key, NaN/Infinity, over-long integer and string with a
+    lone surrogate, located.
 
     The walk is lenient about syntax; a permissive parse afterwards reports any syntax error.
     """
-    problems: list[Problem] = []
+    problems = Capped()  # a file of a million NaNs: the first ones kept, the others counted
+
+    def lone(string: str, at: int, path: list[str | int], what: str = "string") -> None:
+        escape = lone_surrogate(string)  # a key's is placed at its object: no pointer holds one
+        if escape is not None:
+            line, col = line_col(text, at)
+            message = LONE_SURROGATE.format(what, escape)
+            problems.add(Problem(label, line, col, pointer_of(path), message))
 
     def value(i: int, path: list[str | int]) -> int:
         i = _skip_ws(text, i)
@@ -220,9 +265,10 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
             while text[i] == '"':
                 key_at = i
                 key, i = scanstring(text, i + 1)
+                lone(key, key_at, path, "a key")
                 if key in seen:
                     line, col = line_col(text, key_at)
-                    problems.append(
+                    problems.add(
                         Problem(
                             label,
                             line,
@@ -249,7 +295,7 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
         if text.startswith(("NaN", "Infinity", "-Infinity"), i):
             word = "-Infinity" if ch == "-" else ("NaN" if ch == "N" else "Infinity")
             line, col = line_col(text, i)
-            problems.append(
+            problems.add(
                 Problem(
                     label,
                     line,
@@ -260,7 +306,9 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
             )
             return i + len(word)
         try:
-            _, end = _DECODER.raw_decode(text, i)
+            decoded, end = _DECODER.raw_decode(text, i)
+            if isinstance(decoded, str):
+                lone(decoded, i, path)
         except json.JSONDecodeError:
             raise
         except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
@@ -268,7 +316,7 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
             while end < len(text) and text[end].isdigit():
                 end += 1
             line, col = line_col(text, i)
-            problems.append(
+            problems.add(
                 Problem(
                     label,
                     line,
@@ -283,16 +331,16 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
     try:
         value(0, [])
     except RecursionError:
-        problems.append(Problem(label, 1, 1, "", "JSON nested too deeply"))
+        problems.add(Problem(label, 1, 1, "", "JSON nested too deeply"))
     except (ValueError, IndexError):
         pass  # malformed JSON: the permissive parse below locates the syntax error
     try:
         json.loads(text, parse_int=float)  # accepts NaN, duplicates and long integers
     except json.JSONDecodeError as exc:
-        problems.append(_syntax_problem(label, text, exc))
+        problems.add(_syntax_problem(label, text, exc))
     except RecursionError:
         pass
-    return problems or [Problem(label, 1, 1, "", "invalid JSON")]
+    return problems.problems() or [Problem(label, 1, 1, "", "invalid JSON")]
 
 
 _LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")

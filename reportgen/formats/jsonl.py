@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import Capped, InputError, Problem
 from reportgen.formats.jsonfile import (
     EXTRA_DATA,
     TOO_LARGE,
@@ -107,12 +107,18 @@ class LineReader:
     def __init__(self, label: str) -> None:
         self.label = label
         self.count = 0  # the non-empty lines read: the next record's index
-        self.problems: list[Problem] = []
+        self.capped = Capped()  # the first problems, and how many more (memory stays bounded)
+        self.problems: list[Problem] = self.capped.kept
         self._pending: list[int] = []  # problems of the last line that say the file ends there
 
-    def at(self, number: int, col: int, pointer: str, message: str) -> None:
-        """Record a problem at line `number`, column `col`."""
-        self.problems.append(Problem(self.label, number, col, pointer, message))
+    def at(self, number: int, col: int, pointer: str, message: str) -> bool:
+        """Record a problem at line `number`, column `col`; True when it is kept (the first
+        `errors.PER_FILE` are, the others only counted)."""
+        return self.capped.add(Problem(self.label, number, col, pointer, message))
+
+    def found(self) -> list[Problem]:
+        """Every problem kept, and one that counts those left out."""
+        return self.capped.problems()
 
     def record(self, number: int, chunk: bytes) -> Any | None:
         """The record on the non-empty line `number` (its bytes `chunk`, without the newline);
@@ -162,9 +168,8 @@ class LineReader:
         """jsonfile's syntax message as it applies to a line (see `_CUT_SHORT`)."""
         if message == _EXTRA:
             message = "invalid JSON: more data after the end of the line's record"
-        elif message in _CUT_SHORT:
-            self._pending.append(len(self.problems))
-        self.at(number, col, pointer, message)
+        if self.at(number, col, pointer, message) and message in _CUT_SHORT:
+            self._pending.append(len(self.problems) - 1)
 
 
 def is_blank(chunk: bytes) -> bool:
@@ -199,7 +204,7 @@ def parse_json_lines(label: str, raw: bytes) -> JsonLinesDocument:
         start = end + 1
     if not spans:
         reader.at(1, 1, "", EMPTY_MESSAGE)
-    if reader.problems:
-        raise InputError(reader.problems)
+    if reader.capped:
+        raise InputError(reader.found())
     digest = hashlib.sha256(raw).hexdigest()
     return JsonLinesDocument(label, digest, "", records, raw=raw, spans=tuple(spans))

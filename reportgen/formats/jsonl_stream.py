@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import Capped, InputError, Problem
 from reportgen.files import cap_bytes, open_input, too_big
 from reportgen.formats.base import Detection, Reducer, RunFormat
 from reportgen.formats.jsonfile import split_pointer
@@ -128,7 +128,7 @@ def stream_json_lines(
     head: dict[str, Any] = {}
     found: tuple[RunFormat, Detection] | None = None
     reducer: Reducer | None = None
-    schema_problems: list[Problem] = []
+    schema_problems = Capped()  # the first ones located, the others counted
     for number, start, line in _lines(handle, digest, limit):
         index = reader.count
         lines.add(number, start, line)
@@ -142,16 +142,28 @@ def stream_json_lines(
         if value is None or reader.problems or found is None or reducer is None:
             continue  # a syntax problem decides the outcome: only look for more of them
         key = str(index)
-        problems = check(found[1].schema, {key: value}, folder)
-        schema_problems += [lines.problem(p.pointer, p.message) for p in problems]
+        for p in check(found[1].schema, {key: value}, folder):
+            kept = len(schema_problems.kept) < schema_problems.limit
+            located = lines.problem(p.pointer, p.message) if kept else _unlocated(lines, p.pointer)
+            schema_problems.add(located)
         if not schema_problems:
             reducer.add(key, value)
     if handle.tell() > limit:
         raise too_big(label, "run", limit)
     if reader.count == 0:
         reader.at(1, 1, "", EMPTY_MESSAGE)
-    if reader.problems:
-        raise InputError(reader.problems)
+    if reader.capped:
+        raise InputError(reader.found())
     assert found is not None and reducer is not None  # record "0" parsed, and is streamed
     sha = digest.hexdigest()
-    return Streamed(found[0], found[1], head, reducer, sha, tuple(schema_problems), lines)
+    return Streamed(
+        found[0], found[1], head, reducer, sha, tuple(schema_problems.problems()), lines
+    )
+
+
+def _unlocated(lines: LineIndex, pointer: str) -> Problem:
+    """A problem only counted: placed at its record's line, which costs no reading."""
+    tokens = split_pointer(pointer)
+    index = int(tokens[0]) if tokens and tokens[0].isdigit() else 0
+    number = lines.numbers[index] if index < len(lines.numbers) else 1
+    return Problem(lines.label, number, 1, pointer, "")

@@ -51,6 +51,7 @@ from reportgen.formats.jsonfile import (
     _skip_ws,
     _strict_pairs,
     _syntax_problem,
+    has_lone_surrogate,
     line_col,
     split_pointer,
 )
@@ -200,7 +201,7 @@ def cut_short(label: str, raw: bytes) -> CutShortDocument | None:
             break
         except (_Rejected, ValueError, RecursionError):
             return None
-        if not _is_test(value):
+        if not _is_test(value) or has_lone_surrogate(text, value):
             return None
         tests.append(value)
         starts.append(i)

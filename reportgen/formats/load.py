@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reportgen.errors import InputError, Problem, has_errors
+from reportgen.errors import PER_FILE, InputError, Problem, cap_problems, has_errors
 from reportgen.files import open_input, read_input
 from reportgen.formats.base import RunFormat
 from reportgen.formats.fastdoc import GiveUp
@@ -165,7 +165,8 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     inner = doc.data
     for token in split_pointer(where.base):
         inner = inner[token]
-    problems += [doc.problem(where.base + p.pointer, p.message) for p in check(where.schema, inner)]
+    violations = check(where.schema, inner, limit=PER_FILE)
+    problems += [doc.problem(where.base + p.pointer, p.message) for p in violations]
     if problems:
         return None, problems
     version, version_at = fmt.version(inner)
@@ -316,4 +317,4 @@ def load(
         problems.extend(found)
         if run is not None:
             runs.append(run)
-    return LoadResult(tuple(runs), tuple(sorted(problems)))
+    return LoadResult(tuple(runs), tuple(cap_problems(problems)))

@@ -10,10 +10,11 @@ messages users see.
 from __future__ import annotations
 
 import difflib
+import heapq
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
     from referencing import Registry
 
+from reportgen.errors import more_problems
 from reportgen.files import read_input
 from reportgen.formats.fastschema import Predicate, inline_refs, predicate
 from reportgen.formats.jsonfile import TOO_LARGE, pointer_of
@@ -167,8 +169,12 @@ def _leaf_errors(error: ValidationError) -> Iterator[ValidationError]:
     yield error
 
 
-def check(name: str, data: Any, folder: Path | None = None) -> list[SchemaProblem]:
-    """Every violation of schema `name` by `data`, sorted by location; empty when valid."""
+def check(
+    name: str, data: Any, folder: Path | None = None, limit: int | None = None
+) -> list[SchemaProblem]:
+    """Every violation of schema `name` by `data`, sorted by location; empty when valid. With
+    a `limit`, the first `limit` in the file's order are kept and the others only counted, in
+    one last problem at the first left out (`errors.more_problems`)."""
     folder = folder or schema_dir()
     if _accepts(name, folder)(data):
         return []
@@ -180,8 +186,23 @@ def check(name: str, data: Any, folder: Path | None = None) -> list[SchemaProble
         registry=_registry(folder),
         format_checker=Draft202012Validator.FORMAT_CHECKER,
     )
-    found = []
-    for error in validator.iter_errors(data):
+    errors: Iterable[ValidationError] = validator.iter_errors(data)
+    left_out, first_left_out = 0, ""
+    if limit is not None:  # the first `limit` in the file's order, in memory bounded by it
+        total = 0
+
+        def counted() -> Iterator[ValidationError]:
+            nonlocal total
+            for error in validator.iter_errors(data):
+                total += 1
+                yield error
+
+        first = heapq.nsmallest(limit + 1, counted(), key=lambda e: _order(e.absolute_path))
+        errors = first[:limit]
+        left_out = total - len(errors)
+        first_left_out = pointer_of(list(first[limit].absolute_path)) if left_out else ""
+    found: list[SchemaProblem] = []
+    for error in errors:
         for leaf in _leaf_errors(error):
             path = list(leaf.absolute_path)
             if leaf.validator == "additionalProperties" and isinstance(leaf.instance, dict):
@@ -207,7 +228,20 @@ def check(name: str, data: Any, folder: Path | None = None) -> list[SchemaProble
                 ]
                 message += _did_you_mean(leaf.instance, names) if names else ""
             found.append(SchemaProblem(pointer_of(path), message))
-    return sorted(set(found), key=lambda p: (p.pointer, p.message))
+    kept = sorted(set(found), key=lambda p: (p.pointer, p.message))
+    return kept + ([SchemaProblem(first_left_out, more_problems(left_out))] if left_out else [])
+
+
+_INDEX = re.compile(r"[0-9]{1,18}")
+
+
+def _order(path: Iterable[str | int]) -> tuple[tuple[int, int, str], ...]:
+    """A sort key that puts locations in the file's order: array indexes and JSON Lines record
+    numbers ("12") by their number, keys by their text."""
+    return tuple(
+        (0, t, "") if isinstance(t, int) else (0, int(t), "") if _INDEX.fullmatch(t) else (1, 0, t)
+        for t in path
+    )
 
 
 def _unexpected(error: ValidationError) -> list[str]:
