@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
+from reportgen.check.htmlinput import defused
+
 BLOCKS = frozenset(
     {
         "p",
@@ -117,6 +119,6 @@ class _Lines(HTMLParser):
 def html_lines(html: str) -> list[tuple[int, str]]:
     """(source line, text) for each text line of the page, tables as pipe rows."""
     parser = _Lines()
-    parser.feed(html)
+    parser.feed(defused(html))
     parser.close()
     return parser.lines

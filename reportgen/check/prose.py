@@ -26,6 +26,7 @@ from html.parser import HTMLParser
 from reportgen.check.align import Aligner
 from reportgen.check.claimtext import tie
 from reportgen.check.claimwords import near
+from reportgen.check.htmlinput import defused
 from reportgen.check.htmltext import SKIP
 from reportgen.check.labels import Metric
 from reportgen.check.published import UNITS, Reported, malformed, parse_number
@@ -110,7 +111,7 @@ class _Prose(HTMLParser):
 def expected_prose(html: str) -> tuple[list[Expected], frozenset[str]]:
     """The built page's prose as tokens, and the words its charts show."""
     parser = _Prose()
-    parser.feed(html)
+    parser.feed(defused(html))
     parser.close()
     text = "".join(parser.chars)
     tokens = [
