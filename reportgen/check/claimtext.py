@@ -57,7 +57,7 @@ from reportgen.metrics.display import unit_factor
 # only the `WINDOW` tokens either side of it, so reading one costs at most a window, not the
 # sentence, and a copy of one endless "sentence" of numbers is read in linear time.
 LONG = 200
-WINDOW = 100
+WINDOW = 40
 
 
 class _Sentence:
