@@ -83,7 +83,7 @@ _STATS |= {"mean": "mean", "average": "mean", "99th": "p99", "95th": "p95", "90t
 _CONTEXT = re.compile(r"^(\d+(?:\.\d+)?)([kKmM])$")
 _PLAIN = re.compile(r"^\d+$")
 _LOAD_POINT = re.compile(r"c\d+")  # "c12": concurrency 12
-_N_REQUEST = re.compile(r"(\d+)-(?:request|user|stream|client)s?")  # "12-request"
+_N_REQUEST = re.compile(r"(?<!\d)(\d+)-(?:request|user|stream|client)s?")  # "12-request"
 _ONE = ("one", "single")
 
 
