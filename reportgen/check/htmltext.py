@@ -3,6 +3,9 @@
 Block elements become lines, table rows become `| a | b |` lines with the table's caption above
 them, and every line remembers the source line it came from, so numbers found in the text are
 reported at their place in the HTML file.
+
+Worst case: linear in the page: it is defused first (`htmlinput.defused`), so `html.parser`
+never searches to the end of the page from an unterminated opener.
 """
 
 from __future__ import annotations

@@ -4,6 +4,10 @@ Lines and the article's `Shape` in, `Reported` numbers out (pure). Tables are re
 their declared titles, cells by their row and column labels; headline numbers by their declared
 captions; sentences with numbers from data by their declared words. Each reported number keeps
 its line, column and the precision it was shown with.
+
+Worst case: linear in the text. `NUMBER`, `_NUMBERISH` and `HEADLINE` are anchored and their
+whitespace runs possessive; a header's unit is looked for inside each pair of parentheses
+once; inline Markdown is blanked in linear time (`markdown.py`).
 """
 
 from __future__ import annotations
