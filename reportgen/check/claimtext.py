@@ -30,8 +30,8 @@ mismatch.
 
 Worst case: linear in the copy's tokens. A number reads the tokens between it and its
 neighbouring numbers, and at most its whole sentence's words (read once per sentence); in a
-sentence of more than `LONG` tokens, at most `WINDOW` tokens either side (about 45 s per MB of
-one endless sentence of claims on the 2-core VM).
+sentence of more than `LONG` tokens, at most `WINDOW` tokens either side (24 s per MB of one
+endless sentence of claims on the 2-core VM).
 """
 
 from __future__ import annotations
