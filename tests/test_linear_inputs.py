@@ -96,6 +96,14 @@ def test_inline_markdown_is_blanked_in_linear_time(make: Callable[[int], str]) -
     assert_linear(plain_line, make)
 
 
+def test_code_spans_pair_runs_of_equal_length_and_emphasis_pairs_as_before() -> None:
+    """CommonMark's code spans: `` closes only at ``, a lone ` stays text; emphasis takes the
+    first closer its rules allow, as the lazy regexes did."""
+    assert plain_line("`` 1 ` 2 `` 3 `4") == "   1 ` 2    3 `4"
+    line = " **5 tok/s**b and **6 tok/s** ~~7~~ _8_"
+    assert plain_line(line) == "   5 tok/s**b and **6 tok/s          8 "
+
+
 NO_SHAPE = Shape(tables=(), headlines=(), phrases=())
 
 
