@@ -239,7 +239,10 @@ def _hostile(pattern: str) -> list[Callable[[int], str]]:
     units = [" ", "1", "a ", "1,", " 1 ms", "1" + " " * 9]
     for c in marks:
         units += [c, c + "a", " " + c + "a" + c + "b"]
-    return [_repeat(u) for u in dict.fromkeys(units)]
+    runs = [  # one long run after an opening and before a character that ends no match
+        _repeat(run, opening, "z") for run in (" ", "1", " s") for opening in ("1", "(", "- ")
+    ]
+    return [_repeat(u) for u in dict.fromkeys(units)] + runs
 
 
 PATTERNS = dict(_patterns())
