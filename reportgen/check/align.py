@@ -14,7 +14,14 @@ patience diff aligns two versions of a file, one stretch at a time, starting wit
 
 Step 3's search scans every occurrence of every word of its stretch, which for words like "the"
 and numbers (all one key) is most of the article; anchors keep those stretches short, and an
-unedited copy costs one pass.
+unedited copy costs one pass. A copy made to have no anchors (the same few words over and over)
+would make step 3 quadratic in its length, so its searches share a budget of `DIFF_BUDGET`
+steps (one step: one occurrence in the article of one word of the stretch, counted before the
+search from prefix sums): a stretch whose search would exceed what is left stays unaligned, and
+its numbers are read as numbers the article does not have (claims, quotes, or unverified).
+
+Worst case: one pass over the copy and the anchors (n log n in the copy's words), plus at most
+`DIFF_BUDGET` steps of `difflib` (a tenth of a second), whatever the copy.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from collections.abc import Sequence
 Run = tuple[int, int, int]  # (start in the copy, start in the article, length)
 Stretch = tuple[int, int, int, int]  # copy[alo:ahi] against article[blo:bhi]
 ANCHOR = 3  # the fewest shared words around a unique one that anchor an alignment
+DIFF_BUDGET = 500_000  # difflib steps per copy; the check tests' copies take at most 43,000
 
 
 class Aligner:
@@ -45,9 +53,13 @@ class Aligner:
         a, b = list(copy), self.article
         self._matcher.set_seq1(a)
         found: list[Run] = []
+        steps = [0]  # before each copy word: the search steps of the words before it
+        for key in a:
+            steps.append(steps[-1] + len(self._at.get(key, ())))
+        left = [DIFF_BUDGET]
         todo: list[Stretch] = [(0, len(a), 0, len(b))]
         while todo:
-            todo.extend(self._split(a, b, *todo.pop(), found))
+            todo.extend(self._split(a, b, *todo.pop(), found, steps, left))
         merged: list[Run] = []
         for i, j, k in sorted(found):
             last = merged[-1] if merged else None
@@ -58,9 +70,19 @@ class Aligner:
         return merged
 
     def _split(
-        self, a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int, found: list[Run]
+        self,
+        a: list[str],
+        b: list[str],
+        alo: int,
+        ahi: int,
+        blo: int,
+        bhi: int,
+        found: list[Run],
+        steps: list[int],
+        left: list[int],
     ) -> list[Stretch]:
-        """Record what one stretch surely shares; return the stretches left to align."""
+        """Record what one stretch surely shares; return the stretches left to align (`steps`,
+        `left`: the search's cost before each copy word, and the budget left)."""
         head = 0
         while alo + head < ahi and blo + head < bhi and a[alo + head] == b[blo + head]:
             head += 1
@@ -80,6 +102,10 @@ class Aligner:
             return []
         chain = _anchors(a, b, self._at, alo, ahi, blo, bhi)
         if not chain:
+            cost = steps[ahi] - steps[alo]
+            if cost > left[0]:
+                return []  # over budget: left unaligned
+            left[0] -= cost
             i, j, k = self._matcher.find_longest_match(alo, ahi, blo, bhi)
             if not k:
                 return []

@@ -27,10 +27,16 @@ labels, not statements, and are dropped. In a sentence that states several numbe
 number said as a bound or an estimate ("within 0.5 s", "about 3x"), which metric is meant is a
 reader's guess: a match is a match, a difference is unverified (`Reported.tentative`), never a
 mismatch.
+
+Worst case: linear in the copy's tokens. A number reads the tokens between it and its
+neighbouring numbers, and at most its whole sentence's words (read once per sentence); in a
+sentence of more than `LONG` tokens, at most `WINDOW` tokens either side (24 s per MB of one
+endless sentence of claims on the 2-core VM).
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -52,15 +58,50 @@ from reportgen.check.published import Reported, parse_number
 from reportgen.check.stream import Token
 from reportgen.metrics.display import unit_factor
 
+# A sentence longer than `LONG` tokens is no sentence anyone writes: each of its numbers reads
+# only the `WINDOW` tokens either side of it, so reading one costs at most a window, not the
+# sentence, and a copy of one endless "sentence" of numbers is read in linear time.
+LONG = 200
+WINDOW = 40
+
 
 class _Sentence:
-    """One sentence's tokens and the metrics it can name."""
+    """One sentence's tokens (`texts`: every token's text, shared by all sentences) and the
+    metrics it can name."""
 
-    def __init__(self, toks: Sequence[Token], span: range, shown: Sequence[Metric]) -> None:
-        self.toks, self.span, self.shown = toks, span, shown
-        self.texts = [t.text for t in toks]
-        self.runs = labels.runs_of(shown)
+    def __init__(
+        self,
+        toks: Sequence[Token],
+        texts: Sequence[str],
+        sentence: range,
+        shown: Sequence[Metric],
+        runs: frozenset[str],
+    ) -> None:
+        self.toks, self.texts, self.sentence, self.shown, self.runs = (
+            toks,
+            texts,
+            sentence,
+            shown,
+            runs,
+        )
+        self.span = sentence
         self.used: dict[int, None] = {}
+        self._words: set[str] | None = None
+
+    def words(self) -> set[str]:
+        """The quantity words of the whole sentence, read once."""
+        if self._words is None:
+            self._words = self.said(self.sentence).words
+        return self._words
+
+    def around(self, i: int) -> _Sentence:
+        """This sentence as the number at `i` reads it: whole, or its window when it is long."""
+        if len(self.sentence) <= LONG:
+            self.span = self.sentence
+        else:
+            start = max(self.sentence.start, i - WINDOW)
+            self.span = range(start, min(self.sentence.stop, i + WINDOW + 1))
+        return self
 
     def said(self, picks: range | list[int]) -> Said:
         return said(self.texts, picks, self.runs)
@@ -146,16 +187,18 @@ class _Sentence:
             in_prose=True,
         )
 
-    def quote(self, i: int, unit: str, values: list[int]) -> Reported | None:
-        before = max((k for k in values if k < i), default=self.span.start - 1)
-        after = min((k for k in values if k > i), default=self.span.stop)
+    def quote(self, i: int, unit: str, values: Sequence[int]) -> Reported | None:
+        """`values`: the sentence's claims and quotes, in order."""
+        at = bisect.bisect_left(values, i)
+        before = max(values[at - 1] if at else -1, self.span.start - 1)
+        after = min(values[at + 1] if at + 1 < len(values) else self.span.stop, self.span.stop)
         # the axes and words between the number and the value before it; then, when they name
         # no metric, up to the next value too and the whole sentence's words
         s = self.said(range(before + 1, min(after, i + 3)))  # "2,048 output tokens": its words
         found = self.name(s, unit=unit)
         if found is None:
             s = self.said(range(before + 1, after))
-            s.words |= self.said(self.span).words
+            s.words |= self.words()
             found = self.name(s, unit=unit)
         if found is None:
             return None
@@ -192,11 +235,13 @@ def tie(
     if not shown:
         return out
     wanted = set(loose)
+    texts = [t.text for t in toks]
+    runs = labels.runs_of(shown)
     for span in sentences(toks):
         mine = [k for k in span if k in wanted]
         if not mine:
             continue
-        sentence = _Sentence(toks, span, shown)
+        sentence = _Sentence(toks, texts, span, shown, runs)
         claims = {k: c for k in mine if (c := claim_at(toks, k)) is not None}
         # a count's unit may follow a word: "2,048 output tokens", "12 timed requests"
         # "N requests" says where (a concurrency), "N completed requests" how many were counted
@@ -206,18 +251,20 @@ def tie(
         }
         quoted = [k for k in mine if k not in claims and unit_of[k] in QUOTED]
         values = [*claims, *quoted]
+        ordered = sorted(values)
         for k, c in claims.items():
-            found = sentence.claim(k, c)
+            found = sentence.around(k).claim(k, c)
             if found is not None:
                 out[k] = found
         for k in quoted:
             unit = unit_of[k]
             assert unit is not None
-            found = sentence.quote(k, unit, values)
+            found = sentence.around(k).quote(k, unit, ordered)
             if found is not None:
                 out[k] = found
-        if out.keys() & set(values):
-            out.update({k: None for k in sentence.used if k in wanted and k not in values})
+        if any(k in out for k in values):
+            said = set(values)
+            out.update({k: None for k in sentence.used if k in wanted and k not in said})
         for k in values:
             found = out.get(k)
             if found is None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from reportgen.check.shape import HeadlineShape, Shape, TableShape, normalize
 from reportgen.metrics.registry import DEFINITIONS, coordinates
@@ -81,9 +82,12 @@ _STATS = {"median": "p50", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99
 _STATS |= {"mean": "mean", "average": "mean", "99th": "p99", "95th": "p95", "90th": "p90"}
 _CONTEXT = re.compile(r"^(\d+(?:\.\d+)?)([kKmM])$")
 _PLAIN = re.compile(r"^\d+$")
+_LOAD_POINT = re.compile(r"c\d+")  # "c12": concurrency 12
+_N_REQUEST = re.compile(r"(?<!\d)(\d+)-(?:request|user|stream|client)s?")  # "12-request"
 _ONE = ("one", "single")
 
 
+@lru_cache(maxsize=1 << 14)  # a copy says the same words over and over
 def stem(word: str) -> str:
     """A word as compared: lower case, possessive and plural off, its first six letters."""
     w = re.sub(r"[^\w/%]", "", word.lower().removesuffix("'s").removesuffix("\u2019s"))
@@ -91,6 +95,7 @@ def stem(word: str) -> str:
     return w[:6]
 
 
+@lru_cache(maxsize=1 << 14)
 def _words(text: str) -> frozenset[str]:
     return frozenset(
         s
@@ -208,9 +213,9 @@ def said(texts: Sequence[str], picks: Iterable[int], runs: frozenset[str]) -> Sa
                 out.add("concurrency", str(int(number)), k)
         elif word in _ONE and after.startswith(_CONCURRENT):
             out.add("concurrency", "1", k)
-        elif re.fullmatch(r"c\d+", word):
+        elif _LOAD_POINT.fullmatch(word):
             out.add("concurrency", word[1:], k)
-        elif found := re.fullmatch(r"(\d+)-(?:request|user|stream|client)s?", word):
+        elif found := _N_REQUEST.fullmatch(word):
             out.add("concurrency", found.group(1), k)
         elif stem(word) in runs:
             out.add("run", stem(word), k)
@@ -221,6 +226,7 @@ def said(texts: Sequence[str], picks: Iterable[int], runs: frozenset[str]) -> Sa
     return out
 
 
+@lru_cache(maxsize=1 << 14)
 def _plain(text: str) -> str:
     return text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019.").lower()
 

@@ -4,6 +4,10 @@ Lines and the article's `Shape` in, `Reported` numbers out (pure). Tables are re
 their declared titles, cells by their row and column labels; headline numbers by their declared
 captions; sentences with numbers from data by their declared words. Each reported number keeps
 its line, column and the precision it was shown with.
+
+Worst case: linear in the text. `NUMBER`, `_NUMBERISH` and `HEADLINE` are anchored and their
+whitespace runs possessive; a header's unit is looked for inside each pair of parentheses
+once; inline Markdown is blanked in linear time (`markdown.py`).
 """
 
 from __future__ import annotations
@@ -17,14 +21,17 @@ from reportgen.check.markdown import GRID_BORDER, plain_line
 from reportgen.check.shape import Shape, TableShape, normalize
 
 UNITS = r"tok/s|req/s|ms|s|tokens|requests|x|\u00d7|%"
+# Runs of whitespace are possessive (`\s*+`): what follows each never starts with a space, so
+# no match is lost, and a cell of long space runs is read in linear time, not cubic.
 NUMBER = re.compile(
-    r"^\s*([-+\u2212]?\d{1,3}(?:,\d{3})+|[-+\u2212]?\d+)(\.\d+)?([kKM](?![A-Za-z]))?\s*"
-    rf"({UNITS})?(?:\s*\([A-Za-z ]+\))?\s*[*†‡§¶#]*\s*$"
+    r"^\s*+([-+\u2212]?\d{1,3}(?:,\d{3})+|[-+\u2212]?\d+)(\.\d+)?([kKM](?![A-Za-z]))?\s*+"
+    rf"({UNITS})?(?:\s*+\([A-Za-z ]++\))?\s*+[*†‡§¶#]*+\s*+$"
 )
 # Text that means to be a number (digits, separators, a sign, a unit) but is not a well-formed
 # one: a checker that skipped it would pass a table with a broken cell.
 _NUMBERISH = re.compile(
-    rf"^\s*[-+\u2212]?\s*\d[\d,.]*[kKM]?\s*({UNITS})?(?:\s*\([A-Za-z ]+\))?\s*[*†‡§¶#]*\s*$"
+    r"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+"
+    rf"({UNITS})?(?:\s*+\([A-Za-z ]++\))?\s*+[*†‡§¶#]*+\s*+$"
 )
 SUFFIX = {"k": 3, "K": 3, "M": 6}  # 3.4K tok/s: 3,400, known to the nearest hundred
 
@@ -34,7 +41,11 @@ def malformed(text: str) -> str | None:
     does not look like one."""
     if NUMBER.match(text) or not _NUMBERISH.match(text):
         return None
-    digits = re.sub(r"[^\d,.]+$", "", re.sub(r"\(.*", "", text).strip().lstrip("-+\u2212").strip())
+    bare = text.partition("(")[0].strip().lstrip("-+\u2212").strip()
+    end = len(bare)  # up to its last digit or separator
+    while end and not (bare[end - 1].isdecimal() or bare[end - 1] in ",."):
+        end -= 1
+    digits = bare[:end]
     if re.match(r"[-+\u2212]\s", text.strip()):
         return "a sign set apart from its digits"
     if digits.endswith((".", ",")):
@@ -50,7 +61,7 @@ def malformed(text: str) -> str | None:
     return "it is not a number as the article writes numbers"
 
 
-HEADLINE = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(tok/s|ms|s)\s*(.*)$")
+HEADLINE = re.compile(r"^\s*+(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*+(tok/s|ms|s)\s*+(.*)$")
 
 Lines = list[tuple[int, str]]  # (line number in the source, text)
 
@@ -162,13 +173,18 @@ def find_tables(lines: Lines, shape: Shape) -> list[ParsedTable]:
     return tables
 
 
-_UNIT_IN_PARENS = re.compile(r"\((?:[^()]*\s)?(tok/s|ms|s)\b[^()]*\)")
+_IN_PARENS = re.compile(r"\(([^()]*+)\)")  # each start reads on to the next parenthesis only
+_UNIT_WORD = re.compile(r"(?:^|(?<=\s))(tok/s|ms|s)\b")
 
 
 def _unit_words(text: str) -> str | None:
-    """The unit a header or caption names in parentheses: 'TTFT (s)', '(ms, median)'."""
-    found = _UNIT_IN_PARENS.search(text)
-    return found.group(1) if found else None
+    """The unit a header or caption names in parentheses: 'TTFT (s)', '(ms, median)'. In the
+    first parentheses that name one, the last unit word, else one right after the '('."""
+    for group in _IN_PARENS.finditer(text):
+        units = [found.group(1) for found in _UNIT_WORD.finditer(group.group(1))]
+        if units:
+            return units[-1]
+    return None
 
 
 def _table_numbers(table: ParsedTable) -> Iterator[Reported]:

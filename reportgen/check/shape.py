@@ -124,26 +124,38 @@ def normalize(text: str) -> str:
     return " ".join(re.sub(r"[^\w%/]+", " ", text.lower()).split())
 
 
-_NUMBER = r"(-?[\d][\d,]*(?:\.\d+)?)"
+# a number: it starts where a run of digits does, and a search restarted at each comma of a long
+# run reads at most 40 characters on from it (no article writes a longer number)
+_NUMBER = r"(-?(?<!\d)\d[\d,]{0,40}(?:\.\d+)?)"
+_GAP = r"\s*+"  # what may stand between two words: one possessive run of whitespace
+
+
+def _atoms(text: str) -> list[str]:
+    return [re.escape(w) for w in text.split()]
+
+
+def _joined(atoms: list[str]) -> re.Pattern[str]:
+    """One pattern of `atoms` with exactly one possessive gap between each two and none at the
+    ends: no two quantifiers over whitespace stand side by side, so a match attempt is linear in
+    the text it reads and a search linear in the line."""
+    return re.compile(_GAP.join(atoms), re.IGNORECASE)
 
 
 def phrase_pattern(text: str) -> tuple[re.Pattern[str], tuple[str | None, ...]]:
     """A regex that finds `text` in a published line: its words as they are (whitespace free),
     each reference a number (with the metric's unit after it unless the reference is bare)."""
-    parts, metrics, at = [], [], 0
+    atoms: list[str] = []
+    metrics: list[str | None] = []
+    at = 0
     for found in REFERENCE.finditer(text):
-        parts.append(_words(text[at : found.start()]))
+        atoms += _atoms(text[at : found.start()])
         name, flt = found.group(1), found.group(2)
         unit = _unit(name) if flt != "number" else None
-        parts.append(r"\s*" + _NUMBER + (rf"\s*{re.escape(unit)}" if unit else "") + r"\s*")
+        atoms += [_NUMBER, *([re.escape(unit)] if unit else [])]
         metrics.append(name if _unit(name) is not None else None)
         at = found.end()
-    parts.append(_words(text[at:]))
-    return re.compile("".join(parts), re.IGNORECASE), tuple(metrics)
-
-
-def _words(text: str) -> str:
-    return r"\s*".join(re.escape(w) for w in text.split()) if text.strip() else r"\s*"
+    atoms += _atoms(text[at:])
+    return _joined(atoms), tuple(metrics)
 
 
 def _unit(name: str) -> str | None:
@@ -158,8 +170,8 @@ def _headlines(article: ArticleSource) -> tuple[HeadlineShape, ...]:
     for group, headlines in enumerate(groups):
         for h in headlines:
             caption = REFERENCE.sub("{N}", h.caption.text)
-            words = [_words(part) for part in caption.split("{N}")]
-            pattern = re.compile(rf"\s*{_NUMBER}\s*".join(words), re.IGNORECASE)
+            parts = [_atoms(part) for part in caption.split("{N}")]
+            pattern = _joined([a for k, part in enumerate(parts) for a in [_NUMBER][:k] + part])
             out.append(HeadlineShape(h.metric, _unit(h.metric), caption, pattern, group))
     return tuple(out)
 
@@ -234,7 +246,7 @@ def _size(cell: CellView) -> tuple[bool, int, int]:
 
 def html_text(html: str) -> str:
     """The text of an HTML fragment."""
-    return unescape(re.sub(r"<[^>]+>", " ", html))
+    return unescape(re.sub(r"<[^<>]+>", " ", html))  # each start reads to the next "<" only
 
 
 def from_declarations(article: ArticleSource) -> Shape:
