@@ -40,7 +40,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reportgen import tolerances as tol
 from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.guidellm_legacy import is_legacy
@@ -53,18 +52,17 @@ from reportgen.formats.guidellm_requests import (
     token_span_rate,
 )
 from reportgen.formats.guidellm_stats import (
+    check_rate,
     first_error,
-    prompt_tokens,
     scalar_at,
+    statistics_point,
     strategy_load,
-    summaries,
     unfit,
     unique_labels,
 )
 from reportgen.formats.jsonfile import JsonDocument
 from reportgen.formats.refusals import HEAD_BYTES
-from reportgen.model import CellStatus, LoadPoint, Scalar, SourceFile, SweepRun
-from reportgen.stats import close
+from reportgen.model import LoadPoint, Scalar, SourceFile, SweepRun
 
 # setting name -> its path under the file's `config.spec` (the run's arguments)
 _SETTINGS = {
@@ -243,17 +241,8 @@ def _rate_check(
         first, last = t["first_token_iteration"], t["last_token_iteration"]
         if first is not None and last is not None:
             spans.append((float(first), float(last), int(record.get("output_tokens") or 0)))
-    expected = token_span_rate(spans)
-    own = float(bench["metrics"]["output_tokens_per_second"]["successful"]["mean"])
-    if expected is None or close(own, expected, rel=tol.AGGREGATE.rel, abs_=tol.AGGREGATE.abs_):
-        return
-    report(
-        f"{at}/metrics/output_tokens_per_second/successful/mean",
-        f"mean {own:.6g} tok/s disagrees with the {expected:.6g} tok/s of requests.successful "
-        "(output tokens over the span from their first token to their last, GuideLLM 0.4-0.7's "
-        "definition)",
-        "warning",
-    )
+    definition = "output tokens over the span from their first token to their last, GuideLLM "
+    check_rate(bench, token_span_rate(spans), definition + "0.4-0.7's definition", at, report)
 
 
 def _measured(bench: dict[str, Any], at: str, report: Report) -> float:
@@ -280,7 +269,6 @@ def _point(
     """One benchmark as a load point."""
     config = bench["config"]
     strategy = config["strategy"]
-    _, concurrency, rate = strategy_load(strategy)
     metrics = bench["metrics"]
     totals = metrics["request_totals"]
     ok, errored = int(totals["successful"]), int(totals["errored"])
@@ -307,34 +295,20 @@ def _point(
         check_statistics(metrics, samples, f"{at}/metrics", report)
         if not window_rate:
             _rate_check(bench, inside, at, report)
-    found, found_at = summaries(
-        metrics, f"{at}/metrics", with_records=complete, itl_counts_requests=False
-    )
-    duration = _measured(bench, at, report)
     tokens = metrics["output_token_count"]["successful"]["total_sum"]
-    status: CellStatus = "ok" if ok > 0 else "failed"
-    errored_records = (bench.get("requests") or {}).get("errored")
-    return LoadPoint(
-        pointer=at,
+    return statistics_point(
+        bench,
+        at,
         label=label,
-        concurrency=concurrency,
-        rate=rate,
-        strategy=str(strategy["type_"]),
-        status=status,
-        reason=None if ok > 0 else first_error(errored_records, "info", "error"),
-        duration_s=duration if duration > 0 else None,
+        strategy=strategy,
+        requests=(ok, errored),
+        reason=first_error((bench.get("requests") or {}).get("errored"), "info", "error"),
+        duration_s=_measured(bench, at, report),
         # before 0.8 GuideLLM's rate is not tokens over the duration: its own figure is shown
         output_tokens=round(tokens) if whole and window_rate else None,
-        aggregate_tok_s=float(metrics["output_tokens_per_second"]["successful"]["mean"]),
-        requests_ok=ok,
-        requests_failed=errored,
         samples=samples if complete else (),
-        summaries=found,
-        prompt_tokens=prompt_tokens(metrics),
-        summary_at=(
-            ("aggregate_tok_s", f"{at}/metrics/output_tokens_per_second/successful/mean"),
-            *found_at,
-        ),
+        with_records=complete,
+        itl_counts_requests=False,
     )
 
 

@@ -33,21 +33,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from reportgen import tolerances as tol
 from reportgen.errors import Problem
 from reportgen.formats.guidellm_requests import Report, check_statistics, legacy_sample
 from reportgen.formats.guidellm_stats import (
+    check_rate,
     first_error,
-    prompt_tokens,
     scalar_at,
+    statistics_point,
     strategy_load,
-    summaries,
     unfit,
     unique_labels,
 )
 from reportgen.formats.jsonfile import JsonDocument
-from reportgen.model import CellStatus, LoadPoint, Scalar, SourceFile, SweepRun
-from reportgen.stats import close
+from reportgen.model import LoadPoint, Scalar, SourceFile, SweepRun
 
 DEFINITIONS = (
     (
@@ -119,21 +117,18 @@ def _rate_check(
     # the last token of each request lands on its end; those at the very end are not counted
     last = sum(1 for _, end, out in spans if out > 1 and finish - end <= _MERGED_S)
     expected = (sum(out for *_, out in spans) - last) / (finish - begin)
-    own = float(bench["metrics"]["output_tokens_per_second"]["successful"]["mean"])
-    if close(own, expected, rel=tol.AGGREGATE.rel, abs_=tol.AGGREGATE.abs_):
-        return
-    report(
-        f"{at}/metrics/output_tokens_per_second/successful/mean",
-        f"mean {own:.6g} tok/s disagrees with the {expected:.6g} tok/s of requests.successful "
-        "(output tokens over the first start to the last end, GuideLLM 0.2/0.3's definition)",
-        "warning",
+    check_rate(
+        bench,
+        expected,
+        "output tokens over the first start to the last end, GuideLLM 0.2/0.3's definition",
+        at,
+        report,
     )
 
 
 def _point(bench: dict[str, Any], at: str, label: str, report: Report) -> LoadPoint:
     """One benchmark as a load point."""
     strategy = bench["args"]["strategy"]
-    _, concurrency, rate = strategy_load(strategy)
     metrics = bench["metrics"]
     totals = bench["request_totals"]
     ok, errored = int(totals["successful"]), int(totals["errored"])
@@ -155,31 +150,18 @@ def _point(bench: dict[str, Any], at: str, label: str, report: Report) -> LoadPo
     if complete and all(s.completed for s in samples):
         check_statistics(metrics, samples, f"{at}/metrics", report)
         _rate_check(bench, list(records or ()), at, report)
-    found, found_at = summaries(
-        metrics, f"{at}/metrics", with_records=complete, itl_counts_requests=True
-    )
-    duration = float(bench["duration"])
-    status: CellStatus = "ok" if ok > 0 else "failed"
-    return LoadPoint(
-        pointer=at,
+    return statistics_point(
+        bench,
+        at,
         label=label,
-        concurrency=concurrency,
-        rate=rate,
-        strategy=str(strategy["type_"]),
-        status=status,
-        reason=None if ok > 0 else first_error(requests.get("errored"), "error"),
-        duration_s=duration if duration > 0 else None,
+        strategy=strategy,
+        requests=(ok, errored),
+        reason=first_error(requests.get("errored"), "error"),
+        duration_s=float(bench["duration"]),
         output_tokens=None,  # GuideLLM's rate is not tokens over the duration: its own is shown
-        aggregate_tok_s=float(metrics["output_tokens_per_second"]["successful"]["mean"]),
-        requests_ok=ok,
-        requests_failed=errored,
         samples=samples if complete else (),
-        summaries=found,
-        prompt_tokens=prompt_tokens(metrics),
-        summary_at=(
-            ("aggregate_tok_s", f"{at}/metrics/output_tokens_per_second/successful/mean"),
-            *found_at,
-        ),
+        with_records=complete,
+        itl_counts_requests=True,
     )
 
 

@@ -11,11 +11,16 @@ statistics block is `metrics.<name>.successful`: `{mean, median, min, max, count
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
+from reportgen import tolerances as tol
 from reportgen.formats.guidellm_requests import QUANTITIES, Report
 from reportgen.formats.jsonfile import FLOAT_MAX, TOO_LARGE, escape_pointer_token
-from reportgen.model import Scalar, Summary
+from reportgen.model import CellStatus, LoadPoint, RequestSample, Scalar, Summary
+from reportgen.stats import close
+
+_OWN_RATE = "metrics/output_tokens_per_second/successful/mean"  # GuideLLM's own rate, per benchmark
 
 # reportgen statistic -> its path in one of GuideLLM's distributions
 _STATS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -119,3 +124,62 @@ def first_error(records: Any, *path: str) -> str:
         if isinstance(error, str) and error.strip():
             return error.strip().splitlines()[-1]
     return "no request completed"
+
+
+def check_rate(
+    bench: dict[str, Any], expected: float | None, definition: str, at: str, report: Report
+) -> None:
+    """Warn when GuideLLM's own output tokens per second is not `expected`, its rate over the
+    records by the release's `definition` (words for the message); None: nothing to compare."""
+    own = float(bench["metrics"]["output_tokens_per_second"]["successful"]["mean"])
+    if expected is None or close(own, expected, rel=tol.AGGREGATE.rel, abs_=tol.AGGREGATE.abs_):
+        return
+    report(
+        f"{at}/{_OWN_RATE}",
+        f"mean {own:.6g} tok/s disagrees with the {expected:.6g} tok/s of requests.successful "
+        f"({definition})",
+        "warning",
+    )
+
+
+def statistics_point(
+    bench: dict[str, Any],
+    at: str,
+    *,
+    label: str,
+    strategy: dict[str, Any],
+    requests: tuple[int, int],
+    reason: str,
+    duration_s: float,
+    output_tokens: int | None,
+    samples: Sequence[RequestSample],
+    with_records: bool,
+    itl_counts_requests: bool,
+) -> LoadPoint:
+    """A benchmark as a load point: its load, request counts (ok, errored), `samples` (empty
+    unless the file keeps every successful record) and GuideLLM's own statistics and rate."""
+    metrics = bench["metrics"]
+    _, concurrency, rate = strategy_load(strategy)
+    ok, errored = requests
+    found, found_at = summaries(
+        metrics, f"{at}/metrics", with_records=with_records, itl_counts_requests=itl_counts_requests
+    )
+    status: CellStatus = "ok" if ok > 0 else "failed"
+    return LoadPoint(
+        pointer=at,
+        label=label,
+        concurrency=concurrency,
+        rate=rate,
+        strategy=str(strategy["type_"]),
+        status=status,
+        reason=None if ok > 0 else reason,
+        duration_s=duration_s if duration_s > 0 else None,
+        output_tokens=output_tokens,
+        aggregate_tok_s=float(metrics["output_tokens_per_second"]["successful"]["mean"]),
+        requests_ok=ok,
+        requests_failed=errored,
+        samples=samples,
+        summaries=found,
+        prompt_tokens=prompt_tokens(metrics),
+        summary_at=(("aggregate_tok_s", f"{at}/{_OWN_RATE}"), *found_at),
+    )
