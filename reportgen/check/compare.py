@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING
 from reportgen.check.built import check_built
 from reportgen.check.htmltext import html_lines
 from reportgen.check.labels import metrics_shown
+from reportgen.check.pipetables import find_tables
 from reportgen.check.prose import expected_prose
-from reportgen.check.published import Lines, Reported, find_tables, text_lines
+from reportgen.check.published import Lines, Reported, text_lines
 from reportgen.check.reading import reported as reported_in_lines
 from reportgen.check.result import (
     CheckResult,
@@ -34,6 +35,7 @@ from reportgen.check.result import (
 )
 from reportgen.check.shape import Shape, from_views
 from reportgen.check.sources import read_published
+from reportgen.check.tableunits import settle_units
 from reportgen.errors import InputError
 from reportgen.files import read_input
 from reportgen.formats.jsonfile import JsonDocument
@@ -112,8 +114,25 @@ def check_published(
     # a metric the built article shows n times (in two tables, say) may be shown n times
     allowed = Counter(s.metric for s in expected) | Counter(dict(shape.times))
     times: Counter[str] = Counter()
-    reported = reported_in_lines(lines, shape)
+    reported, unit_problems = settle_units(reported_in_lines(lines, shape), value_of)
     titles = {t.id: t.title for t in shape.tables}
+    for p in unit_problems:  # one error at the header or caption, not one per cell
+        items.append(
+            Item(
+                "mismatch",
+                source,
+                p.line,
+                p.col,
+                p.message,
+                p.value.id,
+                p.text,
+                p.value.value,
+                p.value.file,
+                titles.get(p.cell.table or "", p.cell.table),
+                None,
+                p.cell.column,
+            )
+        )
     for r in reported:
         where: dict[str, str | None] = {
             "table": titles.get(r.table or "", r.table),

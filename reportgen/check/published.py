@@ -17,8 +17,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from reportgen.check.markdown import GRID_BORDER, plain_line
-from reportgen.check.shape import Shape, TableShape, normalize
+from reportgen.check.markdown import plain_line
+from reportgen.check.pipetables import ParsedTable, find_tables, is_row
+from reportgen.check.shape import Shape, normalize
 
 UNITS = r"tok/s|req/s|ms|s|tokens|requests|x|\u00d7|%"
 # Runs of whitespace are possessive (`\s*+`): what follows each never starts with a space, so
@@ -61,9 +62,9 @@ def malformed(text: str) -> str | None:
     return "it is not a number as the article writes numbers"
 
 
-HEADLINE = re.compile(r"^\s*+(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*+(tok/s|ms|s)\s*+(.*)$")
-
 Lines = list[tuple[int, str]]  # (line number in the source, text)
+
+HEADLINE = re.compile(r"^\s*+(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*+(tok/s|ms|s)\s*+(.*)$")
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,9 @@ class Reported:
     malformed: str | None = None  # why the shown text is not a well-formed number
     # the unit is the table caption's, which a column of another dimension (a ratio) overrides
     unit_soft: bool = False
+    # where the unit it is read in is written, when not beside it: (line, col, the column's
+    # header or the table's caption)
+    unit_from: tuple[int, int, str] | None = None
     # a number the article's source writes literally (a date, a version): the text it writes
     expected_text: str | None = None
     in_prose: bool = False  # read from running text, where a setting may be said twice
@@ -90,17 +94,6 @@ class Reported:
     # sentence states other numbers too; it is said as a bound): a match is a match, a
     # difference is unverified, not a mismatch. Empty: judged as any number is.
     tentative: str = ""
-
-
-@dataclass(frozen=True)
-class ParsedTable:
-    """A table found in the text: its caption lines, header and rows with line numbers."""
-
-    shape: TableShape | None
-    caption: str
-    line: int
-    header: tuple[str, ...]
-    rows: tuple[tuple[int, tuple[tuple[int, str], ...]], ...]  # (line, ((col, cell text), ...))
 
 
 def parse_number(text: str) -> tuple[float, int, str | None] | None:
@@ -117,17 +110,6 @@ def parse_number(text: str) -> tuple[float, int, str | None] | None:
     return value, decimals, "x" if unit == "\u00d7" else unit
 
 
-def _cells(line: str) -> tuple[tuple[int, str], ...]:
-    out = []
-    pos = line.index("|") + 1
-    for part in line.strip().strip("|").split("|"):
-        start = line.index(part, pos - 1) if part else pos
-        stripped = part.strip()
-        out.append((start + len(part) - len(part.lstrip()) + 1, stripped))
-        pos = start + len(part) + 1
-    return tuple(out)
-
-
 def text_lines(text: str) -> Lines:
     """Number the lines of a plain-text or Markdown article, inline markup blanked."""
     # Lines as editors number them: a form feed (pdftotext's page break) ends no line.
@@ -135,46 +117,9 @@ def text_lines(text: str) -> Lines:
     return [(n, plain_line(line.replace("\f", " "))) for n, line in enumerate(split, start=1)]
 
 
-def _is_row(text: str) -> bool:
-    return text.lstrip().startswith("|") or GRID_BORDER.match(text) is not None
-
-
-def find_tables(lines: Lines, shape: Shape) -> list[ParsedTable]:
-    """Every pipe table in `lines` with the non-table lines just above it as caption, and the
-    article's table whose title the caption holds."""
-    tables = []
-    i = 0
-    while i < len(lines):
-        if not _is_row(lines[i][1]):
-            i += 1
-            continue
-        start = i
-        block = []
-        while i < len(lines) and _is_row(lines[i][1]):
-            block.append(lines[i])
-            i += 1
-        caption_lines: list[str] = []
-        j = start - 1
-        while (
-            j >= 0 and lines[j][1].strip() and not _is_row(lines[j][1]) and len(caption_lines) < 2
-        ):
-            caption_lines.insert(0, lines[j][1].strip().lstrip("#* ").rstrip("* "))
-            j -= 1
-        block = [(n, raw) for n, raw in block if not GRID_BORDER.match(raw)]
-        if not block:
-            continue
-        header = tuple(c for _, c in _cells(block[0][1]))
-        rows = tuple(
-            (n, _cells(raw)) for n, raw in block[1:] if not re.fullmatch(r"[\s|:\-]+", raw)
-        )
-        # A table is named by its title line: the line above it, or above its note.
-        found = next(filter(None, map(shape.table_for, caption_lines)), None)
-        tables.append(ParsedTable(found, " ".join(caption_lines), block[0][0], header, rows))
-    return tables
-
-
 _IN_PARENS = re.compile(r"\(([^()]*+)\)")  # each start reads on to the next parenthesis only
-_UNIT_WORD = re.compile(r"(?:^|(?<=\s))(tok/s|ms|s)\b")
+_UNIT_WORD = re.compile(r"(?:^|(?<=\s))(tok/s|req/s|ms|s|milliseconds|seconds)\b")
+_SPELLED = {"milliseconds": "ms", "seconds": "s"}
 
 
 def _unit_words(text: str) -> str | None:
@@ -183,50 +128,56 @@ def _unit_words(text: str) -> str | None:
     for group in _IN_PARENS.finditer(text):
         units = [found.group(1) for found in _UNIT_WORD.finditer(group.group(1))]
         if units:
-            return units[-1]
+            return _SPELLED.get(units[-1], units[-1])
     return None
 
 
+def header_unit(text: str) -> str | None:
+    """The unit a column header names: in parentheses ('TTFT p50 (s)'), else as its last word
+    ('output tok/s')."""
+    words = text.split()
+    last = words[-1] if words else ""
+    return _unit_words(text) or _SPELLED.get(
+        last, last if last in ("tok/s", "req/s", "ms") else None
+    )
+
+
 def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
-    caption_unit = _unit_words(table.caption.split(")")[0] + ")") if table.caption else None
+    caption_unit = _unit_words(table.caption)
+    by_caption = (table.caption_line, 1, table.caption) if caption_unit else None
+    columns = [
+        (head, header_unit(head), (table.line, col, head))
+        for head, col in zip(table.header, table.header_cols, strict=False)
+    ]
+    name = table.shape.id if table.shape else table.caption
     for line, cells in table.rows:
         if not cells:
             continue
         row_label = cells[0][1]
-        for (col, cell), head in zip(cells[1:], table.header[1:], strict=False):
+        for (col, cell), (head, unit, at) in zip(cells[1:], columns[1:], strict=False):
             parsed = parse_number(cell)
             metric = table.shape.cell(row_label, head) if table.shape else None
             if parsed is None:
                 why = malformed(cell)
                 if why is not None:
                     yield Reported(
-                        line,
-                        col,
-                        cell,
-                        math.nan,
-                        0,
-                        None,
-                        metric,
-                        table.shape.id if table.shape else table.caption,
-                        row_label,
-                        head,
-                        malformed=why,
+                        line, col, cell, math.nan, 0, None, metric, name, row_label, head, why
                     )
                 continue
-            value, decimals, unit = parsed
-            written = unit or _unit_words(head)
+            value, decimals, written = parsed
             yield Reported(
                 line,
                 col,
                 cell,
                 value,
                 decimals,
-                written or caption_unit,
+                written or unit or caption_unit,
                 metric,
-                table.shape.id if table.shape else table.caption,
+                name,
                 row_label,
                 head,
-                unit_soft=written is None,
+                unit_soft=not (written or unit),
+                unit_from=None if written else at if unit else by_caption,
             )
 
 
@@ -288,7 +239,7 @@ def reported_in_lines(
         out.extend(_table_numbers(table))
     taken = set(in_table)
     for i, (n, raw) in enumerate(lines):
-        if n in in_table or _is_row(raw):
+        if n in in_table or is_row(raw):
             continue
         found = HEADLINE.match(raw)
         if not found:

@@ -15,8 +15,9 @@ Worst case: the sum of the readers', each linear in the lines (see each module).
 from __future__ import annotations
 
 from reportgen.check.headlines import stream_headlines
+from reportgen.check.pipetables import find_tables
 from reportgen.check.prose import prose_numbers
-from reportgen.check.published import Lines, Reported, find_tables, reported_in_lines
+from reportgen.check.published import Lines, Reported, reported_in_lines
 from reportgen.check.shape import Shape
 from reportgen.check.stream import stream_tables, tokens
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from html import unescape
 from typing import TYPE_CHECKING
@@ -185,14 +185,36 @@ def _phrases(texts: Iterable[Text | None]) -> tuple[Phrase, ...]:
     return tuple(out)
 
 
+_BRACKETS = re.compile(r"\([^()]*+\)|\[[^\[\]]*+\]")  # each start reads to its next bracket
+
+
+def bare_label(label: str) -> str:
+    """A column label without what it says in brackets, normalized: 'TTFT p50 (s)' and 'TTFT
+    p50 (ms)' are one column, whose unit a copy may convert."""
+    return normalize(_BRACKETS.sub(" ", label))
+
+
+def _by_bare(labels: Iterable[str]) -> dict[str, str]:
+    """Each label's bare form -> the label, for bare forms that only one label has."""
+    count: dict[str, list[str]] = {}
+    for label in labels:
+        count.setdefault(bare_label(label), []).append(label)
+    return {bare: found[0] for bare, found in count.items() if len(found) == 1 and bare}
+
+
 @dataclass(frozen=True)
 class _Laid:
-    """A built table's cells: (row label, column label) -> metric id."""
+    """A built table's cells: (row label, column label) -> metric id; a column is also found
+    by its label without its unit ('TTFT (ms)' for the built 'TTFT (s)')."""
 
     cells: Mapping[tuple[str, str], str]
+    columns: Mapping[str, str] = field(default_factory=dict)  # bare label -> normalized label
 
     def __call__(self, row: str, col: str) -> str | None:
-        return self.cells.get((normalize(row), normalize(col)))
+        found = self.cells.get((normalize(row), normalize(col)))
+        if found is None and bare_label(col) in self.columns:
+            found = self.cells.get((normalize(row), self.columns[bare_label(col)]))
+        return found
 
 
 @dataclass(frozen=True)
@@ -204,10 +226,11 @@ class _Declared:
     metric: str | None = None
     columns_axis: str | None = None
     columns: Mapping[str, str] | None = None  # header -> metric
+    bare: Mapping[str, str] = field(default_factory=dict)  # header without its unit -> metric
 
     def __call__(self, row: str, col: str) -> str | None:
         if self.columns is not None:
-            metric = self.columns.get(normalize(col))
+            metric = self.columns.get(normalize(col)) or self.bare.get(bare_label(col))
             return None if metric is None else _id(metric, {self.rows: row})
         if self.metric is None or self.columns_axis is None:
             return None
@@ -231,7 +254,9 @@ def from_views(article: ArticleSource, views: Iterable[TableView]) -> Shape:
             view.columns,
             tuple((label, tuple(_size(c) for c in cells)) for label, cells in view.rows),
         )
-        tables.append(TableShape(view.id, view.title, view.decl.unit_words, _Laid(grid), laid))
+        bare = {k: normalize(v) for k, v in _by_bare(view.columns).items()}
+        cells = _Laid(grid, bare)
+        tables.append(TableShape(view.id, view.title, view.decl.unit_words, cells, laid))
     notes = [t.note for t in article.tables()]
     return Shape(tuple(tables), _headlines(article), _phrases(notes))
 
@@ -256,7 +281,9 @@ def from_declarations(article: ArticleSource) -> Shape:
     for decl in article.tables():
         if isinstance(decl.columns, tuple):
             headers = {normalize(c.header): c.metric for c in decl.columns}
-            cell = _Declared(decl.rows, columns=headers)
+            by_header = {c.header: c.metric for c in decl.columns}
+            bare = {b: by_header[h] for b, h in _by_bare(by_header).items()}
+            cell = _Declared(decl.rows, columns=headers, bare=bare)
         else:
             cell = _Declared(decl.rows, decl.metric, decl.columns)
         tables.append(TableShape(decl.id, decl.title, decl.unit_words, cell))
