@@ -51,32 +51,65 @@ def _parts(h: HeadlineShape) -> list[tuple[str, ...]]:
     return [tuple(normalize(part).split()) for part in h.caption.split("{N}")]
 
 
-def _number_first(toks: Sequence[Token], h: HeadlineShape) -> Reported | None:
-    """ "57 tok/s one request, output": a number and unit, then the whole caption."""
-    parts = _parts(h)
-    for at in range(len(toks) - 1):
+def _caption_then_number(
+    toks: Sequence[Token], at: int, parts: list[tuple[str, ...]]
+) -> int | None:
+    """The token of the number after a caption that starts at `at` ("One request, output: 57
+    tok/s"): on the caption's last line, after a colon or a dash, or first on the next line (a
+    caption set above its number); None when no number is there."""
+    end = match_template(toks, at, parts)
+    if end is None or end >= len(toks):
+        return None
+    last = toks[end - 1].line
+    dashed = False
+    while end < len(toks) and _DASH.match(toks[end].text):
+        end, dashed = end + 1, True
+    if _pair(toks, end) is None:
+        return None
+    first_on_next = toks[end - 1].line < toks[end].line  # nothing between it and the caption
+    return end if dashed or toks[end].line == last or first_on_next else None
+
+
+def _in_order(toks: Sequence[Token], headlines: Sequence[HeadlineShape]) -> dict[str, Reported]:
+    """Each headline's number, pairing numbers and captions in text order: where a caption
+    comes first, its number is the one after it; where a number comes first, the caption after
+    it is its own. A caption or number once paired is not paired again, so in either layout
+    each number goes with its own caption, never the next one's. The first pairing of each
+    headline counts."""
+    parts = [(h, _parts(h)) for h in headlines]
+    firsts = {words[0][0] for _, words in parts if words[0]}  # the words a caption starts with
+    numbered = any(not words[0] for _, words in parts)  # a caption that starts with a number
+    out: dict[str, Reported] = {}
+    at = 0
+    while at < len(toks):
+        best: tuple[int, int, HeadlineShape] | None = None  # (token after, number, headline)
         pair = _pair(toks, at)
-        if pair is not None and match_template(toks, at + 2, parts) is not None:
-            return _reported(toks[at], pair, h)
-    return None
-
-
-def _caption_first(toks: Sequence[Token], h: HeadlineShape) -> Reported | None:
-    """ "One request, output: 57 tok/s": the caption, then on its line (or after a colon or a
-    dash) the number and unit."""
-    parts = _parts(h)
-    for at in range(len(toks)):
-        end = match_template(toks, at, parts)
-        if end is None or end >= len(toks):
+        if (
+            pair is None
+            and not numbered
+            and not (toks[at].words[:1] and toks[at].words[0] in firsts)
+        ):
+            at += 1
             continue
-        last = toks[end - 1].line
-        dashed = False
-        while end < len(toks) and _DASH.match(toks[end].text):
-            end, dashed = end + 1, True
-        pair = _pair(toks, end)
-        if pair is not None and (dashed or toks[end].line == last):
-            return _reported(toks[end], pair, h)
-    return None
+        for h, words in parts:
+            number = _caption_then_number(toks, at, words)
+            if number is not None:
+                hit = (number + 2, number, h)
+            elif pair is not None and (end := match_template(toks, at + 2, words)) is not None:
+                hit = (end, at, h)
+            else:
+                continue
+            if best is None or hit[0] > best[0]:
+                best = hit
+        if best is None:
+            at += 1
+            continue
+        after, number, h = best
+        found = _pair(toks, number)
+        assert found is not None
+        out.setdefault(h.metric, _reported(toks[number], found, h))
+        at = after
+    return out
 
 
 def _blocks(toks: Sequence[Token], group: Sequence[HeadlineShape]) -> list[Reported]:
@@ -107,19 +140,23 @@ def stream_headlines(toks: Sequence[Token], shape: Shape, found: set[str]) -> li
     groups: dict[int, list[HeadlineShape]] = {}
     for h in shape.headlines:
         groups.setdefault(h.group, []).append(h)
+    singles: list[HeadlineShape] = []
     for group in groups.values():
         left = [h for h in group if h.metric not in found]
-        if not left:
-            continue
         if len(left) == len(group) and len(group) > 1:
             block = _blocks(toks, group)
             if block:
                 out += block
                 continue
-        for h in left:
-            one = _number_first(toks, h) or _caption_first(toks, h)
-            if one is None and len(group) == 1:
-                one = next(iter(_blocks(toks, [h])), None)
-            if one is not None:
-                out.append(one)
+        singles += left
+    if not singles:
+        return out
+    # every caption takes part, found or not, so that none takes another's number
+    paired = _in_order(toks, shape.headlines)
+    for h in singles:
+        one = paired.get(h.metric)
+        if one is None and len(groups[h.group]) == 1:
+            one = next(iter(_blocks(toks, [h])), None)
+        if one is not None:
+            out.append(one)
     return out

@@ -63,6 +63,8 @@ def malformed(text: str) -> str | None:
 
 
 Lines = list[tuple[int, str]]  # (line number in the source, text)
+# a number and its unit alone on a line, well formed or not ("-183 tok/s", "183K tok/s")
+_LONE = re.compile(r"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:tok/s|ms|s)\s*+$")
 
 HEADLINE = re.compile(r"^\s*+(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*+(tok/s|ms|s)\s*+(.*)$")
 
@@ -223,14 +225,28 @@ def _phrase_numbers(lines: Lines, shape: Shape, taken: set[int]) -> Iterator[Rep
             break
 
 
+def _caption_beside(lines: Lines, i: int, shape: Shape, used: set[int]) -> str:
+    """The caption of the number alone on line `i`: the line just above it when that is a
+    headline's caption no number above it took (the caption set above its number), else the
+    line just below it. In text order, each number thus goes with its own caption in either
+    layout. (Captions a blank line away are paired in the word stream, `headlines.py`.)"""
+    if i > 0 and i - 1 not in used and _headline_metric(shape, lines[i - 1][1]):
+        return lines[i - 1][1]
+    if i + 1 >= len(lines):
+        return ""
+    used.add(i + 1)
+    return lines[i + 1][1]
+
+
 def reported_in_lines(
     lines: Lines, shape: Shape, tables: list[ParsedTable] | None = None
 ) -> list[Reported]:
     """Every number the lines report in tables, headlines and declared sentences, mapped to
     metric ids where the article's shape says which.
 
-    A headline is a number with its unit at the start of a line and, after it on the same line
-    or (in HTML and PDF text) the next, the words of a declared headline caption.
+    A headline is a number with its unit at the start of a line and, after it on the same line,
+    the words of a declared headline caption; or a number and unit alone on a line, with the
+    caption on the line above or below it (`_caption_beside`).
     """
     out: list[Reported] = []
     tables = find_tables(lines, shape) if tables is None else tables  # found by the caller
@@ -238,15 +254,18 @@ def reported_in_lines(
     for table in tables:
         out.extend(_table_numbers(table))
     taken = set(in_table)
+    used: set[int] = set()  # caption lines paired with the number above them
     for i, (n, raw) in enumerate(lines):
         if n in in_table or is_row(raw):
             continue
         found = HEADLINE.match(raw)
         if not found:
+            if _LONE.match(raw):  # a headline number read later: its caption is still its own
+                _caption_beside(lines, i, shape, used)
             continue
         whole, frac, unit, words = found.groups()
-        if not words.strip() and i + 1 < len(lines):
-            words = lines[i + 1][1]
+        if not words.strip():
+            words = _caption_beside(lines, i, shape, used)
         metric = _headline_metric(shape, words)
         if metric is None and any(p.pattern.search(raw) for p in shape.phrases):
             continue  # a declared sentence that starts with its number: read below
