@@ -586,3 +586,31 @@ def test_key_numbers_in_an_html_definition_list(slug: str) -> None:
     digits = numbers[0][0].split(" ")[0]
     page[first] = page[first].replace(digits, _wrong(digits))
     assert _errors(folder, "\n".join(page), html=True) == [("mismatch", first + 1)]
+
+
+def _tabbed(folder: Path, retitle: Callable[[Table], Table]) -> list[str]:
+    """The article's key numbers and tables as a paste of the page gives them: each table's
+    title on its line, its cells separated by tabs (read from the word stream, not as pipes)."""
+    post = Post()
+    write_key_numbers(post, folder)
+    for table in map(retitle, _tables(folder)):
+        post.add(table.title, "\t".join(table.header))
+        post.add(*("\t".join((label, *cells)) for label, cells in table.rows))
+    return post.lines
+
+
+@pytest.mark.parametrize("slug", list(ARTICLES))
+def test_a_wrong_unit_in_a_pasted_table_is_one_error_where_it_is_written(slug: str) -> None:
+    folder = ARTICLES[slug]
+    target, k, built_unit = _time_column(folder)
+    head = target.header[k]
+    other = "(s)" if built_unit == "ms" else "(ms)"
+    wrong_head = head.replace(f"({built_unit})", other)
+    renamed = tuple(wrong_head if h == head else h for h in target.header)
+    lines = _tabbed(folder, lambda t: replace(t, header=renamed) if t == target else t)
+    header_line = next(n for n, x in enumerate(lines, 1) if wrong_head in x.split("\t"))
+    assert _errors(folder, "\n".join(lines)) == [("mismatch", header_line)]
+    rate = _rate_table(folder)
+    wrong_title = rate.title[: rate.title.index("(")] + "(ms, median)"
+    lines = _tabbed(folder, lambda t: replace(t, title=wrong_title) if t == rate else t)
+    assert _errors(folder, "\n".join(lines)) == [("mismatch", lines.index(wrong_title) + 1)]

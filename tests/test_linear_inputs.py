@@ -199,6 +199,27 @@ def _check_read(text: str) -> object:
     return reported(text_lines(text), _measured_shape())
 
 
+# Tables in the layouts editors write (`pipetables.py`): each table's title is looked for above
+# it, no further than the table before it, and each row is split in one pass.
+TABLES = {
+    "titled tables": _repeat(
+        "## Time to first token (ms)\n\n| concurrent | GuideLLM |\n|---|---|\n| 1 | 2 |\n\n"
+    ),
+    "captions above and below": _repeat("Table: Inter-token latency\n\n| a | 1 |\n\n: Output\n\n"),
+    "title lines over one table": _repeat("Time to first token\n", suffix="| a | 1 |\n"),
+    "blank lines between tables": _repeat("\n", "| a | 1 |\n", "| b | 2 |\n"),
+    "rows without a leading pipe": _repeat("1 | 2\n", "a | b\n---|---\n"),
+    "escaped pipes": _repeat("\\|", "| a | ", " | 1 |\n"),
+    "a row of empty cells": _repeat("|", "| a ", "\n"),
+}
+
+
+@pytest.mark.parametrize("make", TABLES.values(), ids=TABLES.keys())
+def test_tables_are_found_and_named_in_linear_time(make: Callable[[int], str]) -> None:
+    _measured_shape()
+    assert_linear(lambda text: reported_in_lines(text_lines(text), _measured_shape()), make)
+
+
 @pytest.mark.parametrize(
     "unit", ["183 tok/s\n", "183 tok/s.\n", "3x faster than 2 s "], ids=["one", "many", "claims"]
 )

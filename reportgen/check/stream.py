@@ -113,12 +113,21 @@ def _written_unit(toks: Sequence[Token], at: int) -> tuple[str | None, int]:
     return (found.group(1) if found else None), i
 
 
+Place = tuple[int, int, str]  # where a unit is written: line, column, the text that writes it
+
+
+def _place(toks: Sequence[Token], start: int, end: int) -> Place:
+    return toks[start].line, toks[start].col, " ".join(t.text for t in toks[start:end])
+
+
 @dataclass(frozen=True)
 class _Header:
     start: int  # the token the header starts at
     end: int
     columns: tuple[tuple[int, str | None], ...]  # (index into grid.columns, unit written)
     unit: str | None = None  # the unit the caption writes, for columns whose header has none
+    places: tuple[Place | None, ...] = ()  # where each column's unit is written
+    unit_at: Place | None = None  # where the caption's is
 
 
 def _in_order(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
@@ -129,8 +138,10 @@ def _in_order(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
     if i is None:
         return None
     order: list[tuple[int, str | None]] = []
+    places: list[Place | None] = []
     left = dict(enumerate(_label_words(c) for c in grid.columns))
     while left:
+        label = i
         best = max(
             ((k, end) for k, words in left.items() if (end := match_words(toks, i, words))),
             key=lambda hit: hit[1],
@@ -141,8 +152,9 @@ def _in_order(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
         k, i = best
         unit, i = _written_unit(toks, i)
         order.append((k, unit))
+        places.append(_place(toks, label, i) if unit else None)
         del left[k]
-    return _Header(at, i, tuple(order))
+    return _Header(at, i, tuple(order), places=tuple(places))
 
 
 @lru_cache(maxsize=256)
@@ -175,7 +187,7 @@ def _cells(
     """The Reported numbers of one row starting at token `at`, then the token after the row."""
     label, kinds = grid.rows[row]
     i = at
-    for k, unit in head.columns:
+    for j, (k, unit) in enumerate(head.columns):
         column = grid.columns[k]
         while i < len(toks) and _MARK.match(toks[i].text):
             i += 1
@@ -218,13 +230,15 @@ def _cells(
             label,
             column,
             unit_soft=not (written or unit),
+            unit_from=None if written else head.places[j] if unit else head.unit_at,
         )
     yield i
 
 
 def _read_at(toks: Sequence[Token], at: int, shape: TableShape, grid: Grid) -> list[Reported]:
     """The table's numbers when its title ends at token `at` (its header within 80 tokens)."""
-    caption_unit, _ = _written_unit(toks, at)
+    caption_unit, end = _written_unit(toks, at)
+    unit_at = _place(toks, at, end) if caption_unit else None
     head = None
     for start in range(at, min(at + 80, len(toks))):  # the table's note may come first
         head = _in_order(toks, start, grid) or _stacked(toks, start, grid)
@@ -232,7 +246,7 @@ def _read_at(toks: Sequence[Token], at: int, shape: TableShape, grid: Grid) -> l
             break
     if head is None:
         return _bare(toks, at, shape, grid)
-    return _rows(toks, replace(head, unit=caption_unit), shape, grid)
+    return _rows(toks, replace(head, unit=caption_unit, unit_at=unit_at), shape, grid)
 
 
 def _rows(toks: Sequence[Token], head: _Header, shape: TableShape, grid: Grid) -> list[Reported]:
