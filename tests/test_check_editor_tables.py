@@ -413,6 +413,10 @@ def test_a_title_line_names_a_table_and_a_sentence_does_not() -> None:
     for above, named in (
         (f"## {first.title}\n\n{said}\n\n", first.id),
         (f"Table 1: {first.title}, by tool\n", first.id),
+        (
+            f"{first.title.split('(')[0].strip()} at each load, by tool, in each tool's unit\n",
+            first.id,
+        ),
         (f"{said}\n\n", None),
     ):
         (found,) = find_tables(text_lines(above + rows), shape)

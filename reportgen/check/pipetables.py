@@ -15,8 +15,9 @@ article's tables is its title, among, in this order:
    line just below it (HTML's `<caption>` is read as such a line);
 2. the nearest heading (`#` lines, setext underlines; the scan stops there), or a title line: a
    short line with no sentence's end (a bold-only line, a plain text's title), which names a
-   table when it is the title with at most a few words of its own around it (units in
-   parentheses aside). A sentence that mentions a title says more than that.
+   table when it is the title with a few words before it ("Table 2:") and, after it, words
+   that qualify it ("by tool", "at each context, in seconds"), parentheses aside. A sentence
+   that mentions a title goes on to say something of it ("... is where the tools disagree").
 
 Only when none of these is there at all are the lines just above the table read as its title,
 as a plain copy writes them.
@@ -44,7 +45,12 @@ _PARENS = re.compile(r"\([^()]*+\)|\[[^\[\]]*+\]")  # each start reads to its ne
 _ENDS_SENTENCE = (".", "!", "?", ";", ",")
 _LOOK_UP = 40  # lines of text above a table that may hold its title
 _TITLE_WORDS = 12  # a title line is at most this many words outside parentheses
-_OWN_WORDS = 4  # and says at most this many words besides the table's title
+_BEFORE = 3  # words a title line may have before the table's title ("Table 2:")
+_AFTER = 2  # words it may have after it, unless they start with a word that qualifies it
+_QUALIFIERS = frozenset(
+    ("at", "by", "per", "for", "in", "across", "vs", "versus", "over", "with", "of", "on")
+    + ("under", "from", "to", "and", "or", "as", "when")
+)
 
 
 @dataclass(frozen=True)
@@ -146,14 +152,28 @@ def _is_title_line(text: str) -> bool:
     )
 
 
+def _at(words: list[str], part: list[str]) -> int | None:
+    """Where the words `part` start in `words`, if they do."""
+    for k in range(len(words) - len(part) + 1):
+        if words[k : k + len(part)] == part:
+            return k
+    return None
+
+
 def _titled(shape: Shape, text: str) -> TableShape | None:
-    """The table a title line names: its title with at most a few words of the line's own
-    around it, parentheses aside ("Table 2: Time to first token, by tool (ms)")."""
+    """The table a title line names: its title, a few words before it ("Table 2:") and after it
+    words that qualify it ("by tool", "at each context, in seconds"), not a sentence's verb
+    ("is where the tools disagree most"); parentheses aside."""
     found = shape.table_for(text)
     if found is None:
         return None
-    own = len(normalize(_PARENS.sub(" ", text)).split()) - len(normalize(found.title).split())
-    return found if own <= _OWN_WORDS else None
+    words = normalize(_PARENS.sub(" ", text)).split()
+    title = normalize(_PARENS.sub(" ", found.title)).split()
+    at = _at(words, title)
+    if at is None or at > _BEFORE:
+        return None
+    after = words[at + len(title) :]
+    return found if len(after) <= _AFTER or after[0] in _QUALIFIERS else None
 
 
 @dataclass(frozen=True)
