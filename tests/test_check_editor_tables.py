@@ -244,9 +244,11 @@ def write_key_numbers(post: Post, folder: Path, how: str = "number-first") -> di
             post.add(caption, f"**{number}**", "")
         elif how == "caption-above-blank":
             post.add(f"**{caption}**", "", number, "")
+        elif how == "number-first-blank":
+            post.add(f"**{number}**", "", caption, "")
         else:
             raise AssertionError(how)
-        at[number] = len(post.lines) - (how != "caption-dash-list")
+        at[number] = len(post.lines) - {"caption-dash-list": 0, "number-first-blank": 3}.get(how, 1)
     post.add("")
     return at
 
@@ -542,10 +544,18 @@ def test_a_time_unit_over_a_throughput_column_is_one_error_at_the_header(slug: s
 
 # --- key numbers, caption first ---------------------------------------------------------------
 
-KEY_LAYOUTS = ["caption-colon", "caption-dash-list", "caption-above", "caption-above-blank"]
+KEY_LAYOUTS = [
+    "caption-colon",
+    "caption-dash-list",
+    "caption-above",
+    "caption-above-blank",
+    "number-first-blank",
+]
 
 
-def _key_post(folder: Path, how: str, wrong: int | None = None) -> tuple[str, dict[str, int]]:
+def _key_post(
+    folder: Path, how: str, wrong: int | None = None, edit: Callable[[str], str] = _wrong
+) -> tuple[str, dict[str, int]]:
     post = Post()
     post.add("# Key numbers", "")
     at = write_key_numbers(post, folder, how)
@@ -553,7 +563,7 @@ def _key_post(folder: Path, how: str, wrong: int | None = None) -> tuple[str, di
         number = list(at)[wrong]
         digits = number.split(" ")[0]
         line = at[number] - 1
-        post.lines[line] = post.lines[line].replace(number, number.replace(digits, _wrong(digits)))
+        post.lines[line] = post.lines[line].replace(number, number.replace(digits, edit(digits)))
     for table in _tables(folder):
         write_table(post, table, ADJACENT)
     return post.text(), at
@@ -618,3 +628,21 @@ def test_a_wrong_unit_in_a_pasted_table_is_one_error_where_it_is_written(slug: s
     wrong_title = rate.title[: rate.title.index("(")] + "(ms, median)"
     lines = _tabbed(folder, lambda t: replace(t, title=wrong_title) if t == rate else t)
     assert _errors(folder, "\n".join(lines)) == [("mismatch", lines.index(wrong_title) + 1)]
+
+
+def _misgrouped(digits: str) -> str:
+    """A thousands separator where none can be: '127.9' -> '1,27.9'."""
+    return digits[0] + "," + digits[1:]
+
+
+@pytest.mark.parametrize("how", ["number-first-blank", "caption-above-blank", "caption-colon"])
+@pytest.mark.parametrize("slug", list(ARTICLES))
+def test_a_malformed_key_number_keeps_its_caption(slug: str, how: str) -> None:
+    """A key number that cannot be read is an error at its line, and the next number still
+    goes with its own caption, not the unread one's."""
+    folder = ARTICLES[slug]
+    text, at = _key_post(folder, how)
+    assert _items(folder, text) == []
+    first = next(iter(at))
+    text, _ = _key_post(folder, how, wrong=0, edit=_misgrouped)
+    assert _errors(folder, text) == [("mismatch", at[first])], how

@@ -17,10 +17,11 @@ each token; a block looks 60 tokens ahead).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
-from reportgen.check.published import Reported, parse_number
+from reportgen.check.published import Reported, malformed, parse_number
 from reportgen.check.shape import HeadlineShape, Shape, normalize
 from reportgen.check.stream import Token, match_template
 
@@ -39,7 +40,22 @@ def _pair(toks: Sequence[Token], i: int) -> tuple[float, int, str] | None:
     return parsed[0], parsed[1], unit.group(1)
 
 
-def _reported(tok: Token, pair: tuple[float, int, str], h: HeadlineShape) -> Reported:
+Pair = tuple[float, int, str]  # a headline number's value, decimals and unit
+
+
+def _loose_pair(toks: Sequence[Token], i: int) -> Pair | str | None:
+    """`_pair`, or why the number before a unit token at `i` is not a well-formed one."""
+    pair = _pair(toks, i)
+    if pair is not None or i + 1 >= len(toks) or not _UNIT.match(toks[i + 1].text):
+        return pair
+    return malformed(toks[i].text)
+
+
+def _reported(tok: Token, pair: Pair | str, h: HeadlineShape) -> Reported:
+    if isinstance(pair, str):  # a malformed number, wrong where its caption says what it is
+        return Reported(
+            tok.line, tok.col, tok.text, math.nan, 0, None, h.metric, None, None, h.caption, pair
+        )
     value, decimals, unit = pair
     shown = f"{tok.text} {unit}"
     return Reported(
@@ -64,7 +80,7 @@ def _caption_then_number(
     dashed = False
     while end < len(toks) and _DASH.match(toks[end].text):
         end, dashed = end + 1, True
-    if _pair(toks, end) is None:
+    if _loose_pair(toks, end) is None:
         return None
     first_on_next = toks[end - 1].line < toks[end].line  # nothing between it and the caption
     return end if dashed or toks[end].line == last or first_on_next else None
@@ -83,7 +99,7 @@ def _in_order(toks: Sequence[Token], headlines: Sequence[HeadlineShape]) -> dict
     at = 0
     while at < len(toks):
         best: tuple[int, int, HeadlineShape] | None = None  # (token after, number, headline)
-        pair = _pair(toks, at)
+        pair = _loose_pair(toks, at)
         if (
             pair is None
             and not numbered
@@ -105,7 +121,7 @@ def _in_order(toks: Sequence[Token], headlines: Sequence[HeadlineShape]) -> dict
             at += 1
             continue
         after, number, h = best
-        found = _pair(toks, number)
+        found = _loose_pair(toks, number)
         assert found is not None
         out.setdefault(h.metric, _reported(toks[number], found, h))
         at = after

@@ -1,12 +1,13 @@
 """Read numbers out of an article as text: plain text or Markdown (the seed's form).
 
-Lines and the article's `Shape` in, `Reported` numbers out (pure). Tables are recognised by
-their declared titles, cells by their row and column labels; headline numbers by their declared
-captions; sentences with numbers from data by their declared words. Each reported number keeps
-its line, column and the precision it was shown with.
+Lines and the article's `Shape` in, `Reported` numbers out (pure). Tables are found and named
+by their own titles (`pipetables.py`), cells by their row and column labels, each read in the
+unit its cell, column header or the table's caption names; headline numbers by their declared
+captions, beside them or on the line above or below; sentences with numbers from data by their
+declared words. Each reported number keeps its line, column and the precision it was shown with.
 
-Worst case: linear in the text. `NUMBER`, `_NUMBERISH` and `HEADLINE` are anchored and their
-whitespace runs possessive; a header's unit is looked for inside each pair of parentheses
+Worst case: linear in the text. `NUMBER`, `_NUMBERISH`, `HEADLINE` and `_LONE` are anchored and
+their whitespace runs possessive; a header's unit is looked for inside each pair of parentheses
 once; inline Markdown is blanked in linear time (`markdown.py`).
 """
 
@@ -62,11 +63,11 @@ def malformed(text: str) -> str | None:
     return "it is not a number as the article writes numbers"
 
 
-Lines = list[tuple[int, str]]  # (line number in the source, text)
+HEADLINE = re.compile(r"^\s*+(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*+(tok/s|ms|s)\s*+(.*)$")
 # a number and its unit alone on a line, well formed or not ("-183 tok/s", "183K tok/s")
 _LONE = re.compile(r"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:tok/s|ms|s)\s*+$")
 
-HEADLINE = re.compile(r"^\s*+(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*+(tok/s|ms|s)\s*+(.*)$")
+Lines = list[tuple[int, str]]  # (line number in the source, text)
 
 
 @dataclass(frozen=True)
