@@ -109,7 +109,7 @@ def _blocks(lines: Lines) -> Iterator[tuple[int, int]]:
         text = lines[i][1]
         piped = is_row(text)
         if not piped and not (
-            i + 1 < len(lines) and _pipes(text) and _is_delimiter(lines[i + 1][1])
+            i + 1 < len(lines) and _is_delimiter(lines[i + 1][1]) and _pipes(text)
         ):
             i += 1
             continue
