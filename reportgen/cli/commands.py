@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from reportgen.errors import Problem, left_out
+from reportgen.errors import Problem, at_least, left_out
 
 if TYPE_CHECKING:
     from reportgen.metrics import MetricSet
@@ -42,8 +42,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         errors = sum(left_out(p) or 1 for p in result.problems if p.severity == "error")
         warnings = sum(left_out(p) or 1 for p in result.problems) - errors
         verdict = "ok" if result.ok else "invalid"
+        bound = "at least " if any(at_least(p) for p in result.problems) else ""
         print(
-            f"{verdict}: {files} valid run file(s), {errors} error(s), {warnings} warning(s)",
+            f"{verdict}: {files} valid run file(s), {bound}{errors} error(s), "
+            f"{warnings} warning(s)",
             file=sys.stderr,
         )
     return EXIT_OK if result.ok else EXIT_INPUT
