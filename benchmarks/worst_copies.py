@@ -8,8 +8,10 @@ slowest numbers, words and characters together into one copy, each up to its own
 `html-mixed` does the same inside the largest page the byte cap allows.
 
 `copy(name)` gives a copy's bytes and its file suffix; `refused(name)` one just past the cap,
-which check must refuse with the cap's message (`REFUSAL`). benchmarks/worst_case.py checks each
-against the two-tool article, tests/test_input_caps.py reads them at small sizes.
+which check must refuse with the cap's message (`REFUSAL`). `PAST_CAPS` are copies at the byte
+cap that a count cap refuses: what is read before the refusal costs too.
+benchmarks/worst_case.py checks each against the two-tool article; tests/test_input_caps.py
+reads them at small sizes.
 """
 
 from __future__ import annotations
@@ -144,12 +146,33 @@ COPIES: dict[str, tuple[Text, str, str]] = {  # name: (the copy, its suffix, the
 }
 
 
+def _page_of_words() -> str:
+    """A page at the byte cap of one paragraph of words: parsed, then refused by its text."""
+    head = "<!doctype html><p>"
+    return head + _fill("the quick brown fox ", (cap_bytes("published") - len(head) - 4) // 20)
+
+
+def _lines_at_byte_cap() -> str:
+    """Markdown at the byte cap, all empty lines: refused before it is split into lines."""
+    return _fill("\n", cap_bytes("published"))
+
+
+# Copies at the byte cap that a count cap refuses: what reading costs before the refusal.
+PAST_CAPS: dict[str, tuple[Callable[[], str], str]] = {
+    "page of words (refused)": (_page_of_words, ".html"),
+    "empty lines (refused)": (_lines_at_byte_cap, ".md"),
+}
+
+
 def copy(name: str) -> tuple[bytes, str]:
     """The copy `name` at its cap: its bytes and its file suffix."""
     if name == "pdf":
         return _endless_pdf(), ".pdf"
     if name == "pdf-mixed":
         return _pdf_text(_mixed()), ".pdf"
+    if name in PAST_CAPS:
+        text, suffix = PAST_CAPS[name]
+        return text().encode("utf-8"), suffix
     make, suffix, _ = COPIES[name]
     return make().encode("utf-8"), suffix
 

@@ -74,6 +74,9 @@ def read_published(
             line = _line_of_nth(text, "<", cap_count("tags") + 1)
             raise _refuse(label, _over("tags", f"{tags:,}"), line)
         return _capped(PublishedText(label, "html", html_lines(text)))
+    if len(text) > cap_count("chars"):  # refused before it is split into lines
+        line = text.count("\n", 0, cap_count("chars")) + 1
+        raise _refuse(label, _over("chars", f"more than {cap_count('chars'):,}"), line)
     return _capped(PublishedText(label, "text", text_lines(text)))
 
 
