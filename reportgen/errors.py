@@ -64,19 +64,36 @@ def has_errors(problems: Iterable[Problem]) -> bool:
 
 # How many problems of one file are kept and reported; the rest are counted, never held, and said
 # in one last problem at the first one left out: "... and 299,990 more problems in this file".
+# Explaining a problem costs far more than finding one (a schema violation is explained by
+# jsonschema), so past the first PER_FILE a reader may stop explaining and count what it still
+# finds more cheaply, a bad record as one problem: the count is then a lower bound, "at least".
 PER_FILE = 100
-_MORE = re.compile(r"\.\.\. and ([0-9,]+) more problems? in this file")
+_MORE = re.compile(r"\.\.\. and (at least )?([0-9,]+) more problems? in this file")
 
 
-def more_problems(count: int) -> str:
-    """The message of the problem that stands for `count` problems left out."""
-    return f"... and {count:,} more problem{'s' if count != 1 else ''} in this file, from here on"
+def more_problems(count: int, at_least: bool = False) -> str:
+    """The message of the problem that stands for `count` problems left out (`at_least`: or more,
+    when some were counted as one without being explained)."""
+    bound = "at least " if at_least else ""
+    plural = "s" if count != 1 else ""
+    return f"... and {bound}{count:,} more problem{plural} in this file, from here on"
+
+
+def counted(message: str) -> tuple[int, bool]:
+    """How many problems a `more_problems` message stands for (0 for any other message), and
+    whether that count is only a lower bound."""
+    found = _MORE.match(message)
+    return (int(found.group(2).replace(",", "")), bool(found.group(1))) if found else (0, False)
 
 
 def left_out(problem: Problem) -> int:
     """How many problems `problem` stands for, when it is a `more_problems` one; else 0."""
-    found = _MORE.match(problem.message)
-    return int(found.group(1).replace(",", "")) if found else 0
+    return counted(problem.message)[0]
+
+
+def at_least(problem: Problem) -> bool:
+    """True when `problem` stands for a count of problems that is only a lower bound."""
+    return counted(problem.message)[1]
 
 
 class Capped:
@@ -87,18 +104,33 @@ class Capped:
         self.limit = limit
         self.kept: list[Problem] = []
         self.more = 0
+        self.at_least = False  # `more` is a lower bound: some were counted without explaining
         self.first_left_out: Problem | None = None
 
     def add(self, problem: Problem) -> bool:
         """Keep or count `problem`; True when it was kept."""
-        count = left_out(problem)
+        count, lower = counted(problem.message)
         if count == 0 and len(self.kept) < self.limit:
             self.kept.append(problem)
             return True
         self.more += count or 1
+        self.at_least = self.at_least or lower
         if self.first_left_out is None:
             self.first_left_out = problem
         return False
+
+    def count(self, problem: Problem) -> None:
+        """Count one or more problems at `problem`'s place without explaining them (its message
+        is not read): the count becomes a lower bound."""
+        self.more += 1
+        self.at_least = True
+        if self.first_left_out is None:
+            self.first_left_out = problem
+
+    @property
+    def full(self) -> bool:
+        """True once `limit` problems are kept: any more are only counted."""
+        return len(self.kept) >= self.limit
 
     def __bool__(self) -> bool:
         return bool(self.kept) or self.more > 0
@@ -115,7 +147,7 @@ class Capped:
                 first.line,
                 first.col,
                 first.pointer,
-                more_problems(self.more),
+                more_problems(self.more, self.at_least),
                 first.severity,
             ),
         ]

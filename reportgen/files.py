@@ -9,7 +9,9 @@ It opens without blocking and refuses anything but a regular file (a FIFO, a dev
 
 The caps are generous for real inputs and stop runaway ones; each can be raised through its
 environment variable (in MiB): REPORTGEN_MAX_RUN_FILE_MB, REPORTGEN_MAX_TEXT_FILE_MB,
-REPORTGEN_MAX_PUBLISHED_MB, REPORTGEN_MAX_CACHE_FILE_MB.
+REPORTGEN_MAX_PUBLISHED_MB, REPORTGEN_MAX_CACHE_FILE_MB. A published copy's words, numbers, HTML
+tags and the characters of its text are capped too (`COUNT_CAPS`): its bytes alone do not bound
+its reading.
 
 Every file reportgen writes (build outputs, cache entries, submission records, saved payloads,
 `init`'s files) goes through `write_output`: the bytes go to a new temporary file in the target's
@@ -38,19 +40,20 @@ Kind = Literal["run", "text", "published", "cache"]
 
 @dataclass(frozen=True)
 class Cap:
-    """The size cap of one kind of input."""
+    """The cap of one kind of input: its environment variable, its default (in MiB for a size)
+    and what it caps."""
 
     env: str
-    default_mb: int
+    default: int
     what: str
 
 
 CAPS: dict[Kind, Cap] = {
     "run": Cap("REPORTGEN_MAX_RUN_FILE_MB", 1024, "a run file"),
     "text": Cap("REPORTGEN_MAX_TEXT_FILE_MB", 1, "article.toml or a prose file"),
-    "published": Cap("REPORTGEN_MAX_PUBLISHED_MB", 64, "a published article"),
+    "published": Cap("REPORTGEN_MAX_PUBLISHED_MB", 8, "a published article"),
     "cache": Cap(
-        "REPORTGEN_MAX_CACHE_FILE_MB", 64, "a cache entry, a record or reportgen's own file"
+        "REPORTGEN_MAX_CACHE_FILE_MB", 16, "a cache entry, a record or reportgen's own file"
     ),
 }
 _MB = 1024 * 1024
@@ -67,23 +70,59 @@ def cap_bytes(kind: Kind, environ: Mapping[str, str] | None = None) -> int:
     cap = CAPS[kind]
     raw = (os.environ if environ is None else environ).get(cap.env, "").strip()
     if not raw:
-        return cap.default_mb * _MB
+        return cap.default * _MB
     size = int(float(raw) * _MB) if _SIZE.fullmatch(raw) else 0
     if size < 1:
         message = (
             f"{raw[:40]!r} is not a size in MiB: write a number above 0 without a sign or "
-            f"exponent, such as {cap.default_mb} (the default)"
+            f"exponent, such as {cap.default} (the default)"
         )
         raise InputError([Problem(cap.env, 1, 1, "", message)])
     return size
 
 
+# What bounds the time and memory of reading a published copy, beside its bytes: its readers cost
+# a few microseconds a character of its text, more a word, far more a number (each is matched with
+# tables, headlines and claims), and HTML's parser a few a tag. README "Inputs" gives the worst
+# case of each at its cap, which benchmarks/worst_case.py measures.
+Count = Literal["chars", "words", "numbers", "tags"]
+COUNT_CAPS: dict[Count, Cap] = {
+    "chars": Cap("REPORTGEN_MAX_PUBLISHED_CHARS", 500_000, "characters of a published copy's text"),
+    "words": Cap("REPORTGEN_MAX_PUBLISHED_WORDS", 50_000, "words of a published copy"),
+    "numbers": Cap("REPORTGEN_MAX_PUBLISHED_NUMBERS", 5_000, "numbers of a published copy"),
+    "tags": Cap("REPORTGEN_MAX_PUBLISHED_TAGS", 100_000, "HTML tags of a published page"),
+}
+_COUNT = re.compile(r"[0-9]{1,9}")
+
+
+def cap_count(name: Count, environ: Mapping[str, str] | None = None) -> int:
+    """How many `name` check reads of a published copy: its environment variable if set, else the
+    default; a value that is not a whole number from 1 to 999,999,999 is an `InputError`."""
+    cap = COUNT_CAPS[name]
+    raw = (os.environ if environ is None else environ).get(cap.env, "").strip()
+    if not raw:
+        return cap.default
+    count = int(raw) if _COUNT.fullmatch(raw) else 0
+    if count < 1:
+        message = (
+            f"{raw[:40]!r} is not a count: write a whole number above 0 without a sign or "
+            f"exponent, such as {cap.default} (the default)"
+        )
+        raise InputError([Problem(cap.env, 1, 1, "", message)])
+    return count
+
+
 def check_caps(environ: Mapping[str, str] | None = None) -> None:
-    """Raise one `InputError` with a problem for each size cap set to something not a size."""
+    """Raise one `InputError` with a problem for each cap set to something not a size or count."""
     problems: list[Problem] = []
     for kind in CAPS:
         try:
             cap_bytes(kind, environ)
+        except InputError as exc:
+            problems.extend(exc.problems)
+    for name in COUNT_CAPS:
+        try:
+            cap_count(name, environ)
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:

@@ -6,7 +6,9 @@ overrides and isolates, other invisible format characters, lone surrogates and l
 separators are written as Python escapes (`\\x1b`, `\\u202e`). A line never begins (after its
 indent) a GitHub Actions workflow command (`::error::`, `::add-mask::`, `##[group]`...): its first
 character is written escaped. `one_line` also escapes newlines, so a text stays on its line;
-`lines` keeps them and makes each line safe.
+`lines` keeps them and makes each line safe. `visible` escapes the same characters, newlines
+too, and is how the page, the PDF, the charts and the CSVs show a string from a run file: a
+control character reads the same everywhere, `del\\x7fname`.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ def _escape(char: str) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
-def _visible(text: str) -> str:
+def visible(text: str) -> str:
+    """`text` with every character that shows nothing, or acts, written as its Python escape."""
     if text.isprintable():
         return text
     # isprintable() is False for Cc, Cf, Cs, Co, Cn, Zl, Zp and for spaces other than " ": those
@@ -45,7 +48,7 @@ def _defused(line: str) -> str:
 
 def one_line(text: str) -> str:
     """`text` as one line of visible characters that no CI runner reads as a command."""
-    return _defused(_visible(text))
+    return _defused(visible(text))
 
 
 def lines(text: str) -> str:

@@ -11,6 +11,7 @@ from typing import Protocol
 
 from reportgen.article.decl import ArticleSource, Where
 from reportgen.model import Scalar, context_label
+from reportgen.terminal import visible
 
 KINDS = {"decode": "decode", "prefill": "prefill", "load": "load"}
 # llama-bench's test lengths as its own output names them: pp512, tg128, and the depth as a context.
@@ -42,7 +43,12 @@ def kind_of(key: str) -> str | None:
 
 
 def axis_label(axis: str, value: Scalar, article: ArticleSource | None = None) -> str:
-    """How tables and charts name a value of `axis`: 4096 -> "4K", a run id -> its label."""
+    """How tables and charts name a value of `axis`: 4096 -> "4K", a run id -> its label; a
+    control character in it (from a run file) as its escape, as every output shows it."""
+    return visible(_label(axis, value, article))
+
+
+def _label(axis: str, value: Scalar, article: ArticleSource | None) -> str:
     if value is None:
         return "max" if axis == "rate" else "—"
     if axis == "context" and isinstance(value, int):

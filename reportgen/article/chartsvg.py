@@ -37,6 +37,7 @@ from reportgen.article.chartplot import (
     Line,
     Plot,
 )
+from reportgen.terminal import visible
 
 _RC: dict[str, Any] = {
     # Every text on a chart (run names, axis values, labels from run files and article.toml) is
@@ -182,17 +183,14 @@ def safe_id(gid: str) -> str:
     return f"{safe}-{digest}"
 
 
-# Characters a chart does not draw as themselves: C0 and C1 controls but the newline (which
-# starts a line of the label; a tab has no glyph), lone surrogates and the bidirectional
-# overrides and isolates. Each is drawn as U+FFFD, so that the SVG stays well-formed XML and no
-# name reorders the text around it.
-_UNDRAWN = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
-
-
 def _drawable(value: Any) -> Any:
-    """`value` (a Plot, Line, tuple or scalar) with every string's undrawn characters replaced."""
+    """`value` (a Plot, Line, tuple or scalar) with every string's characters that draw nothing,
+    or act, written as their escapes (`terminal.visible`): C0 and C1 controls, DEL, lone
+    surrogates, bidirectional overrides and isolates. The SVG stays well-formed XML, no name
+    reorders the text around it, and a name reads as it does on the page, in the CSVs and in the
+    terminal."""
     if isinstance(value, str):
-        return _UNDRAWN.sub("\ufffd", value)
+        return visible(value)
     if isinstance(value, tuple):
         return tuple(_drawable(v) for v in value)
     if isinstance(value, Line | Plot):
@@ -202,7 +200,7 @@ def _drawable(value: Any) -> Any:
 
 def draw_plot(plot: Plot) -> str:
     """The chart `plot` describes, as an inline `<svg>` element. Its strings (from run files
-    and article.toml) are drawn as plain text: no mathtext, no control characters."""
+    and article.toml) are drawn as plain text: no mathtext, control characters as escapes."""
     plot = _drawable(plot)
 
     def draw(fig: Figure) -> None:

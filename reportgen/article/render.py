@@ -8,6 +8,7 @@ article.toml declares them.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import jinja2
@@ -36,6 +37,7 @@ from reportgen.metrics import DEFINITIONS, MetricDef, MetricSet
 from reportgen.metrics.lints import Finding, group
 from reportgen.model import MatrixRun, SourceFile, SweepRun
 from reportgen.resources import template_dir
+from reportgen.terminal import visible
 
 __all__ = [
     "DATA_DIR",
@@ -73,8 +75,18 @@ REPETITIONS = (
 )
 
 
+def _shown(value: object) -> object:
+    """A value a template writes: a plain string with its control characters as escapes
+    (`terminal.visible`), as the charts, the CSVs and the terminal show them; markup (prose, a
+    chart's SVG) as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return visible(value)
+    return value
+
+
 def environment(folder: Path | None = None) -> jinja2.Environment:
-    """The Jinja environment for article templates: autoescape, undefined names fail."""
+    """The Jinja environment for article templates: autoescape, undefined names fail, plain
+    strings shown with their control characters as escapes."""
     root = folder or template_dir()
 
     def load(name: str) -> str:  # through the guarded reader, as every file reportgen reads
@@ -84,6 +96,7 @@ def environment(folder: Path | None = None) -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.FunctionLoader(load),
         autoescape=True,
+        finalize=_shown,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
@@ -249,10 +262,21 @@ def build_context(
     )
 
 
+# What the page never holds as itself: C0 controls but the tab, newline and carriage return (the
+# page's own spacing), DEL, C1 controls, lone surrogates, bidirectional overrides and isolates.
+# A string from a run file that reaches the page through code-built markup (a caption's names, a
+# setup row) is shown with each as its escape, as a plain string is by `_shown`.
+_UNSHOWN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]"
+)
+
+
 def render_html(context: ArticleContext, env: jinja2.Environment | None = None) -> str:
     """The article page as one HTML string; its charts, drawn meanwhile, go in last."""
     env = env or environment()
-    html = env.get_template(TEMPLATE).render(a=context)
+    html = _UNSHOWN.sub(
+        lambda found: visible(found.group()), env.get_template(TEMPLATE).render(a=context)
+    )
     return html if context.charts is None else context.charts.fill(html)
 
 

@@ -3,7 +3,8 @@ the value at full precision, its unit, the text the page shows, and the cell's f
 
 Labels come from run files (a `meta.` axis holds whatever a file states), so every cell that a
 spreadsheet would run as a formula is written as text, the OWASP way: a leading single quote. A
-plain number, negative or signed, stays a number.
+plain number, negative or signed, stays a number. A control character is written as its escape
+(`terminal.visible`: `del\\x7fname`), as the page, the charts and the terminal show it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 
 from reportgen.article.tableview import TableView
 from reportgen.metrics import MetricSet
+from reportgen.terminal import visible
 
 HEADER = ("row", "column", "metric", "value", "unit", "shown", "note")
 # What a spreadsheet reads as the start of a formula (or of a cell it trims first), full-width and
@@ -50,5 +52,5 @@ def table_csv(view: TableView, metrics: MetricSet) -> str:
                 shown.replace("&amp;", "&"),
                 cell.note or "",
             )
-            out.writerow([spreadsheet_cell(c) for c in fields])
+            out.writerow([spreadsheet_cell(visible(c)) for c in fields])
     return buf.getvalue()

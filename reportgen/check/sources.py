@@ -1,23 +1,31 @@
 """Reading a published article: whether it is a PDF, HTML, or Markdown and plain text, and its
 text as numbered lines for the readers.
 
-A PDF's text is extracted with pypdf (no external tool); a file that is none of these (binary, not
-UTF-8, a damaged PDF) is refused with a located error.
+A PDF's text is extracted with pypdf (no external tool), in a child process bounded in CPU time
+and memory (`check.pdftext`); a file that is none of these (binary, not UTF-8, a damaged PDF) is
+refused with a located error.
+
+Caps. Reading costs by what a copy holds, not only by its bytes: each reader takes a few
+microseconds a word, each number more (it is matched with tables, headlines and claims), and
+HTML's parser a few a tag. So besides its bytes (`REPORTGEN_MAX_PUBLISHED_MB`) a copy may hold at
+most `cap_count("words")` words, `cap_count("numbers")` numbers (words with a digit) and, in
+HTML, `cap_count("tags")` tags (each `<` counts); past a cap it is refused with the line where
+the cap is passed, never read in part. README "Inputs" gives the worst case at each cap.
 """
 
 from __future__ import annotations
 
-import io
-import logging
-import warnings
+import itertools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from reportgen.check.htmltext import html_lines
+from reportgen.check.pdftext import pdf_text
 from reportgen.check.published import Lines, text_lines
 from reportgen.errors import InputError, Problem
-from reportgen.files import read_input
+from reportgen.files import COUNT_CAPS, Count, cap_count, read_input
 
 SourceKind = Literal["html", "text", "pdf"]
 
@@ -35,25 +43,6 @@ def _refuse(label: str, message: str, line: int = 1) -> InputError:
     return InputError([Problem(label, line, 1, "", message)])
 
 
-def pdf_text(data: bytes, label: str) -> str:
-    """The text of a PDF, page after page, as pypdf extracts it."""
-    import pypdf
-
-    logger = logging.getLogger("pypdf")
-    level = logger.level
-    logger.setLevel(logging.ERROR)  # pypdf logs recoverable oddities; a failure raises
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
-            pages = [page.extract_text() or "" for page in reader.pages]
-    except (pypdf.errors.PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise _refuse(label, f"not a readable PDF: {exc}") from None
-    finally:
-        logger.setLevel(level)
-    return "\n".join(pages)
-
-
 def _looks_html(path: Path, text: str) -> bool:
     head = text.lstrip()[:200].lower()
     return path.suffix.lower() in (".html", ".htm") or head.startswith(("<!doctype html", "<html"))
@@ -66,7 +55,7 @@ def read_published(
     label = label or str(path)
     data = read_input(path, "published", label=label, inside=inside)
     if data.startswith(b"%PDF-"):
-        return PublishedText(label, "pdf", text_lines(pdf_text(data, label)))
+        return _capped(PublishedText(label, "pdf", text_lines(pdf_text(data, label))))
     if path.suffix.lower() == ".pdf":
         raise _refuse(label, "named .pdf but is not a PDF (no %PDF- header)")
     try:
@@ -80,5 +69,58 @@ def read_published(
         line = text[: text.index("\x00")].count("\n") + 1
         raise _refuse(label, "not an HTML, Markdown, text or PDF file: it holds NUL bytes", line)
     if _looks_html(path, text):
-        return PublishedText(label, "html", html_lines(text))
-    return PublishedText(label, "text", text_lines(text))
+        tags = text.count("<")
+        if tags > cap_count("tags"):
+            line = _line_of_nth(text, "<", cap_count("tags") + 1)
+            raise _refuse(label, _over("tags", f"{tags:,}"), line)
+        return _capped(PublishedText(label, "html", html_lines(text)))
+    if len(text) > cap_count("chars"):  # refused before it is split into lines
+        line = text.count("\n", 0, cap_count("chars")) + 1
+        raise _refuse(label, _over("chars", f"more than {cap_count('chars'):,}"), line)
+    return _capped(PublishedText(label, "text", text_lines(text)))
+
+
+# A number: a digit that does not continue a word or a number ("183", "1,234.5", "-2", "3x" are
+# one each, "word12" none). The lookbehind fails at once inside a word, so a search never
+# restarts inside a run it has scanned.
+_NUMBER = re.compile(r"(?<![\w.,])[0-9]")
+_WORD = re.compile(r"\S+")
+
+
+def _over(name: Count, held: str) -> str:
+    cap = COUNT_CAPS[name]
+    what = cap.what.split(" of ")[0]
+    return (
+        f"the copy holds {held} {what}; check reads at most {cap_count(name):,}: set {cap.env} "
+        "to read more"
+    )
+
+
+def _capped(found: PublishedText) -> PublishedText:
+    """`found`, or `InputError` at the line where its text passes the cap on its characters,
+    words or numbers."""
+    text = "\n".join(line for _, line in found.lines)
+    counted: tuple[tuple[Count, re.Pattern[str] | None], ...] = (
+        ("chars", None),
+        ("words", _WORD),
+        ("numbers", _NUMBER),
+    )
+    for name, pattern in counted:
+        cap = cap_count(name)
+        if pattern is None:
+            at = cap if len(text) > cap else None
+        else:  # the match past the cap, if any, without counting further
+            past = next(itertools.islice(pattern.finditer(text), cap, None), None)
+            at = past.start() if past else None
+        if at is not None:
+            line = found.lines[text.count("\n", 0, at)][0]
+            raise _refuse(found.label, _over(name, f"more than {cap:,}"), line)
+    return found
+
+
+def _line_of_nth(text: str, char: str, n: int) -> int:
+    """The line number of the `n`th `char` in `text`."""
+    at = -1
+    for _ in range(n):
+        at = text.find(char, at + 1)
+    return text.count("\n", 0, at) + 1

@@ -240,7 +240,10 @@ def _read_at(toks: Sequence[Token], at: int, shape: TableShape, grid: Grid) -> l
     caption_unit, end = _written_unit(toks, at)
     unit_at = _place(toks, at, end) if caption_unit else None
     head = None
+    labels = frozenset(_header_words(grid))
     for start in range(at, min(at + 80, len(toks))):  # the table's note may come first
+        if not _may_start(toks, start, labels):
+            continue  # most starts end here
         head = _in_order(toks, start, grid) or _stacked(toks, start, grid)
         if head is not None:
             break
@@ -282,7 +285,10 @@ def _bare(toks: Sequence[Token], at: int, shape: TableShape, grid: Grid) -> list
         for k, (number, _, decimals) in enumerate(kinds)
         if number
     }
+    firsts = {words[0] if words else "" for words in map(_label_words, (r for r, _ in grid.rows))}
     for start in range(at, min(at + 80, len(toks))):
+        if "" not in firsts and _first_word(toks, start) not in firsts:
+            continue  # no row label starts here (most starts end here)
         found = _rows(toks, _Header(start, start, columns), shape, grid)
         # Without a header to go by, numbers are this table's only when every cell is there,
         # each written as the built table writes it (a chart's axis ticks are not).
@@ -291,6 +297,31 @@ def _bare(toks: Sequence[Token], at: int, shape: TableShape, grid: Grid) -> list
         ):
             return found
     return []
+
+
+def _may_start(toks: Sequence[Token], at: int, labels: frozenset[str]) -> bool:
+    """False when no header can start at token `at`: one in order starts with the first token
+    that has words, a stacked one with the first such token not in parentheses, and each of those
+    holds only words of the labels."""
+    i, first = at, True
+    while i < len(toks):
+        tok = toks[i]
+        i += 1
+        if not tok.words or (not first and tok.text.startswith("(")):
+            continue
+        if labels.issuperset(tok.words):
+            return True
+        if not tok.text.startswith("("):
+            return False
+        first = False
+    return not labels
+
+
+def _first_word(toks: Sequence[Token], at: int) -> str:
+    """The first word at or after token `at`, past footnote marks and tokens without words."""
+    while at < len(toks) and (_MARK.match(toks[at].text) or not toks[at].words):
+        at += 1
+    return toks[at].words[0] if at < len(toks) else ""
 
 
 def stream_tables(

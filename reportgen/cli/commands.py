@@ -9,7 +9,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from reportgen.errors import Problem, left_out
+from reportgen.errors import Problem, at_least, left_out
+from reportgen.terminal import one_line
 
 if TYPE_CHECKING:
     from reportgen.metrics import MetricSet
@@ -42,8 +43,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         errors = sum(left_out(p) or 1 for p in result.problems if p.severity == "error")
         warnings = sum(left_out(p) or 1 for p in result.problems) - errors
         verdict = "ok" if result.ok else "invalid"
+        bound = "at least " if any(at_least(p) for p in result.problems) else ""
         print(
-            f"{verdict}: {files} valid run file(s), {errors} error(s), {warnings} warning(s)",
+            f"{verdict}: {files} valid run file(s), {bound}{errors} error(s), "
+            f"{warnings} warning(s)",
             file=sys.stderr,
         )
     return EXIT_OK if result.ok else EXIT_INPUT
@@ -83,10 +86,12 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return EXIT_OK
     width = max(len(v.id) for v in metrics.values) if metrics.values else 0
-    for v in metrics.values:
+    for v in metrics.values:  # ids and file names come from run files: shown as data
         print(
-            f"{v.id:<{width}}  {v.value:>14.4f} {v.unit:<6}  {v.source:<7}  {v.provenance}  "
-            f"{v.file}"
+            one_line(
+                f"{v.id:<{width}}  {v.value:>14.4f} {v.unit:<6}  {v.source:<7}  {v.provenance}  "
+                f"{v.file}"
+            )
         )
     return EXIT_OK
 
@@ -107,9 +112,9 @@ def cmd_build(args: argparse.Namespace) -> int:
             args.article, args.out, chart_cache=cache, pdf=pdf, chart_drawer=drawer
         )
     for finding, (line, col) in built.stale:
-        print(f"{finding.file}:{line}:{col}: warning: {finding.message}", file=sys.stderr)
+        print(one_line(f"{finding.file}:{line}:{col}: warning: {finding.message}"), file=sys.stderr)
     for name in ("index.html", "article.pdf", "metrics.json"):
-        print(target / name)
+        print(one_line(str(target / name)))
     return EXIT_OK
 
 
@@ -132,7 +137,7 @@ def cmd_init(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         for line in done.findings:
-            print(f"  {line}", file=sys.stderr)
+            print(f"  {one_line(line)}", file=sys.stderr)
     print(f"next: reportgen build {done.folder} && reportgen check {done.folder}", file=sys.stderr)
     return EXIT_OK
 

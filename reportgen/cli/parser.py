@@ -18,7 +18,7 @@ from reportgen.cli.commands import (
     cmd_validate,
 )
 from reportgen.cli.helptext import Help
-from reportgen.files import CAPS
+from reportgen.files import CAPS, COUNT_CAPS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,8 +30,11 @@ class _Parser(argparse.ArgumentParser):
 def _environment_help() -> str:
     rows = [("SOURCE_DATE_EPOCH", "the build's date, Unix seconds (default: the article's date)")]
     rows += [
-        (cap.env, f"size cap of {cap.what}, in MiB (default {cap.default_mb})")
+        (cap.env, f"size cap of {cap.what}, in MiB (default {cap.default})")
         for cap in CAPS.values()
+    ]
+    rows += [
+        (cap.env, f"cap of the {cap.what} (default {cap.default:,})") for cap in COUNT_CAPS.values()
     ]
     rows += [
         (

@@ -160,6 +160,9 @@ class LineReader:
         return value
 
     def _walked(self, number: int, index: int, text: str) -> None:
+        if self.capped.full:  # the slow walk explains; past the cap the line is one problem
+            self.capped.count(Problem(self.label, number, 1, f"/{index}", ""))
+            return
         found = [p for p in _walk_problems(self.label, text) if not infinity_allowed(p, text)]
         for p in found or [Problem(self.label, 1, 1, "", "invalid JSON")]:
             self._said(number, p.col, f"/{index}{p.pointer}", p.message)

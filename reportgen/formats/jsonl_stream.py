@@ -22,10 +22,11 @@ import hashlib
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from reportgen.errors import Capped, InputError, Problem
+from reportgen.errors import Capped, InputError, Problem, counted
 from reportgen.files import cap_bytes, open_input, too_big
 from reportgen.formats.base import Detection, Reducer, RunFormat
 from reportgen.formats.jsonfile import split_pointer
@@ -38,7 +39,7 @@ from reportgen.formats.jsonl import (
     line_position,
 )
 from reportgen.formats.registry import detect
-from reportgen.formats.schemas import check
+from reportgen.formats.schemas import accepts, check
 from reportgen.resources import schema_dir
 
 
@@ -141,11 +142,16 @@ def stream_json_lines(
             reducer = found[0].reduce(found[1].base, lines.problem)
         if value is None or reader.problems or found is None or reducer is None:
             continue  # a syntax problem decides the outcome: only look for more of them
-        key = str(index)
-        for p in check(found[1].schema, {key: value}, folder):
-            kept = len(schema_problems.kept) < schema_problems.limit
-            located = lines.problem(p.pointer, p.message) if kept else _unlocated(lines, p.pointer)
-            schema_problems.add(located)
+        key, schema = str(index), found[1].schema
+        if schema_problems.full:  # explained enough: a bad record is only counted, as one
+            if not accepts(schema, {key: value}, folder):
+                schema_problems.count(_unlocated(lines, f"/{key}"))
+            continue
+        room = schema_problems.limit - len(schema_problems.kept)
+        for p in check(schema, {key: value}, folder, limit=room):
+            kept = not counted(p.message)[0] and not schema_problems.full
+            place = lines.problem if kept else partial(_unlocated, lines)
+            schema_problems.add(place(p.pointer, p.message))
         if not schema_problems:
             reducer.add(key, value)
     if handle.tell() > limit:
@@ -161,9 +167,9 @@ def stream_json_lines(
     )
 
 
-def _unlocated(lines: LineIndex, pointer: str) -> Problem:
+def _unlocated(lines: LineIndex, pointer: str, message: str = "") -> Problem:
     """A problem only counted: placed at its record's line, which costs no reading."""
     tokens = split_pointer(pointer)
     index = int(tokens[0]) if tokens and tokens[0].isdigit() else 0
     number = lines.numbers[index] if index < len(lines.numbers) else 1
-    return Problem(lines.label, number, 1, pointer, "")
+    return Problem(lines.label, number, 1, pointer, message)

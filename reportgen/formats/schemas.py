@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import heapq
+import itertools
 import json
 import math
 import re
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
     from referencing import Registry
 
-from reportgen.errors import more_problems
+from reportgen.errors import PER_FILE, counted, more_problems
 from reportgen.files import read_input
 from reportgen.formats.fastschema import Predicate, inline_refs, predicate
 from reportgen.formats.jsonfile import TOO_LARGE, pointer_of
@@ -169,15 +170,67 @@ def _leaf_errors(error: ValidationError) -> Iterator[ValidationError]:
     yield error
 
 
+# At most this many violations of one document are explained by jsonschema (about 10 µs each,
+# and more for a deep one); past them the search stops and the count left out is "at least".
+EXPLAINED = 1_000
+
+
+def accepts(name: str, data: Any, folder: Path | None = None) -> bool:
+    """True when `data` is valid under schema `name` (the compiled predicate: no explanation)."""
+    return _accepts(name, folder or schema_dir())(data)
+
+
 def check(
-    name: str, data: Any, folder: Path | None = None, limit: int | None = None
+    name: str, data: Any, folder: Path | None = None, limit: int = PER_FILE
 ) -> list[SchemaProblem]:
-    """Every violation of schema `name` by `data`, sorted by location; empty when valid. With
-    a `limit`, the first `limit` in the file's order are kept and the others only counted, in
-    one last problem at the first left out (`errors.more_problems`)."""
+    """Every violation of schema `name` by `data`, sorted by location; empty when valid. The
+    first `limit` in the file's order are kept and the others counted, in one last problem at the
+    first left out (`errors.more_problems`).
+
+    Time is bounded by what is explained, not by how much is wrong: a schema of records (JSON
+    Lines, llama-bench's tests) is checked record by record by the compiled predicate, and only
+    failing records are explained, until `limit` problems are; each later failing record counts
+    as one problem ("at least"). Any other document is explained up to `EXPLAINED` violations.
+    """
     folder = folder or schema_dir()
     if _accepts(name, folder)(data):
         return []
+    if isinstance(data, dict) and _of_records(_schemas(folder).by_name[name]):
+        found = _records(name, data, folder, limit)
+        if found:
+            return found
+    return _explained(name, data, folder, limit)
+
+
+def _of_records(schema: dict[str, Any]) -> bool:
+    """True for a schema that is a map of records, each checked on its own by one subschema."""
+    others = {"properties", "patternProperties", "required", "propertyNames", "maxProperties"}
+    return isinstance(schema.get("additionalProperties"), dict) and not others & schema.keys()
+
+
+def _records(name: str, data: dict[str, Any], folder: Path, limit: int) -> list[SchemaProblem]:
+    """`check` of a map of records, one record at a time, in their order."""
+    valid = _accepts(name, folder)
+    kept: list[SchemaProblem] = []
+    more, bound, first = 0, False, ""
+    for key, value in data.items():
+        if valid({key: value}):
+            continue
+        if len(kept) >= limit:  # explained enough: this record is one problem, or more
+            more, bound, first = more + 1, True, first or pointer_of([key])
+            continue
+        for problem in _explained(name, {key: value}, folder, limit - len(kept)):
+            count, lower = counted(problem.message)
+            if count == 0 and len(kept) < limit:
+                kept.append(problem)
+                continue
+            more, bound, first = more + (count or 1), bound or lower, first or problem.pointer
+    return kept + ([SchemaProblem(first, more_problems(more, bound))] if more else [])
+
+
+def _explained(name: str, data: Any, folder: Path, limit: int) -> list[SchemaProblem]:
+    """The violations of schema `name` by `data` as jsonschema explains them: the first `limit`
+    in the file's order among the first `EXPLAINED` it finds, and one that counts the rest."""
     from jsonschema import Draft202012Validator
 
     schemas = _schemas(folder)
@@ -186,50 +239,44 @@ def check(
         registry=_registry(folder),
         format_checker=Draft202012Validator.FORMAT_CHECKER,
     )
-    errors: Iterable[ValidationError] = validator.iter_errors(data)
-    left_out, first_left_out = 0, ""
-    if limit is not None:  # the first `limit` in the file's order, in memory bounded by it
-        total = 0
-
-        def counted() -> Iterator[ValidationError]:
-            nonlocal total
-            for error in validator.iter_errors(data):
-                total += 1
-                yield error
-
-        first = heapq.nsmallest(limit + 1, counted(), key=lambda e: _order(e.absolute_path))
-        errors = first[:limit]
-        left_out = total - len(errors)
-        first_left_out = pointer_of(list(first[limit].absolute_path)) if left_out else ""
+    errors = list(itertools.islice(validator.iter_errors(data), EXPLAINED + 1))
+    stopped = len(errors) > EXPLAINED  # the search stopped: more may follow
+    first = heapq.nsmallest(limit + 1, errors[:EXPLAINED], key=lambda e: _order(e.absolute_path))
+    left_out = min(len(errors), EXPLAINED) - limit
     found: list[SchemaProblem] = []
-    for error in errors:
-        for leaf in _leaf_errors(error):
-            path = list(leaf.absolute_path)
-            if leaf.validator == "additionalProperties" and isinstance(leaf.instance, dict):
-                known = sorted((leaf.schema.get("properties") or {}).keys())
-                for key in _unexpected(leaf):
-                    found.append(
-                        SchemaProblem(
-                            pointer_of([*path, key]),
-                            f"unknown key {key!r}{_did_you_mean(key, known)}",
-                        )
-                    )
-                continue
-            message = _message(leaf)
-            if leaf.validator == "enum" and isinstance(leaf.instance, str):
-                message += _did_you_mean(leaf.instance, [str(v) for v in leaf.validator_value])
-            elif leaf.validator == "anyOf" and isinstance(leaf.instance, str):
-                # "an axis, or meta.KEY": suggest from the branch that lists the names
-                names = [
-                    str(v)
-                    for branch in leaf.validator_value
-                    if isinstance(branch, dict)
-                    for v in branch.get("enum", ())
-                ]
-                message += _did_you_mean(leaf.instance, names) if names else ""
-            found.append(SchemaProblem(pointer_of(path), message))
+    for error in first[:limit]:
+        found.extend(_problems(error))
     kept = sorted(set(found), key=lambda p: (p.pointer, p.message))
-    return kept + ([SchemaProblem(first_left_out, more_problems(left_out))] if left_out else [])
+    if left_out <= 0:
+        return kept
+    first_left_out = pointer_of(list(first[limit].absolute_path))
+    return [*kept, SchemaProblem(first_left_out, more_problems(left_out, stopped))]
+
+
+def _problems(error: ValidationError) -> Iterator[SchemaProblem]:
+    """The problems one jsonschema error stands for, each with its message."""
+    for leaf in _leaf_errors(error):
+        path = list(leaf.absolute_path)
+        if leaf.validator == "additionalProperties" and isinstance(leaf.instance, dict):
+            known = sorted((leaf.schema.get("properties") or {}).keys())
+            for key in _unexpected(leaf):
+                yield SchemaProblem(
+                    pointer_of([*path, key]), f"unknown key {key!r}{_did_you_mean(key, known)}"
+                )
+            continue
+        message = _message(leaf)
+        if leaf.validator == "enum" and isinstance(leaf.instance, str):
+            message += _did_you_mean(leaf.instance, [str(v) for v in leaf.validator_value])
+        elif leaf.validator == "anyOf" and isinstance(leaf.instance, str):
+            # "an axis, or meta.KEY": suggest from the branch that lists the names
+            names = [
+                str(v)
+                for branch in leaf.validator_value
+                if isinstance(branch, dict)
+                for v in branch.get("enum", ())
+            ]
+            message += _did_you_mean(leaf.instance, names) if names else ""
+        yield SchemaProblem(pointer_of(path), message)
 
 
 _INDEX = re.compile(r"[0-9]{1,18}")
