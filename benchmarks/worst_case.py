@@ -242,7 +242,7 @@ def cache_cases(work: Path) -> bool:
 
 # Run files, each kind at two sizes (MB): the rate at each, and how it grows. A valid file is read
 # fast, so it is read larger: the process's start-up would be most of its time.
-HOSTILE_SIZES, VALID_SIZES = (1.5, 3.0), (16.0, 32.0)
+HOSTILE_SIZES, VALID_SIZES = (1.0, 2.0), (16.0, 32.0)
 
 
 def _bad_records(path: Path, size: int) -> None:

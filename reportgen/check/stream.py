@@ -11,8 +11,9 @@ first token that starts no row it has not read yet.
 Every number keeps the line and column of its token, so findings point at the source text.
 
 Worst case: linear in the tokens, times the article's tables: each occurrence of a table's title
-is read for at most 80 tokens after it, header and rows (a title repeated 25,000 times in 1 MB
-takes about 12 s).
+is read for at most 80 tokens after it, header and rows, and a start where no header or row
+label can begin (its first word is no label's) is passed over at once (a title repeated 12,500
+times, 50,000 words, takes about 1.5 s; it took 9 s before that check).
 """
 
 from __future__ import annotations
