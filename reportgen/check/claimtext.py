@@ -49,6 +49,7 @@ from reportgen.check.claimwords import (
     counted,
     hedged,
     near,
+    operands,
     says_bigger,
     sentences,
     word,
@@ -57,6 +58,12 @@ from reportgen.check.labels import Metric, Said, best, said
 from reportgen.check.published import Reported, parse_number
 from reportgen.check.stream import Token
 from reportgen.metrics.display import unit_factor
+
+# words that end the words of one value and begin the next's: "115 tok/s with one request to
+# 741 tok/s with 16" ("time to first token" says no "to")
+_SEPARATE = frozenset(
+    ["to", "against", "vs", "versus", "and", "but", "while", "whereas", "than", "compared"]
+)
 
 # A sentence longer than `LONG` tokens is no sentence anyone writes: each of its numbers reads
 # only the `WINDOW` tokens either side of it, so reading one costs at most a window, not the
@@ -87,6 +94,9 @@ class _Sentence:
         self.span = sentence
         self.used: dict[int, None] = {}
         self._words: set[str] | None = None
+        self.pair: tuple[Metric, Metric] | None = None  # the last claim's subject and object
+        self.last: tuple[int, Metric] | None = None  # the last quote tied, in sentence order
+        self.operands: list[tuple[int, Metric]] = []  # operands tied, in sentence order
 
     def words(self) -> set[str]:
         """The quantity words of the whole sentence, read once."""
@@ -125,14 +135,19 @@ class _Sentence:
                 self.used.update(dict.fromkeys(at))
         return found
 
-    def find(self, word_set: frozenset[str], after: int) -> int | None:
-        return next(
-            (k for k in range(after, self.span.stop) if word(self.toks, k) in word_set), None
-        )
+    def find(self, word_set: frozenset[str], after: int, stop: int | None = None) -> int | None:
+        end = self.span.stop if stop is None else stop
+        return next((k for k in range(after, end) if word(self.toks, k) in word_set), None)
 
-    def claim(self, i: int, c: Claim) -> Reported | None:
+    def claim(self, i: int, c: Claim, group: tuple[int, int] | None = None) -> Reported | None:
+        """The claim at `i`, tied to the metrics its subject and object name (`self.pair`);
+        `group`: its operands, whose words ("vs") are neither subject nor object."""
+        self.pair = None
         start, stop = self.span.start, self.span.stop
-        head = [k for k in range(start, i) if word(self.toks, k) not in ("by",)]
+        skip = range(0) if group is None else range(group[0], group[1] + 1)
+        if group is not None and group[0] > i:
+            stop = group[0]  # "the output of one request (741 vs 115 tok/s)": its words end
+        head = [k for k in range(start, i) if word(self.toks, k) not in ("by",) and k not in skip]
         frm = self.find(frozenset(("from",)), start)
         to = None if frm is None else self.find(frozenset(("to",)), frm + 1)
         if c.kind == "change" and frm is not None and to is not None and c.sign:
@@ -141,7 +156,7 @@ class _Sentence:
             if first is None or second is None:
                 return None
             return self._reported(i, c, f"{first.id}->{second.id}", c.sign * c.value)
-        marker = self.find(OBJECT, c.end)
+        marker = self.find(OBJECT, c.end, stop)
         subject_at = [*head, *range(c.end, marker if marker is not None else c.end)]
         obj_said = self.said(range((marker + 1) if marker is not None else c.end, stop))
         subject = self.name(self.said(subject_at))
@@ -165,8 +180,15 @@ class _Sentence:
         bigger = says_bigger(c.relation, subject)
         if bigger is None:
             return None
+        self.pair = (subject, other)
         a, b = (subject, other) if bigger else (other, subject)
         return self._reported(i, c, f"{a.id}/{b.id}", c.value)
+
+    def derived(self, i: int, c: Claim, group: tuple[int, int]) -> Reported:
+        """A ratio whose metrics its words do not name, read as the ratio of its operands."""
+        texts = tuple(_plain(self.texts[k]) for k in group)
+        found = self._reported(i, c, "", c.value)
+        return replace(found, metric_id=None, operands=(texts[0], texts[1]))
 
     def _reported(self, i: int, c: Claim, claim: str, value: float) -> Reported:
         tok = self.toks[i]
@@ -192,21 +214,56 @@ class _Sentence:
         at = bisect.bisect_left(values, i)
         before = max(values[at - 1] if at else -1, self.span.start - 1)
         after = min(values[at + 1] if at + 1 < len(values) else self.span.stop, self.span.stop)
+        like = self._before(i)
+        found = None
+        if len(values) > 1:
+            # among several values, first its own words ("rose from 115 tok/s with one
+            # request to 741 tok/s with 16 concurrent requests"), in the metric of the value
+            # before it unless they name another: the sentence's axes are all its values'
+            s = self.said(self._own(i, before, after))
+            found = (like and self.name(s, like, unit)) or self.name(s, unit=unit)
         # the axes and words between the number and the value before it; then, when they name
-        # no metric, up to the next value too and the whole sentence's words
-        s = self.said(range(before + 1, min(after, i + 3)))  # "2,048 output tokens": its words
-        found = self.name(s, unit=unit)
+        # no metric, up to the next value too: in the metric of the value quoted before it
+        # unless they name another ("5.40 s, against 0.63 s for one request"), else with the
+        # whole sentence's words
+        if found is None:
+            s = self.said(range(before + 1, min(after, i + 3)))  # "2,048 output tokens"
+            found = self.name(s, unit=unit)
+        if found is None and like is not None:
+            found = self.name(self.said(range(before + 1, after)), like, unit)
         if found is None:
             s = self.said(range(before + 1, after))
             s.words |= self.words()
             found = self.name(s, unit=unit)
         if found is None:
             return None
-        parsed = parse_number(self.texts[i].strip("(),;:").removesuffix(".").replace("\u00a0", ""))
+        self.last = (i, found)
+        return self.tied(i, unit, found)
+
+    def _own(self, i: int, before: int, after: int) -> list[int]:
+        """The words of the value at `i` among several (`before`, `after`: the values either
+        side, or past the sentence's ends): from where the words after the value before end
+        (a comma, "to", "against"...) up to where its own words after it end."""
+        cut = _cut(self.toks, before + 1, i) if before >= self.span.start else None
+        start = before + 1 if cut is None else cut[1]
+        cut = _cut(self.toks, i + 1, after)
+        stop = cut[0] if cut is not None else after if after == self.span.stop else i + 3
+        return [*range(start, i), *range(i + 1, min(stop, after))]
+
+    def _before(self, i: int) -> Metric | None:
+        """The metric of the nearest number before `i` quoted or tied as an operand."""
+        at = bisect.bisect_left(self.operands, i, key=lambda p: p[0])
+        near = [p for p in (self.last, self.operands[at - 1] if at else None) if p is not None]
+        found = max((p for p in near if self.span.start <= p[0] < i), default=None)
+        return None if found is None else found[1]
+
+    def tied(self, i: int, unit: str | None, metric: Metric) -> Reported | None:
+        """The number at `i`, shown in `unit`, as a quote of `metric`."""
+        text = _plain(self.texts[i])
+        parsed = parse_number(text.replace("\u00a0", ""))
         if parsed is None:
             return None
         tok, where = self.toks[i], near(self.toks, i, self.span.start)
-        text = self.texts[i].strip("(),;:").removesuffix(".")
         return Reported(
             tok.line,
             tok.col,
@@ -214,12 +271,27 @@ class _Sentence:
             parsed[0],
             parsed[1],
             unit,
-            found.id,
+            metric.id,
             None,
             None,
             where,
             in_prose=True,
         )
+
+
+def _cut(toks: Sequence[Token], lo: int, hi: int) -> tuple[int, int] | None:
+    """Where, between `lo` and `hi`, the words of one value end and the next one's begin:
+    (end, start) at the first comma or separating word; None when there is none."""
+    for k in range(lo, hi):
+        if word(toks, k) in _SEPARATE and (word(toks, k), word(toks, k + 1)) != ("to", "first"):
+            return k, k + 1
+        if toks[k].text[-1:] in ",;:":
+            return k + 1, k + 1
+    return None
+
+
+def _plain(text: str) -> str:
+    return text.strip("(),;:").removesuffix(".")
 
 
 def tie(
@@ -249,17 +321,29 @@ def tie(
             k: counted(toks, k) if units.get(k) == "requests" else units.get(k) or counted(toks, k)
             for k in mine
         }
-        quoted = [k for k in mine if k not in claims and unit_of[k] in QUOTED]
-        values = [*claims, *quoted]
-        ordered = sorted(values)
+        groups = _groups(toks, sentence, claims, wanted)
+        in_groups = {k: group for group in groups.values() for k in group}
+        for group in groups.values():  # "741 vs 115 tok/s": the unit is both's
+            unit_of[group[0]] = unit_of[group[1]] = unit_of[group[1]] or unit_of[group[0]]
+        quoted = [
+            k for k in mine if k not in claims and k not in in_groups and unit_of[k] in QUOTED
+        ]
+        values = sorted([*claims, *in_groups, *quoted])
         for k, c in claims.items():
-            found = sentence.around(k).claim(k, c)
+            pair = groups.get(k)
+            found = sentence.around(k).claim(k, c, pair)
+            if pair is not None:
+                found = _operands(sentence, k, c, pair, unit_of[pair[1]], found, out)
             if found is not None:
                 out[k] = found
+        sentence.operands.sort()
+        # operands no claim tied are quoted as any number with a unit is
+        quoted = sorted([*quoted, *(k for k in in_groups if k not in out)])
         for k in quoted:
             unit = unit_of[k]
-            assert unit is not None
-            found = sentence.around(k).quote(k, unit, ordered)
+            if unit not in QUOTED:
+                continue
+            found = sentence.around(k).quote(k, unit, values)
             if found is not None:
                 out[k] = found
         if any(k in out for k in values):
@@ -272,5 +356,45 @@ def tie(
             if hedged(toks, k):
                 out[k] = replace(found, tentative="it is said as an estimate or a bound")
             elif len(values) > 1:
-                out[k] = replace(found, tentative="its sentence states other numbers too")
+                out[k] = replace(found, several=True)
     return out
+
+
+def _groups(
+    toks: Sequence[Token], sentence: _Sentence, claims: dict[int, Claim], wanted: set[int]
+) -> dict[int, tuple[int, int]]:
+    """Each ratio's operands written beside it, when both are numbers no other reading took."""
+    out: dict[int, tuple[int, int]] = {}
+    taken: set[int] = set()
+    for k, c in claims.items():
+        group = operands(toks, k, c, sentence.around(k).span)
+        if group is None or any(g in claims or g in taken or g not in wanted for g in group):
+            continue
+        out[k] = group
+        taken.update(group)
+    return out
+
+
+def _operands(
+    sentence: _Sentence,
+    k: int,
+    c: Claim,
+    group: tuple[int, int],
+    unit: str | None,
+    found: Reported | None,
+    out: dict[int, Reported | None],
+) -> Reported | None:
+    """A ratio written with its operands: each operand tied to the metric of its side of the
+    claim (the first the subject's, the second the object's) when the claim is tied; else the
+    ratio is read as the ratio of its operands (`Reported.operands`)."""
+    if found is None:
+        return sentence.derived(k, c, group)
+    pair = sentence.pair
+    if pair is None or unit is not None and unit_factor(pair[0].unit, unit) is None:
+        return found
+    for at, metric in zip(group, pair, strict=True):
+        tied = sentence.tied(at, unit, metric)
+        if tied is not None:
+            out[at] = tied
+            sentence.operands.append((at, metric))
+    return found

@@ -6,7 +6,9 @@ where its sentence ends, and whether it is said as a bound or an estimate.
 - a change in percent: a number with "%" after a verb ("rose by", "fell by") or before a
   comparative ("20% faster"); a percentage with neither compares nothing and is no claim;
 - a count's unit may follow one word ("2,048 output tokens"), but "12 concurrent requests" says
-  where a number was measured, not how many were counted.
+  where a number was measured, not how many were counted;
+- a ratio's operands may be written beside it, in the same clause: "6.4x the output of one
+  request (741 vs 115 tok/s)", "741 vs 115 tok/s, a 6.4x gain".
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ _HEDGES = frozenset(
     + ["over", "below", "above", "least", "most", "than", "some", "circa", "only", "just"]
 )
 QUOTED = ("s", "ms", "tok/s", "req/s", "tokens", "requests")
+_BETWEEN = frozenset(["vs", "vs.", "versus", "against", "and", "/"])  # "741 vs 115 tok/s"
+_CLAUSE = frozenset(["and", "but", "while", "whereas", "so", "which", "where"])
+_MEASURES = ("s", "ms", "tok/s", "req/s", "tokens")
+_REACH = 12  # the most tokens between a ratio's words and the operands written after them
 _END = re.compile(r"[.!?;][)\]\"'\u201d\u2019]*$")
 
 
@@ -53,13 +59,18 @@ def near(toks: Sequence[Token], i: int, start: int = 0) -> str:
     return " ".join(t.text for t in toks[max(start, i - 5) : i])[-60:]
 
 
+def ends(text: str) -> bool:
+    """Whether a token ends its sentence: . ! ? or ; at its end, not a number's decimal point."""
+    return bool(_END.search(text)) and not re.search(r"\d\.$", text[:-1] or "")
+
+
 def sentences(toks: Sequence[Token]) -> list[range]:
     """The sentences of a token stream: ended by . ! ? ; or by a blank line."""
     out, start = [], 0
     for k, tok in enumerate(toks):
         last = k + 1 == len(toks)
         gap = not last and toks[k + 1].line - tok.line > 1
-        if last or gap or _END.search(tok.text) and not re.search(r"\d\.$", tok.text[:-1] or ""):
+        if last or gap or ends(tok.text):
             out.append(range(start, k + 1))
             start = k + 1
     return out
@@ -145,3 +156,55 @@ def hedged(toks: Sequence[Token], k: int) -> bool:
     """Whether the number at `k` is said as a bound or an estimate ("about 3x", "within 0.5 s",
     "under 2 s"): not a value to judge at the precision shown."""
     return bool({word(toks, k - 1), word(toks, k - 2)} & _HEDGES) or toks[k].text[:1] in "~\u2248<>"
+
+
+def _number(toks: Sequence[Token], k: int) -> bool:
+    text = toks[k].text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019").removesuffix(".")
+    return parse_number(text.replace("\u00a0", "")) is not None
+
+
+def _measured(toks: Sequence[Token], b: int) -> bool:
+    """Whether the number at `b` ends a pair of measurements, not of axis values ("16 and 1
+    requests"): a unit of measure after it, or the parenthesis it closes."""
+    text = toks[b].text.strip("(),;:").removesuffix(".")
+    parsed = parse_number(text.replace("\u00a0", ""))
+    unit = parsed[2] if parsed else None
+    if unit is None and b + 1 < len(toks):
+        unit = toks[b + 1].text.strip("()[]{},;:.!?")
+    return unit in _MEASURES or toks[b].text.rstrip(".,;:").endswith(")")
+
+
+def _pair_ending(toks: Sequence[Token], b: int, start: int) -> tuple[int, int] | None:
+    """The operands "A vs B" whose second number is at `b` ("A tok/s vs B" too)."""
+    sep = b - 1
+    if sep <= start or word(toks, sep) not in _BETWEEN or not _measured(toks, b):
+        return None
+    if _number(toks, sep - 1):
+        return sep - 1, b
+    if sep - 2 >= start and word(toks, sep - 1) in QUOTED and _number(toks, sep - 2):
+        return sep - 2, b
+    return None
+
+
+def operands(toks: Sequence[Token], i: int, c: Claim, span: range) -> tuple[int, int] | None:
+    """The two numbers the ratio at `i` is the ratio of, when the copy writes them beside it in
+    the same clause: the first numbers after its words ("(741 vs 115 tok/s)"), or the last ones
+    just before it ("741 vs 115 tok/s, 6.4x"). None when they are not written."""
+    if c.kind != "ratio":
+        return None
+    for k in range(c.end, min(span.stop, c.end + _REACH)):
+        if _number(toks, k):
+            for b in (k + 2, k + 3):  # "741 vs 115", "741 tok/s vs 115"
+                if b < span.stop and _number(toks, b) and _pair_ending(toks, b, k) == (k, b):
+                    return k, b
+            return None
+        if word(toks, k) in _CLAUSE:
+            return None
+        if toks[k].text[-1:] in ",;:" and not (k + 1 < span.stop and _number(toks, k + 1)):
+            return None
+    for b in range(i - 1, max(span.start, i - 4) - 1, -1):
+        if _number(toks, b):
+            return _pair_ending(toks, b, span.start)
+        if word(toks, b) in _CLAUSE:
+            return None
+    return None

@@ -23,12 +23,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from html.parser import HTMLParser
 
-from reportgen.check.align import Aligner
+from reportgen.check.align import Aligner, in_shared_sentences
 from reportgen.check.claimtext import tie
-from reportgen.check.claimwords import near
+from reportgen.check.claimwords import ends, near, sentences
 from reportgen.check.htmlinput import defused
 from reportgen.check.htmltext import SKIP
 from reportgen.check.labels import Metric
@@ -125,6 +126,24 @@ def expected_prose(html: str) -> tuple[list[Expected], frozenset[str]]:
     return tokens, frozenset(parser.chart_text)
 
 
+def _numbered(spans: Sequence[range], size: int) -> list[int]:
+    """Each of `size` tokens' sentence, numbered in order, from the sentences' spans."""
+    out = [0] * size
+    for n, span in enumerate(spans):
+        out[span.start : span.stop] = [n] * len(span)
+    return out
+
+
+def _article_sentences(texts: Sequence[str]) -> list[int]:
+    """Each built token's sentence, numbered in order: the built page's text has no blank
+    lines, so its sentences end at their stops alone."""
+    out, n = [], 0
+    for text in texts:
+        out.append(n)
+        n += ends(text)
+    return out
+
+
 def _digits(text: str) -> int:
     return sum(c.isdigit() for c in text)
 
@@ -209,12 +228,20 @@ def prose_numbers(
     keys = [_key(t.text) for t in pub]
     # `aligner`: one holding `expected`'s keys already (`Shape.aligner`)
     pairs: dict[int, int] = {}
-    edges: set[int] = set()  # the first and last token of each aligned run
-    for a0, b0, size in (aligner or Aligner([e.key for e in exp])).runs(keys):
-        # numbers align where words around them do: a run of numbers alone is no evidence
-        if sum(k != "#" for k in keys[a0 : a0 + size]) >= 2:
-            pairs.update(zip(range(a0, a0 + size), range(b0, b0 + size), strict=True))
-            edges.update((a0, a0 + size - 1))
+    edges: set[int] = set()  # the first and last token of each aligned piece
+    runs = (aligner or Aligner([e.key for e in exp])).runs(keys)
+    # numbers align where words around them do: a run of numbers alone is no evidence
+    runs = [(a, b, n) for a, b, n in runs if sum(k != "#" for k in keys[a : a + n]) >= 2]
+    # and only within sentences that share what they say
+    spans = sentences(pub)
+    copy_sentence = _numbered(spans, len(pub))
+    article_sentence = _article_sentences([e.text for e in exp])
+    article_keys = [e.key for e in exp]
+    for a0, b0, size in in_shared_sentences(
+        runs, keys, article_keys, copy_sentence, article_sentence
+    ):
+        pairs.update(zip(range(a0, a0 + size), range(b0, b0 + size), strict=True))
+        edges.update((a0, a0 + size - 1))
     out: list[Reported] = []
     loose: dict[int, Reported] = {}
     for i, tok in enumerate(pub):
@@ -267,4 +294,7 @@ def prose_numbers(
         found = tied.get(i, r)
         if found is not None:
             out.append(found)
-    return out
+    # each number knows its sentence: the numbers of one sentence are judged together
+    starts = [(pub[span.start].line, pub[span.start].col) for span in spans]
+    at = {(t.line, t.col): starts[copy_sentence[i]] for i, t in enumerate(pub)}
+    return [replace(r, sentence=at.get((r.line, r.col))) for r in out]
