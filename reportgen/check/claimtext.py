@@ -23,13 +23,23 @@ quantity and axes unless it names others ("than at 1K" keeps the concurrency). T
 then the reference the article could have written, judged at the precision the copy shows.
 A sentence that names no single metric leaves its number unverified: the checker does not
 guess. Numbers that named an axis value the tied metrics have ("12 concurrent requests") are
-labels, not statements, and are dropped. In a sentence that states several numbers, or for a
-number said as a bound or an estimate ("within 0.5 s", "about 3x"), which metric is meant is a
-reader's guess: a match is a match, a difference is unverified (`Reported.tentative`), never a
-mismatch.
+labels, not statements, and are dropped.
+
+A sentence may state several values. Each quote reads its own words first: from where the
+words after the value before it end (a comma, "to", "against") up to where its own end ("rose
+from 115 tok/s with one request to 741 tok/s with 16 concurrent requests"), in the metric of
+the value before it unless they name another, and with that value's axes where they leave one
+open. A ratio's operands written beside it ("6.4x the output of one request (741 vs 115
+tok/s)") are tied to the claim's two metrics, first to its subject's; where the claim names
+none, the ratio is read as the ratio of its operands (`Reported.operands`). Which metric each
+value means is then still a reader's reading: such a number is marked `Reported.several`, and
+is judged only when every other number of its sentence checks out (`together.py`). For a
+number said as a bound or an estimate ("within 0.5 s", "about 3x") a match is a match and a
+difference is unverified (`Reported.tentative`), never a mismatch.
 
 Worst case: linear in the copy's tokens. A number reads the tokens between it and its
-neighbouring numbers, and at most its whole sentence's words (read once per sentence); in a
+neighbouring numbers (a ratio: at most `claimwords._REACH` more for its operands), and at most
+its whole sentence's words (read once per sentence); in a
 sentence of more than `LONG` tokens, at most `WINDOW` tokens either side (24 s per MB of one
 endless sentence of claims on the 2-core VM).
 """
@@ -221,7 +231,8 @@ class _Sentence:
             # request to 741 tok/s with 16 concurrent requests"), in the metric of the value
             # before it unless they name another: the sentence's axes are all its values'
             s = self.said(self._own(i, before, after))
-            found = (like and self.name(s, like, unit)) or self.name(s, unit=unit)
+            found = like and (self.name(s, like, unit) or self.name(_borrow(s, like), unit=unit))
+            found = found or self.name(s, unit=unit)
         # the axes and words between the number and the value before it; then, when they name
         # no metric, up to the next value too: in the metric of the value quoted before it
         # unless they name another ("5.40 s, against 0.63 s for one request"), else with the
@@ -277,6 +288,13 @@ class _Sentence:
             where,
             in_prose=True,
         )
+
+
+def _borrow(s: Said, like: Metric) -> Said:
+    """`s` with the axes it leaves open taken from `like` ("127,359 tokens at 128K took 9.53 s":
+    the 128K is the time's too)."""
+    axes = {axis: {value} for axis, value in like.axes.items() if axis not in s.axes}
+    return Said(set(s.words), {**s.axes, **axes}, dict(s.at))
 
 
 def _cut(toks: Sequence[Token], lo: int, hi: int) -> tuple[int, int] | None:

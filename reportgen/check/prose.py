@@ -4,8 +4,11 @@ The built page is the article's own text: every number in it is either a span th
 metric (a reference: a duration, max tokens, a concurrency, a claim computed from two metrics)
 or a number its source writes literally (a date, a version, a GPU's watts). A published copy is
 aligned with that text word by word (numbers compared as numbers, whatever their digits), so
-reflowed lines, changed line endings, Markdown and a blog's page around it align the same. Each
-number the copy shows in the prose is then judged:
+reflowed lines, changed line endings, Markdown and a blog's page around it align the same; a
+copy's sentence aligns only with a sentence of the article that shares more than half the words
+of the shorter of the two (`align.in_shared_sentences`), so a sentence the copy adds is read for
+what it says, not paired with other prose by a few common words. Each number the copy shows in
+the prose is then judged:
 
 - against its metric, at the precision shown, when the built text has a reference there;
 - against the built text's own digits when the source wrote it literally (a changed version or
