@@ -47,6 +47,7 @@ endless sentence of claims on the 2-core VM).
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -233,11 +234,11 @@ class _Sentence:
             s = self.said(self._own(i, before, after))
             found = like and (self.name(s, like, unit) or self.name(_borrow(s, like), unit=unit))
             found = found or self.name(s, unit=unit)
-        # the axes and words between the number and the value before it; then, when they name
-        # no metric, up to the next value too: in the metric of the value quoted before it
-        # unless they name another ("5.40 s, against 0.63 s for one request"), else with the
-        # whole sentence's words
-        if found is None:
+        # alone, the axes and words between the number and the value before it (its own words
+        # when it has neighbours); then, when they name no metric, up to the next value too: in
+        # the metric of the value quoted before it unless they name another ("5.40 s, against
+        # 0.63 s for one request"), else with the whole sentence's words
+        if found is None and len(values) == 1:
             s = self.said(range(before + 1, min(after, i + 3)))  # "2,048 output tokens"
             found = self.name(s, unit=unit)
         if found is None and like is not None:
@@ -367,12 +368,18 @@ def tie(
         if any(k in out for k in values):
             said = set(values)
             out.update({k: None for k in sentence.used if k in wanted and k not in said})
+        read_as = Counter(r.metric_id for k in values if (r := out.get(k)) is not None)
         for k in values:
             found = out.get(k)
             if found is None:
                 continue
             if hedged(toks, k):
                 out[k] = replace(found, tentative="it is said as an estimate or a bound")
+            elif read_as[found.metric_id] > 1:  # two numbers of one metric: one is misread
+                out[k] = replace(
+                    found,
+                    tentative=f"another number of its sentence reads as {found.metric_id} too",
+                )
             elif len(values) > 1:
                 out[k] = replace(found, several=True)
     return out

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from reportgen.check.labels import Metric
 from reportgen.check.published import parse_number
@@ -42,15 +43,18 @@ QUOTED = ("s", "ms", "tok/s", "req/s", "tokens", "requests")
 _BETWEEN = frozenset(["vs", "vs.", "versus", "against", "and", "/"])  # "741 vs 115 tok/s"
 _CLAUSE = frozenset(["and", "but", "while", "whereas", "so", "which", "where"])
 _MEASURES = ("s", "ms", "tok/s", "req/s", "tokens")
-_REACH = 12  # the most tokens between a ratio's words and the operands written after them
+_REACH = 16  # the most tokens between a ratio's words and the operands written beside them
 _END = re.compile(r"[.!?;][)\]\"'\u201d\u2019]*$")
 
 
 def word(toks: Sequence[Token], k: int) -> str:
     """Token `k` in lower case, without the punctuation around it ("" past either end)."""
-    if not 0 <= k < len(toks):
-        return ""
-    word = toks[k].text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019").lower()
+    return _bare(toks[k].text) if 0 <= k < len(toks) else ""
+
+
+@lru_cache(maxsize=1 << 14)  # a copy says the same words over and over
+def _bare(text: str) -> str:
+    word = text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019").lower()
     return word[:-1] if word.endswith(".") and not word[:-1].endswith(".") else word
 
 
@@ -159,7 +163,12 @@ def hedged(toks: Sequence[Token], k: int) -> bool:
 
 
 def _number(toks: Sequence[Token], k: int) -> bool:
-    text = toks[k].text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019").removesuffix(".")
+    return _is_number(toks[k].text)
+
+
+@lru_cache(maxsize=1 << 14)
+def _is_number(text: str) -> bool:
+    text = text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019").removesuffix(".")
     return parse_number(text.replace("\u00a0", "")) is not None
 
 
@@ -188,8 +197,9 @@ def _pair_ending(toks: Sequence[Token], b: int, start: int) -> tuple[int, int] |
 
 def operands(toks: Sequence[Token], i: int, c: Claim, span: range) -> tuple[int, int] | None:
     """The two numbers the ratio at `i` is the ratio of, when the copy writes them beside it in
-    the same clause: the first numbers after its words ("(741 vs 115 tok/s)"), or the last ones
-    just before it ("741 vs 115 tok/s, 6.4x"). None when they are not written."""
+    the same clause, at most `_REACH` tokens away: the first pair after its words ("(741 vs 115
+    tok/s)"), else the last one before it ("741 vs 115 tok/s: 16 requests give 6.4x"). None
+    when they are not written."""
     if c.kind != "ratio":
         return None
     for k in range(c.end, min(span.stop, c.end + _REACH)):
@@ -201,9 +211,9 @@ def operands(toks: Sequence[Token], i: int, c: Claim, span: range) -> tuple[int,
             return None
         if toks[k].text[-1:] in ",;:" and not (k + 1 < span.stop and _number(toks, k + 1)):
             return None
-    for b in range(i - 1, max(span.start, i - 4) - 1, -1):
-        if _number(toks, b):
-            return _pair_ending(toks, b, span.start)
+    for b in range(i - 1, max(span.start, i - _REACH) - 1, -1):
         if word(toks, b) in _CLAUSE:
             return None
+        if _number(toks, b) and (found := _pair_ending(toks, b, span.start)) is not None:
+            return found
     return None
