@@ -6,7 +6,7 @@
 - A number in a sentence that states several numbers is judged when every other number in it is
   accounted for (a metric's value, an axis value such as 128K, a ratio of two of its numbers);
   while one is not, a difference stays unverified and the finding names that number.
-- A ratio written with its operands ("6.4x ... (741 vs 115 tok/s)") checks against its metrics
+- A ratio written with its operands ("3.5x ... (420 vs 120 tok/s)") checks against its metrics
   and each operand against its own.
 
 Every number here is computed from the built metrics; none is typed.
@@ -254,14 +254,17 @@ def _ratio_of(text: str, value: float, decimals: int, operands: tuple[str, str])
 
 
 def test_a_ratio_is_checked_against_its_operands_at_their_precision() -> None:
-    """Synthetic numbers: 741 / 115 = 6.44, and 6.41 to 6.48 for what the two may round from:
-    6.4x holds, 6.6x and 6.3x do not; at one decimal, 1.5 / 1.0 may be 1.40 to 1.62."""
-    assert derived_problem(_ratio_of("6.4x", 6.4, 1, ("741", "115"))) is None
-    assert derived_problem(_ratio_of("6.4x", 6.4, 1, ("115", "741"))) is None
-    assert derived_problem(_ratio_of("0.16x", 0.16, 2, ("115", "741"))) is None
-    for shown in ("6.6x", "6.3x"):
-        problem = derived_problem(_ratio_of(shown, float(shown[:-1]), 1, ("741", "115")))
-        assert problem is not None and "give 6.4x" in problem
+    """Synthetic numbers: 880 / 310 = 2.839, and 2.832 to 2.845 for what the two may round from:
+    2.84x holds, 2.82x and 2.86x do not; at one decimal, 1.5 / 1.0 may be 1.40 to 1.62; a time
+    in s against one in ms is compared in one unit."""
+    assert derived_problem(_ratio_of("2.84x", 2.84, 2, ("880", "310"))) is None
+    assert derived_problem(_ratio_of("2.84x", 2.84, 2, ("310", "880"))) is None
+    assert derived_problem(_ratio_of("0.35x", 0.35, 2, ("310", "880"))) is None
+    for shown in ("2.82x", "2.86x"):
+        problem = derived_problem(_ratio_of(shown, float(shown[:-1]), 2, ("880", "310")))
+        assert problem is not None and "give 2.84x" in problem
+    assert derived_problem(_ratio_of("4.2x", 4.2, 1, ("0.50 s", "120 ms"))) is None
+    assert derived_problem(_ratio_of("4.2x", 4.2, 1, ("0.50 s", "120 s"))) is not None
     assert derived_problem(_ratio_of("1.6x", 1.6, 1, ("1.5", "1.0"))) is None
     assert derived_problem(_ratio_of("1.4x", 1.4, 1, ("1.5", "1.0"))) is None
     assert derived_problem(_ratio_of("1.7x", 1.7, 1, ("1.5", "1.0"))) is not None
@@ -282,9 +285,9 @@ def test_a_strict_check_of_the_copy_with_new_sentences_passes(tmp_path: Path) ->
 @pytest.mark.parametrize(
     "unit",
     [
-        "6.4x the output of one request (741 vs 115 tok/s), ",
-        "183 tok/s with one request to 183 tok/s with 16 concurrent requests, against ",
-        "741 vs 115 tok/s, 6.4x ",
+        "3.5x the output of one request (420 vs 120 tok/s), ",
+        "120 tok/s with one request to 420 tok/s with 12 concurrent requests, against ",
+        "420 vs 120 tok/s, 3.5x ",
     ],
     ids=["ratios-with-operands", "quotes-with-separators", "operands-before"],
 )
@@ -314,3 +317,32 @@ def test_new_sentences_in_an_html_page_are_read_the_same(slug: str, metric: str)
         result = check_published(page, "copy.html", built.metrics, expected, shape, html=True)
         found.append([(i.kind, i.metric) for i in result.items])
     assert found == [[], [("mismatch", metric)]]
+
+
+def test_operands_written_before_the_ratio_are_its_operands() -> None:
+    """ "A vs B s: ... is Nx that at 32K context": the pair before the claim, checked both ways."""
+    a, b = "decode.0.c16.ttft_s", "decode.32K.c16.ttft_s"
+    ratio = _ratio(PAITON, a, b, 2)
+
+    def sentence(x: str, y: str) -> str:
+        return (
+            f"{x} vs {y} s: with 16 concurrent requests, time to first token at 0 context is "
+            f"{ratio}x that at 32K context."
+        )
+
+    text, line = _after_last_table(PAITON, [sentence(_v(PAITON, a), _v(PAITON, b))])
+    assert _items(PAITON, text) == []
+    text, line = _after_last_table(PAITON, [sentence(_v(PAITON, a), _v(PAITON, b, 1.37))])
+    assert [(i.kind, i.line, i.metric) for i in _items(PAITON, text)] == [("mismatch", line, b)]
+
+
+def test_two_numbers_read_as_one_metric_are_never_a_mismatch() -> None:
+    """ "moved from X for AIPerf to Y": read by the subject's run, both values name GuideLLM's
+    cell; one of the two readings is wrong, so neither difference is judged."""
+    g, a = "guidellm.load.c1.output_tok_s", "aiperf.load.c1.output_tok_s"
+    sentence = (
+        "Output throughput, all requests together for GuideLLM at 1 concurrent moved from "
+        f"{_v(MEASURED, a)} tok/s for AIPerf to {_v(MEASURED, g)} tok/s."
+    )
+    text, _ = _after_last_table(MEASURED, [sentence])
+    assert {i.kind for i in _items(MEASURED, text)} <= {"unverified"}

@@ -21,7 +21,7 @@ search from prefix sums): a stretch whose search would exceed what is left stays
 its numbers are read as numbers the article does not have (claims, quotes, or unverified).
 
 Words shared across the whole text are not yet shared meaning: a sentence the copy adds may
-align "with 16 concurrent requests" with the article's "With 8 concurrent requests" in another
+align "with 12 concurrent requests" with the article's "With 4 concurrent requests" in another
 paragraph. `in_shared_sentences` cuts the runs where a sentence of either side ends and keeps a
 piece only where its two sentences share real content: more than half the words of the shorter
 of the two. A sentence that shares less with every sentence of the article is new, and is read

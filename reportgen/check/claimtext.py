@@ -27,9 +27,9 @@ labels, not statements, and are dropped.
 
 A sentence may state several values. Each quote reads its own words first: from where the
 words after the value before it end (a comma, "to", "against") up to where its own end ("rose
-from 115 tok/s with one request to 741 tok/s with 16 concurrent requests"), in the metric of
+from 120 tok/s with one request to 420 tok/s with 12 concurrent requests"), in the metric of
 the value before it unless they name another, and with that value's axes where they leave one
-open. A ratio's operands written beside it ("6.4x the output of one request (741 vs 115
+open. A ratio's operands written beside it ("3.5x the output of one request (420 vs 120
 tok/s)") are tied to the claim's two metrics, first to its subject's; where the claim names
 none, the ratio is read as the ratio of its operands (`Reported.operands`). Which metric each
 value means is then still a reader's reading: such a number is marked `Reported.several`, and
@@ -63,6 +63,7 @@ from reportgen.check.claimwords import (
     operands,
     says_bigger,
     sentences,
+    unwrapped,
     word,
 )
 from reportgen.check.labels import Metric, Said, best, said
@@ -70,8 +71,8 @@ from reportgen.check.published import Reported, parse_number
 from reportgen.check.stream import Token
 from reportgen.metrics.display import unit_factor
 
-# words that end the words of one value and begin the next's: "115 tok/s with one request to
-# 741 tok/s with 16" ("time to first token" says no "to")
+# words that end the words of one value and begin the next's: "120 tok/s with one request to
+# 420 tok/s with 12" ("time to first token" says no "to")
 _SEPARATE = frozenset(
     ["to", "against", "vs", "versus", "and", "but", "while", "whereas", "than", "compared"]
 )
@@ -157,7 +158,7 @@ class _Sentence:
         start, stop = self.span.start, self.span.stop
         skip = range(0) if group is None else range(group[0], group[1] + 1)
         if group is not None and group[0] > i:
-            stop = group[0]  # "the output of one request (741 vs 115 tok/s)": its words end
+            stop = group[0]  # "the output of one request (420 vs 120 tok/s)": its words end
         head = [k for k in range(start, i) if word(self.toks, k) not in ("by",) and k not in skip]
         frm = self.find(frozenset(("from",)), start)
         to = None if frm is None else self.find(frozenset(("to",)), frm + 1)
@@ -195,11 +196,17 @@ class _Sentence:
         a, b = (subject, other) if bigger else (other, subject)
         return self._reported(i, c, f"{a.id}/{b.id}", c.value)
 
-    def derived(self, i: int, c: Claim, group: tuple[int, int]) -> Reported:
-        """A ratio whose metrics its words do not name, read as the ratio of its operands."""
-        texts = tuple(_plain(self.texts[k]) for k in group)
+    def derived(
+        self, i: int, c: Claim, group: tuple[int, int], units: tuple[str | None, str | None]
+    ) -> Reported:
+        """A ratio whose metrics its words do not name, read as the ratio of its operands (each
+        with the unit it is shown in: "0.50 s", "120 ms")."""
+        a, b = (
+            f"{_plain(self.texts[k])} {unit or ''}".strip()
+            for k, unit in zip(group, units, strict=True)
+        )
         found = self._reported(i, c, "", c.value)
-        return replace(found, metric_id=None, operands=(texts[0], texts[1]))
+        return replace(found, metric_id=None, operands=(a, b))
 
     def _reported(self, i: int, c: Claim, claim: str, value: float) -> Reported:
         tok = self.toks[i]
@@ -228,16 +235,16 @@ class _Sentence:
         like = self._before(i)
         found = None
         if len(values) > 1:
-            # among several values, first its own words ("rose from 115 tok/s with one
-            # request to 741 tok/s with 16 concurrent requests"), in the metric of the value
+            # among several values, first its own words ("rose from 120 tok/s with one
+            # request to 420 tok/s with 12 concurrent requests"), in the metric of the value
             # before it unless they name another: the sentence's axes are all its values'
             s = self.said(self._own(i, before, after))
             found = like and (self.name(s, like, unit) or self.name(_borrow(s, like), unit=unit))
             found = found or self.name(s, unit=unit)
         # alone, the axes and words between the number and the value before it (its own words
         # when it has neighbours); then, when they name no metric, up to the next value too: in
-        # the metric of the value quoted before it unless they name another ("5.40 s, against
-        # 0.63 s for one request"), else with the whole sentence's words
+        # the metric of the value quoted before it unless they name another ("2.10 s, against
+        # 0.50 s for one request"), else with the whole sentence's words
         if found is None and len(values) == 1:
             s = self.said(range(before + 1, min(after, i + 3)))  # "2,048 output tokens"
             found = self.name(s, unit=unit)
@@ -292,8 +299,8 @@ class _Sentence:
 
 
 def _borrow(s: Said, like: Metric) -> Said:
-    """`s` with the axes it leaves open taken from `like` ("127,359 tokens at 128K took 9.53 s":
-    the 128K is the time's too)."""
+    """`s` with the axes it leaves open taken from `like` ("3,900 tokens at 4K took 0.31 s":
+    the 4K is the time's too)."""
     axes = {axis: {value} for axis, value in like.axes.items() if axis not in s.axes}
     return Said(set(s.words), {**s.axes, **axes}, dict(s.at))
 
@@ -310,7 +317,7 @@ def _cut(toks: Sequence[Token], lo: int, hi: int) -> tuple[int, int] | None:
 
 
 def _plain(text: str) -> str:
-    return text.strip("(),;:").removesuffix(".")
+    return unwrapped(text)
 
 
 def tie(
@@ -342,8 +349,8 @@ def tie(
         }
         groups = _groups(toks, sentence, claims, wanted)
         in_groups = {k: group for group in groups.values() for k in group}
-        for group in groups.values():  # "741 vs 115 tok/s": the unit is both's
-            unit_of[group[0]] = unit_of[group[1]] = unit_of[group[1]] or unit_of[group[0]]
+        for a, b in groups.values():  # "420 vs 120 tok/s": a unit written once is both's
+            unit_of[a], unit_of[b] = unit_of[a] or unit_of[b], unit_of[b] or unit_of[a]
         quoted = [
             k for k in mine if k not in claims and k not in in_groups and unit_of[k] in QUOTED
         ]
@@ -352,7 +359,8 @@ def tie(
             pair = groups.get(k)
             found = sentence.around(k).claim(k, c, pair)
             if pair is not None:
-                found = _operands(sentence, k, c, pair, unit_of[pair[1]], found, out)
+                shown_in = (unit_of[pair[0]], unit_of[pair[1]])
+                found = _operands(sentence, k, c, pair, shown_in, found, out)
             if found is not None:
                 out[k] = found
         sentence.operands.sort()
@@ -368,14 +376,16 @@ def tie(
         if any(k in out for k in values):
             said = set(values)
             out.update({k: None for k in sentence.used if k in wanted and k not in said})
-        read_as = Counter(r.metric_id for k in values if (r := out.get(k)) is not None)
+        read_as = Counter(r.metric_id for k in values if (r := out.get(k)) and r.metric_id)
         for k in values:
             found = out.get(k)
             if found is None:
                 continue
             if hedged(toks, k):
                 out[k] = replace(found, tentative="it is said as an estimate or a bound")
-            elif read_as[found.metric_id] > 1:  # two numbers of one metric: one is misread
+            elif (
+                found.metric_id and read_as[found.metric_id] > 1
+            ):  # two numbers of one metric: one is misread
                 out[k] = replace(
                     found,
                     tentative=f"another number of its sentence reads as {found.metric_id} too",
@@ -405,19 +415,23 @@ def _operands(
     k: int,
     c: Claim,
     group: tuple[int, int],
-    unit: str | None,
+    units: tuple[str | None, str | None],
     found: Reported | None,
     out: dict[int, Reported | None],
 ) -> Reported | None:
-    """A ratio written with its operands: each operand tied to the metric of its side of the
-    claim (the first the subject's, the second the object's) when the claim is tied; else the
-    ratio is read as the ratio of its operands (`Reported.operands`)."""
+    """A ratio written with its operands (`units`: the unit each is shown in): each operand
+    tied to the metric of its side of the claim (the first the subject's, the second the
+    object's) when the claim is tied; else the ratio is read as the ratio of its operands
+    (`Reported.operands`)."""
     if found is None:
-        return sentence.derived(k, c, group)
+        return sentence.derived(k, c, group, units)
     pair = sentence.pair
-    if pair is None or unit is not None and unit_factor(pair[0].unit, unit) is None:
+    if pair is None or any(
+        unit is not None and unit_factor(metric.unit, unit) is None
+        for metric, unit in zip(pair, units, strict=True)
+    ):
         return found
-    for at, metric in zip(group, pair, strict=True):
+    for at, metric, unit in zip(group, pair, units, strict=True):
         tied = sentence.tied(at, unit, metric)
         if tied is not None:
             out[at] = tied

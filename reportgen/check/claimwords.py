@@ -7,8 +7,8 @@ where its sentence ends, and whether it is said as a bound or an estimate.
   comparative ("20% faster"); a percentage with neither compares nothing and is no claim;
 - a count's unit may follow one word ("2,048 output tokens"), but "12 concurrent requests" says
   where a number was measured, not how many were counted;
-- a ratio's operands may be written beside it, in the same clause: "6.4x the output of one
-  request (741 vs 115 tok/s)", "741 vs 115 tok/s, a 6.4x gain".
+- a ratio's operands may be written beside it, in the same clause: "3.5x the output of one
+  request (420 vs 120 tok/s)", "420 vs 120 tok/s, a 3.5x gain".
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ _HEDGES = frozenset(
     + ["over", "below", "above", "least", "most", "than", "some", "circa", "only", "just"]
 )
 QUOTED = ("s", "ms", "tok/s", "req/s", "tokens", "requests")
-_BETWEEN = frozenset(["vs", "vs.", "versus", "against", "and", "/"])  # "741 vs 115 tok/s"
+_BETWEEN = frozenset(["vs", "vs.", "versus", "against", "and", "/"])  # "420 vs 120 tok/s"
 _CLAUSE = frozenset(["and", "but", "while", "whereas", "so", "which", "where"])
 _MEASURES = ("s", "ms", "tok/s", "req/s", "tokens")
 _REACH = 16  # the most tokens between a ratio's words and the operands written beside them
@@ -49,13 +49,20 @@ _END = re.compile(r"[.!?;][)\]\"'\u201d\u2019]*$")
 
 def word(toks: Sequence[Token], k: int) -> str:
     """Token `k` in lower case, without the punctuation around it ("" past either end)."""
-    return _bare(toks[k].text) if 0 <= k < len(toks) else ""
+    return unwrapped(toks[k].text).lower() if 0 <= k < len(toks) else ""
+
+
+_PUNCTUATION = "()[]{},;:!?\"'\u201c\u201d\u2018\u2019"
 
 
 @lru_cache(maxsize=1 << 14)  # a copy says the same words over and over
-def _bare(text: str) -> str:
-    word = text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019").lower()
-    return word[:-1] if word.endswith(".") and not word[:-1].endswith(".") else word
+def unwrapped(text: str) -> str:
+    """A token without the punctuation around it, a full stop included, but not a number's
+    decimal point: "(420" -> "420", "120)." -> "120", "tok/s)." -> "tok/s", "2026." -> "2026"."""
+    text = text.strip(_PUNCTUATION)
+    if text.endswith(".") and not text[:-1].endswith("."):
+        text = text[:-1].strip(_PUNCTUATION)
+    return text
 
 
 def near(toks: Sequence[Token], i: int, start: int = 0) -> str:
@@ -93,8 +100,7 @@ class Claim:
 
 
 def claim_at(toks: Sequence[Token], i: int) -> Claim | None:
-    text = toks[i].text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019")
-    text = text[:-1] if text.endswith(".") else text
+    text = unwrapped(toks[i].text)
     parsed = parse_number(text.replace("\u00a0", ""))
     if parsed is None:
         return None
@@ -168,15 +174,13 @@ def _number(toks: Sequence[Token], k: int) -> bool:
 
 @lru_cache(maxsize=1 << 14)
 def _is_number(text: str) -> bool:
-    text = text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019").removesuffix(".")
-    return parse_number(text.replace("\u00a0", "")) is not None
+    return parse_number(unwrapped(text).replace("\u00a0", "")) is not None
 
 
 def _measured(toks: Sequence[Token], b: int) -> bool:
     """Whether the number at `b` ends a pair of measurements, not of axis values ("16 and 1
     requests"): a unit of measure after it, or the parenthesis it closes."""
-    text = toks[b].text.strip("(),;:").removesuffix(".")
-    parsed = parse_number(text.replace("\u00a0", ""))
+    parsed = parse_number(unwrapped(toks[b].text).replace("\u00a0", ""))
     unit = parsed[2] if parsed else None
     if unit is None and b + 1 < len(toks):
         unit = toks[b + 1].text.strip("()[]{},;:.!?")
@@ -197,13 +201,13 @@ def _pair_ending(toks: Sequence[Token], b: int, start: int) -> tuple[int, int] |
 
 def operands(toks: Sequence[Token], i: int, c: Claim, span: range) -> tuple[int, int] | None:
     """The two numbers the ratio at `i` is the ratio of, when the copy writes them beside it in
-    the same clause, at most `_REACH` tokens away: the first pair after its words ("(741 vs 115
-    tok/s)"), else the last one before it ("741 vs 115 tok/s: 16 requests give 6.4x"). None
+    the same clause, at most `_REACH` tokens away: the first pair after its words ("(420 vs 120
+    tok/s)"), else the last one before it ("420 vs 120 tok/s: 12 requests give 3.5x"). None
     when they are not written."""
     if c.kind != "ratio":
         return None
     for k in range(c.end, min(span.stop, c.end + _REACH)):
-        if _number(toks, k):  # "741 vs 115", "741 tok/s vs 115"; "at 8K context" is no pair
+        if _number(toks, k):  # "420 vs 120", "420 tok/s vs 120"; "at 2K context" is no pair
             for b in (k + 2, k + 3):
                 if b < span.stop and _number(toks, b) and _pair_ending(toks, b, k) == (k, b):
                     return k, b

@@ -32,7 +32,7 @@ from html.parser import HTMLParser
 
 from reportgen.check.align import Aligner, in_shared_sentences
 from reportgen.check.claimtext import tie
-from reportgen.check.claimwords import ends, near, sentences
+from reportgen.check.claimwords import ends, near, sentences, unwrapped
 from reportgen.check.htmlinput import defused
 from reportgen.check.htmltext import SKIP
 from reportgen.check.labels import Metric
@@ -41,14 +41,12 @@ from reportgen.check.shape import Expected, normalize
 from reportgen.check.stream import Token
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+){2,}(?:[-+.]\w+)?$")  # 0.7.7, 0.1.60, 1.2.3-rc1
-_EDGE = "()[]{},;:!?\"'\u201c\u201d\u2018\u2019"
 _UNIT = re.compile(rf"^({UNITS})[,.;:)]*$")
 
 
 def core(text: str) -> str:
     """A token without the punctuation around it ('(lmx' -> 'lmx', '2026.' -> '2026')."""
-    text = text.strip(_EDGE)
-    return text[:-1] if text.endswith(".") and not text[:-1].endswith(".") else text
+    return unwrapped(text)
 
 
 @lru_cache(maxsize=1 << 14)

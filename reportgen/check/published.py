@@ -96,7 +96,7 @@ class Reported:
     # tied by a reader's guess in a sentence that states other claims or quotes too: a
     # difference is a mismatch only when every other number of its sentence checks out
     several: bool = False
-    # a ratio written beside its operands ("6.4x ... (741 vs 115 tok/s)"): their texts
+    # a ratio written beside its operands ("3.5x ... (420 vs 120 tok/s)"): their texts
     operands: tuple[str, str] | None = None
 
 

@@ -3,8 +3,8 @@
 A sentence that states several claims or quotes ties each to a metric by its words, and which
 number goes with which metric is a reader's reading. The reading is trusted when it accounts
 for the whole sentence: every other number in it checks out, as a metric's value, a setting or
-an axis value ("128K", "16 concurrent requests": labels, dropped before this), or a ratio of
-two numbers written beside it ("6.4x ... (741 vs 115 tok/s)"). Then a number that differs
+an axis value ("4K", "12 concurrent requests": labels, dropped before this), or a ratio of
+two numbers written beside it ("3.5x ... (420 vs 120 tok/s)"). Then a number that differs
 from its metric is a mismatch like any other; while some other number checks out against
 nothing, the difference is unverified, and the finding names that number.
 
@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 
 from reportgen.check.published import Reported, parse_number
-from reportgen.metrics.display import Display, format_number
+from reportgen.metrics.display import Display, format_number, unit_factor
 
 
 def derived_problem(r: Reported) -> str | None:
@@ -28,10 +28,15 @@ def derived_problem(r: Reported) -> str | None:
     a, b = (parse_number(t.replace("\u00a0", "")) for t in r.operands)
     if a is None or b is None:
         return f"shows {r.text} beside {r.operands[0]} and {r.operands[1]}, not both numbers"
-    (top, top_d, _), (bottom, bottom_d, _) = sorted((a, b), key=lambda n: -n[0])
+    first, second = (a[0], 0.5 * 10.0 ** -a[1]), (b[0], 0.5 * 10.0 ** -b[1])
+    if a[2] and b[2]:  # "0.50 s vs 120 ms": the second in the first's unit
+        factor = unit_factor(b[2], a[2])
+        if factor is None:
+            return f"shows {r.text} as the ratio of {r.operands[0]} and {r.operands[1]}"
+        second = (second[0] * factor, second[1] * factor)
+    (top, top_half), (bottom, bottom_half) = sorted((first, second), key=lambda n: -n[0])
     if r.value < 1:
-        (top, top_d), (bottom, bottom_d) = (bottom, bottom_d), (top, top_d)
-    top_half, bottom_half = 0.5 * 10.0**-top_d, 0.5 * 10.0**-bottom_d
+        (top, top_half), (bottom, bottom_half) = (bottom, bottom_half), (top, top_half)
     low = (top - top_half) / (bottom + bottom_half) if bottom + bottom_half > 0 else math.inf
     high = (top + top_half) / (bottom - bottom_half) if bottom - bottom_half > 0 else math.inf
     half = 0.5 * 10.0**-r.decimals * (1 + 1e-9)
