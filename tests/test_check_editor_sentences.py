@@ -346,3 +346,28 @@ def test_two_numbers_read_as_one_metric_are_never_a_mismatch() -> None:
     )
     text, _ = _after_last_table(MEASURED, [sentence])
     assert {i.kind for i in _items(MEASURED, text)} <= {"unverified"}
+
+
+def test_operands_in_two_units_are_each_read_in_their_own() -> None:
+    """ "(0.271 s vs 229.4 ms)": the first operand in s, the second in ms, each checked so."""
+    a, b = "aiperf.load.c1.ttft_s", "guidellm.load.c1.ttft_s"
+    by_id = _article(MEASURED)[0].metrics.by_id()
+    seconds = f"{by_id[a].value:.3f}"
+    sentence = (
+        f"Time to first token for AIPerf at 1 concurrent is {_ratio(MEASURED, a, b, 2)}x that "
+        f"for GuideLLM ({seconds} s vs {_v(MEASURED, b)} ms)."
+    )
+    text, line = _after_last_table(MEASURED, [sentence])
+    assert _items(MEASURED, text) == []
+    wrong = sentence.replace(f"({seconds} s", f"({by_id[a].value * 1.37:.3f} s")
+    text, line = _after_last_table(MEASURED, [wrong])
+    assert [(i.kind, i.line, i.metric) for i in _items(MEASURED, text)] == [("mismatch", line, a)]
+
+
+def test_a_number_before_a_closing_parenthesis_and_full_stop_is_read() -> None:
+    """ "(7,777)." was no number to the prose reader, so nothing was said of it: it fails closed
+    now, as any number the run files do not give."""
+    text, line = _after_last_table(PAITON, ["The node drew more than we expected (7,777)."])
+    assert [(i.kind, i.line, i.shown) for i in _items(PAITON, text)] == [
+        ("unverified", line, "7,777")
+    ]
