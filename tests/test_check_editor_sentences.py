@@ -371,3 +371,25 @@ def test_a_number_before_a_closing_parenthesis_and_full_stop_is_read() -> None:
     assert [(i.kind, i.line, i.shown) for i in _items(PAITON, text)] == [
         ("unverified", line, "7,777")
     ]
+
+
+def test_the_two_sides_of_a_change_are_its_from_and_to_values() -> None:
+    """ "fell by P% from X tok/s at 0 context to Y tok/s at 32K context": X is the change's
+    first metric, Y its second, each checked; the change against both."""
+    a, b = "decode.0.c16.aggregate_tok_s", "decode.32K.c16.aggregate_tok_s"
+    by_id = _article(PAITON)[0].metrics.by_id()
+    change = half_up((by_id[a].value - by_id[b].value) / by_id[a].value * 100, 0)
+
+    def sentence(x: str, y: str) -> str:
+        return (
+            f"Decode throughput at 16 concurrent requests fell by {change}% from {x} tok/s at 0 "
+            f"context to {y} tok/s at 32K context."
+        )
+
+    text, line = _after_last_table(PAITON, [sentence(_v(PAITON, a), _v(PAITON, b))])
+    assert _items(PAITON, text) == []
+    for wrong, metric in ((_v(PAITON, a, 1.37), a), (_v(PAITON, b, 1.37), b)):
+        x, y = (wrong, _v(PAITON, b)) if metric == a else (_v(PAITON, a), wrong)
+        text, line = _after_last_table(PAITON, [sentence(x, y)])
+        found = [(i.kind, i.line, i.metric) for i in _items(PAITON, text)]
+        assert found == [("mismatch", line, metric)]
