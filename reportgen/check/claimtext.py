@@ -30,18 +30,19 @@ words after the value before it end (a comma, "to", "against") up to where its o
 from 120 tok/s with one request to 420 tok/s with 12 concurrent requests"), in the metric of
 the value before it unless they name another, and with that value's axes where they leave one
 open. A ratio's operands written beside it ("3.5x the output of one request (420 vs 120
-tok/s)") are tied to the claim's two metrics, first to its subject's; where the claim names
-none, the ratio is read as the ratio of its operands (`Reported.operands`). Which metric each
-value means is then still a reader's reading: such a number is marked `Reported.several`, and
-is judged only when every other number of its sentence checks out (`together.py`). For a
-number said as a bound or an estimate ("within 0.5 s", "about 3x") a match is a match and a
-difference is unverified (`Reported.tentative`), never a mismatch.
+tok/s)") are tied to the claim's two metrics, first to its subject's, as are a change's values
+after its "from" and its "to"; where a ratio's words name no metric, it is read as the ratio
+of its operands (`Reported.operands`). Which metric each value means is then still a reader's
+reading: such a number is marked `Reported.several`, and is judged only when every other
+number of its sentence checks out (`together.py`); two values read as one metric are both
+tentative. For a number said as a bound or an estimate ("within 0.5 s", "about 3x") a match is
+a match and a difference is unverified (`Reported.tentative`), never a mismatch.
 
 Worst case: linear in the copy's tokens. A number reads the tokens between it and its
-neighbouring numbers (a ratio: at most `claimwords._REACH` more for its operands), and at most
-its whole sentence's words (read once per sentence); in a
-sentence of more than `LONG` tokens, at most `WINDOW` tokens either side (24 s per MB of one
-endless sentence of claims on the 2-core VM).
+neighbouring numbers (a ratio: at most `claimwords.REACH` more for its operands), and at most
+its whole sentence's words (read once per sentence); in a sentence of more than `LONG` tokens,
+at most `WINDOW` tokens either side (24 s per MB of one endless sentence of claims on the
+2-core VM).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from reportgen.check.claimwords import (
     Claim,
     claim_at,
     counted,
+    cut,
     hedged,
     near,
     operands,
@@ -70,12 +72,6 @@ from reportgen.check.labels import Metric, Said, best, said
 from reportgen.check.published import Reported, parse_number
 from reportgen.check.stream import Token
 from reportgen.metrics.display import unit_factor
-
-# words that end the words of one value and begin the next's: "120 tok/s with one request to
-# 420 tok/s with 12" ("time to first token" says no "to")
-_SEPARATE = frozenset(
-    ["to", "against", "vs", "versus", "and", "but", "while", "whereas", "than", "compared"]
-)
 
 # A sentence longer than `LONG` tokens is no sentence anyone writes: each of its numbers reads
 # only the `WINDOW` tokens either side of it, so reading one costs at most a window, not the
@@ -265,10 +261,10 @@ class _Sentence:
         """The words of the value at `i` among several (`before`, `after`: the values either
         side, or past the sentence's ends): from where the words after the value before end
         (a comma, "to", "against"...) up to where its own words after it end."""
-        cut = _cut(self.toks, before + 1, i) if before >= self.span.start else None
-        start = before + 1 if cut is None else cut[1]
-        cut = _cut(self.toks, i + 1, after)
-        stop = cut[0] if cut is not None else after if after == self.span.stop else i + 3
+        split = cut(self.toks, before + 1, i) if before >= self.span.start else None
+        start = before + 1 if split is None else split[1]
+        split = cut(self.toks, i + 1, after)
+        stop = split[0] if split is not None else after if after == self.span.stop else i + 3
         return [*range(start, i), *range(i + 1, min(stop, after))]
 
     def _before(self, i: int) -> Metric | None:
@@ -305,17 +301,6 @@ def _borrow(s: Said, like: Metric) -> Said:
     the 4K is the time's too)."""
     axes = {axis: {value} for axis, value in like.axes.items() if axis not in s.axes}
     return Said(set(s.words), {**s.axes, **axes}, dict(s.at))
-
-
-def _cut(toks: Sequence[Token], lo: int, hi: int) -> tuple[int, int] | None:
-    """Where, between `lo` and `hi`, the words of one value end and the next one's begin:
-    (end, start) at the first comma or separating word; None when there is none."""
-    for k in range(lo, hi):
-        if word(toks, k) in _SEPARATE and (word(toks, k), word(toks, k + 1)) != ("to", "first"):
-            return k, k + 1
-        if toks[k].text[-1:] in ",;:":
-            return k + 1, k + 1
-    return None
 
 
 def _plain(text: str) -> str:

@@ -43,7 +43,12 @@ QUOTED = ("s", "ms", "tok/s", "req/s", "tokens", "requests")
 _BETWEEN = frozenset(["vs", "vs.", "versus", "against", "and", "/"])  # "420 vs 120 tok/s"
 _CLAUSE = frozenset(["and", "but", "while", "whereas", "so", "which", "where"])
 _MEASURES = ("s", "ms", "tok/s", "req/s", "tokens")
-_REACH = 16  # the most tokens between a ratio's words and the operands written beside them
+# words that end the words of one value and begin the next's: "120 tok/s with one request to
+# 420 tok/s with 12" ("time to first token" says no "to")
+_SEPARATE = frozenset(
+    ["to", "against", "vs", "versus", "and", "but", "while", "whereas", "than", "compared"]
+)
+REACH = 16  # the most tokens between a ratio's words and the operands written beside them
 _END = re.compile(r"[.!?;][)\]\"'\u201d\u2019]*$")
 
 
@@ -201,12 +206,12 @@ def _pair_ending(toks: Sequence[Token], b: int, start: int) -> tuple[int, int] |
 
 def operands(toks: Sequence[Token], i: int, c: Claim, span: range) -> tuple[int, int] | None:
     """The two numbers the ratio at `i` is the ratio of, when the copy writes them beside it in
-    the same clause, at most `_REACH` tokens away: the first pair after its words ("(420 vs 120
+    the same clause, at most `REACH` tokens away: the first pair after its words ("(420 vs 120
     tok/s)"), else the last one before it ("420 vs 120 tok/s: 12 requests give 3.5x"). None
     when they are not written."""
     if c.kind != "ratio":
         return None
-    for k in range(c.end, min(span.stop, c.end + _REACH)):
+    for k in range(c.end, min(span.stop, c.end + REACH)):
         if _number(toks, k):  # "420 vs 120", "420 tok/s vs 120"; "at 2K context" is no pair
             for b in (k + 2, k + 3):
                 if b < span.stop and _number(toks, b) and _pair_ending(toks, b, k) == (k, b):
@@ -215,9 +220,20 @@ def operands(toks: Sequence[Token], i: int, c: Claim, span: range) -> tuple[int,
             return None
         if toks[k].text[-1:] in ",;:" and not (k + 1 < span.stop and _number(toks, k + 1)):
             return None
-    for b in range(i - 1, max(span.start, i - _REACH) - 1, -1):
+    for b in range(i - 1, max(span.start, i - REACH) - 1, -1):
         if word(toks, b) in _CLAUSE:
             return None
         if _number(toks, b) and (found := _pair_ending(toks, b, span.start)) is not None:
             return found
+    return None
+
+
+def cut(toks: Sequence[Token], lo: int, hi: int) -> tuple[int, int] | None:
+    """Where, between `lo` and `hi`, the words of one value end and the next one's begin:
+    (end, start) at the first comma or separating word; None when there is none."""
+    for k in range(lo, hi):
+        if word(toks, k) in _SEPARATE and (word(toks, k), word(toks, k + 1)) != ("to", "first"):
+            return k, k + 1
+        if toks[k].text[-1:] in ",;:":
+            return k + 1, k + 1
     return None
