@@ -179,9 +179,10 @@ def check_published(
                 matched += 1
             else:
                 kind: Kind = "mismatch" if other is None and not r.tentative else "unverified"
-                note = "" if other is None else unjudged(other)
                 if r.tentative:
                     note = f"; {r.tentative}, so it may state something else: not judged"
+                else:
+                    note = "" if other is None else unjudged(other)
                 items.append(Item(kind, source, r.line, r.col, problem + note, None, r.text))
             continue
         if value is None:

@@ -32,7 +32,9 @@ def derived_problem(r: Reported) -> str | None:
     if a[2] and b[2]:  # "0.50 s vs 120 ms": the second in the first's unit
         factor = unit_factor(b[2], a[2])
         if factor is None:
-            return f"shows {r.text} as the ratio of {r.operands[0]} and {r.operands[1]}"
+            return (
+                f"shows {r.text} beside {r.operands[0]} and {r.operands[1]}, units no ratio joins"
+            )
         second = (second[0] * factor, second[1] * factor)
     (top, top_half), (bottom, bottom_half) = sorted((first, second), key=lambda n: -n[0])
     if r.value < 1:
