@@ -298,7 +298,7 @@ def test_several_numbers_in_one_sentence_are_read_in_linear_time(unit: str) -> N
     def read(text: str) -> object:
         return reported(text_lines(text), shape)
 
-    assert_linear(read, lambda size: unit * (size // len(unit)), size=16_000, repeat=5)
+    assert_linear(read, lambda size: unit * (size // len(unit)), size=32_000, repeat=5)
 
 
 @pytest.mark.parametrize(("slug", "metric"), [(s, m) for s, m, _ in WRONG[::3]])
