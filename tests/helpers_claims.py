@@ -1,5 +1,6 @@
 """Sentences a copy of an article may add in its own words, each with whether it is true: derived
-claims (ratios, "fell by P%", "Nx higher", "P% faster") and metrics quoted in a new sentence.
+claims (ratios, "fell by P%", "Nx higher", "P% faster"), metrics quoted in a new sentence, and
+sentences that state several numbers (two cells quoted together, a ratio with its operands).
 
 Every sentence is written from the built article's own labels (a table's title, its row and
 column labels, its corner's axis words), and its number is computed from the metrics, never
@@ -18,7 +19,8 @@ from dataclasses import dataclass
 from reportgen.article.build import Built
 from reportgen.check.published import Reported
 from reportgen.check.shape import Shape, TableShape
-from reportgen.metrics.registry import DEFINITIONS, coordinates
+from reportgen.metrics.display import display_for, format_number
+from reportgen.metrics.registry import DEFINITIONS, MetricValue, coordinates
 
 
 @dataclass(frozen=True)
@@ -147,3 +149,63 @@ def quotes(shape: Shape, tied: list[Reported], built: Built) -> Iterator[Said]:
         yield Said(f"quote {name}", f"{subject} was {wrong} {r.unit}.", False)
         other = "s" if r.unit == "ms" else "ms"
         yield Said(f"quote-unit {name}", f"{subject} was {r.text} {other}.", False)
+
+
+def _shown(value: MetricValue, factor: float = 1.0) -> tuple[str, str]:
+    """The value (times `factor`) as the article's table shows it, and its unit."""
+    display = display_for(value)
+    return format_number(value.value * factor, display), display.unit
+
+
+def _off(value: MetricValue) -> float:
+    """A factor that moves the value shown well outside half a unit of its last digit."""
+    return 1.37 if value.value else 1.0
+
+
+def several(built: Built, shape: Shape) -> Iterator[Said]:
+    """Sentences that state two cells of one table together, true and with one number false:
+    both quoted ("X s at 32K context, against Y s at 8K context"), and a ratio written with its
+    operands ("Nx that at 8K context (X vs Y s)"). A false number is caught at its line; the
+    true sentence passes with every number verified."""
+    by_id = built.metrics.by_id()
+    for table, cells in _tables(shape):
+        if table.key is None or DEFINITIONS[table.key].better is None:
+            continue
+        rows = list(dict.fromkeys(r for r, _ in cells))
+        cols = list(dict.fromkeys(c for _, c in cells))
+        if table.col_word is None:
+            pairs = [((rows[-1], cols[1]), (rows[-1], cols[0]))] if len(cols) > 1 else []
+        else:
+            pairs = [((rows[-1], cols[-1]), (rows[1], cols[-1]))] if len(rows) > 1 else []
+        for (ra, ca), (rb, cb) in pairs:
+            if (ra, ca) not in cells or (rb, cb) not in cells:
+                continue
+            a, b = by_id[cells[ra, ca]], by_id[cells[rb, cb]]
+            yield from _several_between(table, (ra, ca, a), (rb, cb, b))
+
+
+def _several_between(
+    table: _Table, first: tuple[str, str, MetricValue], second: tuple[str, str, MetricValue]
+) -> Iterator[Said]:
+    (ra, ca, a), (rb, cb, b) = first, second
+    name = f"{table.shape.id}:{ra}/{ca}~{rb}/{cb}"
+    subject, obj = table.phrase(ra, ca), table.other(rb, cb)
+    (ta, unit), (tb, _) = _shown(a), _shown(b)
+    (wa, _), (wb, _) = _shown(a, _off(a)), _shown(b, _off(b))
+    for true, x, y in ((True, ta, tb), (False, wa, tb), (False, ta, wb)):
+        text = f"{subject} was {x} {unit}, against {y} {unit} {obj}."
+        yield Said(f"several-quotes {name}", text, true)
+    big, small = (a, b) if a.value >= b.value else (b, a)
+    sa, so = (subject, obj) if big is a else (table.phrase(rb, cb), table.other(ra, ca))
+    (tbig, _), (tsmall, _) = _shown(big), _shown(small)
+    ratio = big.value / small.value
+    d = 1 if ratio >= 2 else 2
+    (wbig, _), (wsmall, _) = _shown(big, _off(big)), _shown(small, _off(small))
+    for true, x, y, n in (
+        (True, tbig, tsmall, ratio),
+        (False, wbig, tsmall, ratio),
+        (False, tbig, wsmall, ratio),
+        (False, tbig, tsmall, ratio * 1.37),
+    ):
+        text = f"{sa} is {half_up(n, d)}x that {so} ({x} vs {y} {unit})."
+        yield Said(f"ratio-operands {name}", text, true)

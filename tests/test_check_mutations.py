@@ -18,8 +18,11 @@ table moved with their labels, reflowed prose, Windows line endings, a headline 
 
 A sentence added in the copy's own words (tests/helpers_claims.py), written from the article's
 own labels, true (must pass) or false (caught at its line): a ratio of two cells ("3.8x that at
-8K context"), "Nx higher than", "fell by P% from ... to ...", "P% faster/slower than", and a
-cell quoted with its unit (the unit slipped by 1000x too).
+8K context"), "Nx higher than", "fell by P% from ... to ...", "P% faster/slower than", a cell
+quoted with its unit (the unit slipped by 1000x too), two cells quoted in one sentence, and a
+ratio written with its operands ("3.8x that at 8K context (X vs Y s)", one operand false).
+Each is added after the article and again right after its last table, where the built
+article's prose goes on with other words that share some of the sentence's.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers_claims import claims, quotes
+from helpers_claims import claims, quotes, several
 
 from reportgen.article.build import Built, build, render_article
 from reportgen.check.compare import article_shape, check_published
@@ -188,15 +191,25 @@ def _mutations(slug: str) -> Iterator[Case]:
 
 
 def _sentences(slug: str, folder: Path, text: str) -> Iterator[Case]:
-    """A sentence added in the copy's own words, after the article: a derived claim or a quoted
-    metric, true (must pass) or false (caught at its line)."""
+    """A sentence added in the copy's own words, after the article and, as a line of its own,
+    right after the last table (where the built article's prose goes on with other words): a
+    derived claim, a quoted metric, or several numbers at once, true (must pass) or false
+    (caught at its line)."""
     built, shape = _article(folder)
     body = text.rstrip("\n") + "\n\n"
     line = body.count("\n") + 1
-    said = [*claims(built, shape), *quotes(shape, _tied(folder, text), built)]
+    lines = text.split("\n")
+    last = max(r.line for r in _tied(folder, text) if r.table)
+    said = [
+        *claims(built, shape),
+        *quotes(shape, _tied(folder, text), built),
+        *several(built, shape),
+    ]
     for s in said:
         kind, where = s.name.split(" ", 1)
         yield Case(f"{kind} {slug}:{where}", body + s.sentence + "\n", None if s.true else line)
+        inserted = "\n".join([*lines[:last], s.sentence, *lines[last:]])
+        yield Case(f"after-table {slug}:{kind}:{where}", inserted, None if s.true else last + 1)
 
 
 def _swaps(slug: str, folder: Path, text: str) -> Iterator[Case]:
@@ -275,9 +288,13 @@ def test_the_corpus_is_large_and_covers_every_class() -> None:
         "faster",
         "quote",
         "quote-unit",
+        "several-quotes",
+        "ratio-operands",
+        "after-table",
     } <= kinds
     # every class that applies to both articles is in both
-    for kind in ("digit", "sign", "unit", "swap", "rows-moved", "reflow", "ratio", "quote"):
+    both = ("digit", "sign", "unit", "swap", "rows-moved", "reflow", "ratio", "quote")
+    for kind in (*both, "several-quotes", "ratio-operands", "after-table"):
         assert {c.name.split()[1].split(":")[0] for c in corpus if c.name.split()[0] == kind} == {
             "paiton",
             "measured",

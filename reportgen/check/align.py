@@ -20,8 +20,16 @@ steps (one step: one occurrence in the article of one word of the stretch, count
 search from prefix sums): a stretch whose search would exceed what is left stays unaligned, and
 its numbers are read as numbers the article does not have (claims, quotes, or unverified).
 
+Words shared across the whole text are not yet shared meaning: a sentence the copy adds may
+align "with 12 concurrent requests" with the article's "With 4 concurrent requests" in another
+paragraph. `in_shared_sentences` cuts the runs where a sentence of either side ends and keeps a
+piece only where its two sentences share real content: more than half the words of the shorter
+of the two. A sentence that shares less with every sentence of the article is new, and is read
+by what it says alone.
+
 Worst case: one pass over the copy and the anchors (n log n in the copy's words), plus at most
-`DIFF_BUDGET` steps of `difflib` (a tenth of a second), whatever the copy.
+`DIFF_BUDGET` steps of `difflib` (a tenth of a second), whatever the copy; the sentence cut is
+one pass over the runs.
 """
 
 from __future__ import annotations
@@ -173,3 +181,42 @@ def _anchors(
         if not kept or (i >= kept[-1][0] + kept[-1][2] and j >= kept[-1][1] + kept[-1][2]):
             kept.append((i, j, k))
     return kept
+
+
+def in_shared_sentences(
+    runs: Sequence[Run],
+    copy: Sequence[str],
+    article: Sequence[str],
+    copy_sentence: Sequence[int],
+    article_sentence: Sequence[int],
+) -> list[Run]:
+    """The pieces of `runs` within one sentence of each side whose two sentences share more than
+    half the words of the shorter one (`copy`, `article`: the keys, "#" a number and no word;
+    `*_sentence`: the sentence each key is in, numbered in order)."""
+    words: tuple[Counter[int], Counter[int]] = (Counter(), Counter())
+    for count, keys, ids in (
+        (words[0], copy, copy_sentence),
+        (words[1], article, article_sentence),
+    ):
+        for key, sentence in zip(keys, ids, strict=True):
+            count[sentence] += key != "#"
+    pieces: list[Run] = []
+    for i, j, k in runs:
+        start = 0
+        for d in range(1, k + 1):
+            if (
+                d == k
+                or copy_sentence[i + d] != copy_sentence[i + d - 1]
+                or article_sentence[j + d] != article_sentence[j + d - 1]
+            ):
+                pieces.append((i + start, j + start, d - start))
+                start = d
+    shared: Counter[tuple[int, int]] = Counter()
+    for i, j, k in pieces:
+        shared[copy_sentence[i], article_sentence[j]] += sum(key != "#" for key in copy[i : i + k])
+    return [
+        (i, j, k)
+        for i, j, k in pieces
+        if 2 * shared[copy_sentence[i], article_sentence[j]]
+        > min(words[0][copy_sentence[i]], words[1][article_sentence[j]])
+    ]

@@ -6,7 +6,9 @@ where its sentence ends, and whether it is said as a bound or an estimate.
 - a change in percent: a number with "%" after a verb ("rose by", "fell by") or before a
   comparative ("20% faster"); a percentage with neither compares nothing and is no claim;
 - a count's unit may follow one word ("2,048 output tokens"), but "12 concurrent requests" says
-  where a number was measured, not how many were counted.
+  where a number was measured, not how many were counted;
+- a ratio's operands may be written beside it, in the same clause: "3.5x the output of one
+  request (420 vs 120 tok/s)", "420 vs 120 tok/s, a 3.5x gain".
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from reportgen.check.labels import Metric
 from reportgen.check.published import parse_number
@@ -37,20 +40,44 @@ _HEDGES = frozenset(
     + ["over", "below", "above", "least", "most", "than", "some", "circa", "only", "just"]
 )
 QUOTED = ("s", "ms", "tok/s", "req/s", "tokens", "requests")
+_BETWEEN = frozenset(["vs", "vs.", "versus", "against", "and", "/"])  # "420 vs 120 tok/s"
+_CLAUSE = frozenset(["and", "but", "while", "whereas", "so", "which", "where"])
+_MEASURES = ("s", "ms", "tok/s", "req/s", "tokens")
+# words that end the words of one value and begin the next's: "120 tok/s with one request to
+# 420 tok/s with 12" ("time to first token" says no "to")
+_SEPARATE = frozenset(
+    ["to", "against", "vs", "versus", "and", "but", "while", "whereas", "than", "compared"]
+)
+REACH = 16  # the most tokens between a ratio's words and the operands written beside them
 _END = re.compile(r"[.!?;][)\]\"'\u201d\u2019]*$")
 
 
 def word(toks: Sequence[Token], k: int) -> str:
     """Token `k` in lower case, without the punctuation around it ("" past either end)."""
-    if not 0 <= k < len(toks):
-        return ""
-    word = toks[k].text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019").lower()
-    return word[:-1] if word.endswith(".") and not word[:-1].endswith(".") else word
+    return unwrapped(toks[k].text).lower() if 0 <= k < len(toks) else ""
+
+
+_PUNCTUATION = "()[]{},;:!?\"'\u201c\u201d\u2018\u2019"
+
+
+@lru_cache(maxsize=1 << 14)  # a copy says the same words over and over
+def unwrapped(text: str) -> str:
+    """A token without the punctuation around it, a full stop included, but not a number's
+    decimal point: "(420" -> "420", "120)." -> "120", "tok/s)." -> "tok/s", "2026." -> "2026"."""
+    text = text.strip(_PUNCTUATION)
+    if text.endswith(".") and not text[:-1].endswith("."):
+        text = text[:-1].strip(_PUNCTUATION)
+    return text
 
 
 def near(toks: Sequence[Token], i: int, start: int = 0) -> str:
     """The words before token `i` (from `start` on), as a finding shows where a number is."""
     return " ".join(t.text for t in toks[max(start, i - 5) : i])[-60:]
+
+
+def ends(text: str) -> bool:
+    """Whether a token ends its sentence: . ! ? or ; at its end, not a number's decimal point."""
+    return bool(_END.search(text)) and not re.search(r"\d\.$", text[:-1] or "")
 
 
 def sentences(toks: Sequence[Token]) -> list[range]:
@@ -59,7 +86,7 @@ def sentences(toks: Sequence[Token]) -> list[range]:
     for k, tok in enumerate(toks):
         last = k + 1 == len(toks)
         gap = not last and toks[k + 1].line - tok.line > 1
-        if last or gap or _END.search(tok.text) and not re.search(r"\d\.$", tok.text[:-1] or ""):
+        if last or gap or ends(tok.text):
             out.append(range(start, k + 1))
             start = k + 1
     return out
@@ -78,8 +105,7 @@ class Claim:
 
 
 def claim_at(toks: Sequence[Token], i: int) -> Claim | None:
-    text = toks[i].text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019")
-    text = text[:-1] if text.endswith(".") else text
+    text = unwrapped(toks[i].text)
     parsed = parse_number(text.replace("\u00a0", ""))
     if parsed is None:
         return None
@@ -145,3 +171,69 @@ def hedged(toks: Sequence[Token], k: int) -> bool:
     """Whether the number at `k` is said as a bound or an estimate ("about 3x", "within 0.5 s",
     "under 2 s"): not a value to judge at the precision shown."""
     return bool({word(toks, k - 1), word(toks, k - 2)} & _HEDGES) or toks[k].text[:1] in "~\u2248<>"
+
+
+def _number(toks: Sequence[Token], k: int) -> bool:
+    return _is_number(toks[k].text)
+
+
+@lru_cache(maxsize=1 << 14)
+def _is_number(text: str) -> bool:
+    return parse_number(unwrapped(text).replace("\u00a0", "")) is not None
+
+
+def _measured(toks: Sequence[Token], b: int) -> bool:
+    """Whether the number at `b` ends a pair of measurements, not of axis values ("16 and 1
+    requests"): a unit of measure after it, or the parenthesis it closes."""
+    parsed = parse_number(unwrapped(toks[b].text).replace("\u00a0", ""))
+    unit = parsed[2] if parsed else None
+    if unit is None and b + 1 < len(toks):
+        unit = toks[b + 1].text.strip("()[]{},;:.!?")
+    return unit in _MEASURES or toks[b].text.rstrip(".,;:").endswith(")")
+
+
+def _pair_ending(toks: Sequence[Token], b: int, start: int) -> tuple[int, int] | None:
+    """The operands "A vs B" whose second number is at `b` ("A tok/s vs B" too)."""
+    sep = b - 1
+    if sep <= start or word(toks, sep) not in _BETWEEN or not _measured(toks, b):
+        return None
+    if _number(toks, sep - 1):
+        return sep - 1, b
+    if sep - 2 >= start and word(toks, sep - 1) in QUOTED and _number(toks, sep - 2):
+        return sep - 2, b
+    return None
+
+
+def operands(toks: Sequence[Token], i: int, c: Claim, span: range) -> tuple[int, int] | None:
+    """The two numbers the ratio at `i` is the ratio of, when the copy writes them beside it in
+    the same clause, at most `REACH` tokens away: the first pair after its words ("(420 vs 120
+    tok/s)"), else the last one before it ("420 vs 120 tok/s: 12 requests give 3.5x"). None
+    when they are not written."""
+    if c.kind != "ratio":
+        return None
+    for k in range(c.end, min(span.stop, c.end + REACH)):
+        if _number(toks, k):  # "420 vs 120", "420 tok/s vs 120"; "at 2K context" is no pair
+            for b in (k + 2, k + 3):
+                if b < span.stop and _number(toks, b) and _pair_ending(toks, b, k) == (k, b):
+                    return k, b
+        if word(toks, k) in _CLAUSE:
+            return None
+        if toks[k].text[-1:] in ",;:" and not (k + 1 < span.stop and _number(toks, k + 1)):
+            return None
+    for b in range(i - 1, max(span.start, i - REACH) - 1, -1):
+        if word(toks, b) in _CLAUSE:
+            return None
+        if _number(toks, b) and (found := _pair_ending(toks, b, span.start)) is not None:
+            return found
+    return None
+
+
+def cut(toks: Sequence[Token], lo: int, hi: int) -> tuple[int, int] | None:
+    """Where, between `lo` and `hi`, the words of one value end and the next one's begin:
+    (end, start) at the first comma or separating word; None when there is none."""
+    for k in range(lo, hi):
+        if word(toks, k) in _SEPARATE and (word(toks, k), word(toks, k + 1)) != ("to", "first"):
+            return k, k + 1
+        if toks[k].text[-1:] in ",;:":
+            return k + 1, k + 1
+    return None

@@ -28,6 +28,7 @@ from reportgen.check.reading import reported as reported_in_lines
 from reportgen.check.result import (
     CheckResult,
     Item,
+    Kind,
     Shown,
     SourceResult,
     expected_numbers,
@@ -36,6 +37,7 @@ from reportgen.check.result import (
 from reportgen.check.shape import Shape, from_views
 from reportgen.check.sources import read_published
 from reportgen.check.tableunits import settle_units
+from reportgen.check.together import derived_problem, holding, unjudged, unsettled
 from reportgen.errors import InputError
 from reportgen.files import read_input
 from reportgen.formats.jsonfile import JsonDocument
@@ -80,6 +82,18 @@ def _unit_slip(r: Reported, expected: float) -> str:
     return ""
 
 
+def _settled(r: Reported, value: MetricValue | None) -> bool:
+    """Whether the number `r` checks out: its metric's value, the text the article's source
+    writes there, or the ratio of its operands."""
+    if r.malformed is not None:
+        return False
+    if r.expected_text is not None:
+        return _same_text(r.text, r.expected_text)
+    if value is None:
+        return r.operands is not None and r.metric_id is None and derived_problem(r) is None
+    return _judge(r, value) is None
+
+
 def _same_text(shown: str, written: str) -> bool:
     """Whether a number shown in prose is the one the article's source writes there."""
 
@@ -116,6 +130,7 @@ def check_published(
     times: Counter[str] = Counter()
     reported, unit_problems = settle_units(reported_in_lines(lines, shape), value_of)
     titles = {t.id: t.title for t in shape.tables}
+<<<<<<< HEAD
     for p in unit_problems:  # one error at the header or caption, not one per cell
         items.append(
             Item(
@@ -134,12 +149,20 @@ def check_published(
             )
         )
     for r in reported:
+=======
+    values = [value_of(r.metric_id) if r.metric_id else None for r in reported]
+    # the numbers of each sentence that do not check out: while one does, a difference of
+    # another number of the sentence tied by a reader's guess is not judged
+    open_numbers = unsettled(
+        reported, [_settled(r, v) for r, v in zip(reported, values, strict=True)]
+    )
+    for r, value in zip(reported, values, strict=True):
+>>>>>>> sentences
         where: dict[str, str | None] = {
             "table": titles.get(r.table or "", r.table),
             "row": r.row,
             "column": r.column,
         }
-        value = value_of(r.metric_id) if r.metric_id else None
         if r.malformed is not None:
             # an error at its cell, and the metric counts as seen: it is wrong, not missing
             items.append(
@@ -171,6 +194,19 @@ def check_published(
                 items.append(
                     Item("mismatch", source, r.line, r.col, message, None, r.text, None, None)
                 )
+            continue
+        if value is None and r.operands is not None and r.metric_id is None:
+            problem = derived_problem(r)  # a ratio of the numbers written beside it
+            other = holding(r, open_numbers)
+            if problem is None:
+                matched += 1
+            else:
+                kind: Kind = "mismatch" if other is None and not r.tentative else "unverified"
+                if r.tentative:
+                    note = f"; {r.tentative}, so it may state something else: not judged"
+                else:
+                    note = "" if other is None else unjudged(other)
+                items.append(Item(kind, source, r.line, r.col, problem + note, None, r.text))
             continue
         if value is None:
             why = (
@@ -216,14 +252,17 @@ def check_published(
         if problem is None:
             matched += 1
         else:
+            held = holding(r, open_numbers) if r.several else None
             if r.tentative:
                 problem += (
                     f"; {r.tentative}, so it may state something else: not judged (state it "
                     "alone in its sentence, or as a reference)"
                 )
+            elif held is not None:
+                problem += unjudged(held)
             items.append(
                 Item(
-                    "unverified" if r.tentative else "mismatch",
+                    "unverified" if r.tentative or held is not None else "mismatch",
                     source,
                     r.line,
                     r.col,

@@ -4,8 +4,11 @@ The built page is the article's own text: every number in it is either a span th
 metric (a reference: a duration, max tokens, a concurrency, a claim computed from two metrics)
 or a number its source writes literally (a date, a version, a GPU's watts). A published copy is
 aligned with that text word by word (numbers compared as numbers, whatever their digits), so
-reflowed lines, changed line endings, Markdown and a blog's page around it align the same. Each
-number the copy shows in the prose is then judged:
+reflowed lines, changed line endings, Markdown and a blog's page around it align the same; a
+copy's sentence aligns only with a sentence of the article that shares more than half the words
+of the shorter of the two (`align.in_shared_sentences`), so a sentence the copy adds is read for
+what it says, not paired with other prose by a few common words. Each number the copy shows in
+the prose is then judged:
 
 - against its metric, at the precision shown, when the built text has a reference there;
 - against the built text's own digits when the source wrote it literally (a changed version or
@@ -23,12 +26,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from html.parser import HTMLParser
 
-from reportgen.check.align import Aligner
+from reportgen.check.align import Aligner, in_shared_sentences
 from reportgen.check.claimtext import tie
-from reportgen.check.claimwords import near
+from reportgen.check.claimwords import ends, near, sentences, unwrapped
 from reportgen.check.htmlinput import defused
 from reportgen.check.htmltext import SKIP
 from reportgen.check.labels import Metric
@@ -37,14 +41,12 @@ from reportgen.check.shape import Expected, normalize
 from reportgen.check.stream import Token
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+){2,}(?:[-+.]\w+)?$")  # 0.7.7, 0.1.60, 1.2.3-rc1
-_EDGE = "()[]{},;:!?\"'\u201c\u201d\u2018\u2019"
 _UNIT = re.compile(rf"^({UNITS})[,.;:)]*$")
 
 
 def core(text: str) -> str:
     """A token without the punctuation around it ('(lmx' -> 'lmx', '2026.' -> '2026')."""
-    text = text.strip(_EDGE)
-    return text[:-1] if text.endswith(".") and not text[:-1].endswith(".") else text
+    return unwrapped(text)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -123,6 +125,24 @@ def expected_prose(html: str) -> tuple[list[Expected], frozenset[str]]:
         if normalize(found.group(0)) or is_number(found.group(0))
     ]
     return tokens, frozenset(parser.chart_text)
+
+
+def _numbered(spans: Sequence[range], size: int) -> list[int]:
+    """Each of `size` tokens' sentence, numbered in order, from the sentences' spans."""
+    out = [0] * size
+    for n, span in enumerate(spans):
+        out[span.start : span.stop] = [n] * len(span)
+    return out
+
+
+def _article_sentences(texts: Sequence[str]) -> list[int]:
+    """Each built token's sentence, numbered in order: the built page's text has no blank
+    lines, so its sentences end at their stops alone."""
+    out, n = [], 0
+    for text in texts:
+        out.append(n)
+        n += ends(text)
+    return out
 
 
 def _digits(text: str) -> int:
@@ -209,12 +229,20 @@ def prose_numbers(
     keys = [_key(t.text) for t in pub]
     # `aligner`: one holding `expected`'s keys already (`Shape.aligner`)
     pairs: dict[int, int] = {}
-    edges: set[int] = set()  # the first and last token of each aligned run
-    for a0, b0, size in (aligner or Aligner([e.key for e in exp])).runs(keys):
-        # numbers align where words around them do: a run of numbers alone is no evidence
-        if sum(k != "#" for k in keys[a0 : a0 + size]) >= 2:
-            pairs.update(zip(range(a0, a0 + size), range(b0, b0 + size), strict=True))
-            edges.update((a0, a0 + size - 1))
+    edges: set[int] = set()  # the first and last token of each aligned piece
+    runs = (aligner or Aligner([e.key for e in exp])).runs(keys)
+    # numbers align where words around them do: a run of numbers alone is no evidence
+    runs = [(a, b, n) for a, b, n in runs if sum(k != "#" for k in keys[a : a + n]) >= 2]
+    # and only within sentences that share what they say
+    spans = sentences(pub)
+    copy_sentence = _numbered(spans, len(pub))
+    article_sentence = _article_sentences([e.text for e in exp])
+    article_keys = [e.key for e in exp]
+    for a0, b0, size in in_shared_sentences(
+        runs, keys, article_keys, copy_sentence, article_sentence
+    ):
+        pairs.update(zip(range(a0, a0 + size), range(b0, b0 + size), strict=True))
+        edges.update((a0, a0 + size - 1))
     out: list[Reported] = []
     loose: dict[int, Reported] = {}
     for i, tok in enumerate(pub):
@@ -267,4 +295,7 @@ def prose_numbers(
         found = tied.get(i, r)
         if found is not None:
             out.append(found)
-    return out
+    # each number knows its sentence: the numbers of one sentence are judged together
+    starts = [(pub[span.start].line, pub[span.start].col) for span in spans]
+    at = {(t.line, t.col): starts[copy_sentence[i]] for i, t in enumerate(pub)}
+    return [replace(r, sentence=at.get((r.line, r.col))) for r in out]

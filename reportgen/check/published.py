@@ -93,10 +93,18 @@ class Reported:
     # a number the article's source writes literally (a date, a version): the text it writes
     expected_text: str | None = None
     in_prose: bool = False  # read from running text, where a setting may be said twice
-    # why a number tied to its metric by a sentence's words may state something else (the
-    # sentence states other numbers too; it is said as a bound): a match is a match, a
-    # difference is unverified, not a mismatch. Empty: judged as any number is.
+    # why a number tied to its metric by a sentence's words may state something else (it is
+    # said as a bound or an estimate): a match is a match, a difference is unverified, not a
+    # mismatch. Empty: judged as any number is.
     tentative: str = ""
+    # read in running text: where its sentence starts (line, col), which groups the numbers
+    # that are judged together
+    sentence: tuple[int, int] | None = None
+    # tied by a reader's guess in a sentence that states other claims or quotes too: a
+    # difference is a mismatch only when every other number of its sentence checks out
+    several: bool = False
+    # a ratio written beside its operands ("3.5x ... (420 vs 120 tok/s)"): their texts
+    operands: tuple[str, str] | None = None
 
 
 def parse_number(text: str) -> tuple[float, int, str | None] | None:
