@@ -130,7 +130,6 @@ def check_published(
     times: Counter[str] = Counter()
     reported, unit_problems = settle_units(reported_in_lines(lines, shape), value_of)
     titles = {t.id: t.title for t in shape.tables}
-<<<<<<< HEAD
     for p in unit_problems:  # one error at the header or caption, not one per cell
         items.append(
             Item(
@@ -148,8 +147,6 @@ def check_published(
                 p.cell.column,
             )
         )
-    for r in reported:
-=======
     values = [value_of(r.metric_id) if r.metric_id else None for r in reported]
     # the numbers of each sentence that do not check out: while one does, a difference of
     # another number of the sentence tied by a reader's guess is not judged
@@ -157,7 +154,6 @@ def check_published(
         reported, [_settled(r, v) for r, v in zip(reported, values, strict=True)]
     )
     for r, value in zip(reported, values, strict=True):
->>>>>>> sentences
         where: dict[str, str | None] = {
             "table": titles.get(r.table or "", r.table),
             "row": r.row,
