@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import io
 import logging
+import urllib.parse
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from reportgen.check.htmltext import html_lines
+from reportgen.check.htmlstyles import Fetch, Unreadable
+from reportgen.check.htmltext import Page, read_html
 from reportgen.check.published import Lines, text_lines
 from reportgen.errors import InputError, Problem
 from reportgen.files import read_input
@@ -29,6 +31,7 @@ class PublishedText:
     label: str
     kind: SourceKind
     lines: Lines
+    page: Page | None = None  # an HTML page: where its words are, what check cannot see
 
 
 def _refuse(label: str, message: str, line: int = 1) -> InputError:
@@ -80,5 +83,27 @@ def read_published(
         line = text[: text.index("\x00")].count("\n") + 1
         raise _refuse(label, "not an HTML, Markdown, text or PDF file: it holds NUL bytes", line)
     if _looks_html(path, text):
-        return PublishedText(label, "html", html_lines(text))
+        page = read_html(text, beside(path))
+        return PublishedText(label, "html", page.lines, page)
     return PublishedText(label, "text", text_lines(text))
+
+
+def beside(page: Path) -> Fetch:
+    """How a page's linked stylesheets are read: files in its folder (or below), by the
+    relative address the page links them by; nothing on a server or outside that folder."""
+    folder = page.parent
+
+    def fetch(href: str) -> str:
+        address = urllib.parse.urlsplit(href)
+        if address.scheme or address.netloc:
+            raise Unreadable("it is on a server; check reads no network")
+        name = urllib.parse.unquote(address.path)
+        if not name or name.startswith("/"):
+            raise Unreadable("its address starts from the site's root, which check does not know")
+        try:
+            data = read_input(folder / name, "published", label=name, inside=folder)
+        except InputError as exc:
+            raise Unreadable(exc.problems[0].message if exc.problems else str(exc)) from None
+        return data.decode("utf-8-sig", "replace")
+
+    return fetch

@@ -1,0 +1,382 @@
+"""The cascade over a parsed page (pure): its tree and stylesheets in, on every element a `Seen`
+saying whether readers see its text, what may keep them from seeing it, and the text its
+`::before`, `::after` and `::marker` show.
+
+Rules held under conditions (`@media (max-width: 40em)`, `@media print`, `:hover`, a selector
+check cannot fully evaluate, an animation) apply to some readers only. The cascade is resolved
+once per *scenario*: the page with no condition met, with each set of conditions some rule holds
+under, and with every condition met at once. Text is hidden only when it is hidden in every
+scenario (a number shown at some widths is seen by readers at those widths), and a style that
+may keep readers from seeing it counts in any scenario in which it is not hidden.
+
+Worst case: selector matching is budgeted (match.py), declarations per element are counted
+against `MAX_ENTRIES`, scenarios are at most `MAX_SCENARIOS`, and an element whose conditions
+and parent are those of another element in the same scenario is computed once (`_looks` memo).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import tinycss2
+from tinycss2 import ast
+
+from reportgen.check.css.doubts import Doubt, text_doubts
+from reportgen.check.css.looks import Look, compute, hides_contents, ua_hidden
+from reportgen.check.css.match import MAYBE, NO, Matcher, TooComplex, candidates
+from reportgen.check.css.rules import UNLAYERED, Decl, Note, Rule, Styles
+from reportgen.check.css.shows import digits
+from reportgen.check.htmltree import Node, Tree
+
+MAX_SCENARIOS = 96
+MAX_ENTRIES = 4_000_000
+STATE, ANIMATION = "a state (:hover, :focus, ...) or a selector check cannot evaluate", "animation"
+TRACKED = frozenset(
+    [
+        "display",
+        "visibility",
+        "content-visibility",
+        "font-size",
+        "font",
+        "zoom",
+        "letter-spacing",
+        "direction",
+        "unicode-bidi",
+        "color",
+        "-webkit-text-fill-color",
+        "opacity",
+        "background",
+        "background-color",
+        "background-image",
+        "background-clip",
+        "-webkit-background-clip",
+        "clip",
+        "clip-path",
+        "mask",
+        "mask-image",
+        "-webkit-mask",
+        "-webkit-mask-image",
+        "mask-border",
+        "-webkit-mask-box-image",
+        "filter",
+        "transform",
+        "scale",
+        "rotate",
+        "translate",
+        "position",
+        "left",
+        "top",
+        "right",
+        "bottom",
+        "inset",
+        "inset-inline",
+        "inset-block",
+        "inset-inline-start",
+        "inset-inline-end",
+        "inset-block-start",
+        "inset-block-end",
+        "margin",
+        "margin-left",
+        "margin-top",
+        "margin-inline-start",
+        "margin-block-start",
+        "text-indent",
+        "overflow",
+        "overflow-x",
+        "overflow-y",
+        "overflow-inline",
+        "overflow-block",
+        "width",
+        "height",
+        "max-width",
+        "max-height",
+        "inline-size",
+        "block-size",
+        "max-inline-size",
+        "max-block-size",
+        "-webkit-line-clamp",
+        "line-clamp",
+        "order",
+        "flex-direction",
+        "flex-flow",
+        "content",
+        "animation",
+        "animation-name",
+    ]
+)
+_PSEUDO = ("before", "after", "marker", "first-letter", "first-line")
+Key = tuple[float, float, int, tuple[int, int, int], int]
+Entry = tuple[Key, Decl, frozenset[str]]
+
+
+@dataclass
+class Seen:
+    """What the cascade gives one element: a look per scenario, and what its pseudo-elements
+    show (text of `::before`, `::after`, `::marker`, each as readers may see it)."""
+
+    looks: tuple[Look, ...]
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    letter: tuple[Doubt, ...] = ()  # styles of ::first-letter and ::first-line
+    notes: list[Note] = field(default_factory=list)
+    _doubts: list[Doubt] | None = None
+
+    @property
+    def hidden(self) -> bool:
+        """Hidden from every reader (in every scenario)."""
+        return all(hides_contents(look) for look in self.looks)
+
+    def doubts(self) -> list[Doubt]:
+        """Each style that may keep some reader from seeing this element's text."""
+        if self._doubts is not None:
+            return self._doubts
+        out: dict[tuple[str, int, int], Doubt] = {}
+        for look in self.looks:
+            if not hides_contents(look):
+                for d in text_doubts(look):
+                    out.setdefault((d.what, d.line, d.col), d)
+        for d in self.letter:
+            out.setdefault((d.what, d.line, d.col), d)
+        self._doubts = list(out.values())
+        return self._doubts
+
+
+class _Winner:
+    """The declaration that wins each property for one element in one scenario."""
+
+    def __init__(self, entries: dict[str, list[Entry]], scenario: frozenset[str]) -> None:
+        self.entries, self.scenario = entries, scenario
+        self.custom = [p for p in entries if p.startswith("--")]
+        self._signature: tuple[int, ...] | None = None
+
+    def __call__(self, prop: str) -> Decl | None:
+        for _, decl, conds in self.entries.get(prop, ()):
+            if conds <= self.scenario:
+                return decl
+        return None
+
+    def signature(self) -> tuple[int, ...]:
+        if self._signature is None:
+            self._signature = tuple(id(self(p)) for p in self.entries)
+        return self._signature
+
+
+def _key(rule: Rule | None, decl: Decl, inline: bool = False, tier: float = 0) -> Key:
+    important = 2.0 if decl.important else tier
+    layer = UNLAYERED if rule is None else rule.layer
+    rank = -layer if decl.important else layer
+    if rule is None:
+        return important, rank, 1 if inline else 0, (0, 0, 0), 0
+    return important, rank, 0, rule.specificity, rule.order
+
+
+def _presentational(el: Node) -> list[Decl]:
+    """HTML attributes that style text: `<font color>`, `bgcolor`, `<body text>`."""
+    pairs = []
+    if el.tag == "font" and "color" in el.attrs:
+        pairs.append(("color", el.attrs["color"]))
+    if "bgcolor" in el.attrs:
+        pairs.append(("background-color", el.attrs["bgcolor"]))
+    if el.tag == "body" and "text" in el.attrs:
+        pairs.append(("color", el.attrs["text"]))
+    out = []
+    for prop, value in pairs:
+        tokens = tuple(tinycss2.parse_component_value_list(value[:100]))
+        out.append(Decl(prop, tokens, False, 0, 0, f"its {prop.split('-')[-1]} attribute"))
+    return out
+
+
+class Cascade:
+    """Resolves a page's styles onto its elements."""
+
+    def __init__(self, tree: Tree, styles: Styles, inline: dict[int, tuple[Decl, ...]]) -> None:
+        self.tree, self.styles, self.inline = tree, styles, inline
+        self.matcher = Matcher()
+        self.index: dict[str, list[int]] = {}
+        self.pseudo_index: dict[str, list[int]] = {}
+        for n, rule in enumerate(styles.rules):
+            target = self.pseudo_index if rule.pseudo else self.index
+            key = rule.selector.index_key if rule.selector is not None else "*"
+            target.setdefault(key, []).append(n)
+        self.entries_left = MAX_ENTRIES
+
+    def run(self) -> list[Note]:
+        """Put a `Seen` on every element; the notes of what could not be resolved."""
+        elements = self.tree.walk()[1:]  # the document itself has no style
+        try:
+            tables = [self._entries(el) for el in elements]
+        except TooComplex:
+            return [Note(1, 1, _too_complex("selector tests"))]
+        conds: set[frozenset[str]] = set()
+        for entries, pseudo in tables:
+            for group in (entries, *pseudo.values()):
+                for found in group.values():
+                    conds.update(c for _, _, c in found if c)
+        scenarios: list[frozenset[str]] = [frozenset()]
+        scenarios += sorted(conds, key=lambda c: sorted(c))
+        notes: list[Note] = []
+        if len(scenarios) > MAX_SCENARIOS - 1:
+            notes.append(Note(1, 1, _too_complex(f"{len(scenarios)} sets of conditions")))
+            scenarios = scenarios[: MAX_SCENARIOS - 1]
+        everything = frozenset().union(*conds) if conds else frozenset()
+        if everything not in scenarios:
+            scenarios.append(everything)
+        root = Look()
+        self.tree.root.look = Seen((root,) * len(scenarios))
+        memo: dict[tuple[object, ...], Look] = {}
+        for el, (entries, pseudo) in zip(elements, tables, strict=True):
+            parent = el.parent.look if el.parent is not None else None
+            parents = parent.looks if isinstance(parent, Seen) else (root,) * len(scenarios)
+            # what `compute` reads of the element itself, besides its declarations
+            own = (ua_hidden(el), el.attrs.get("dir"), el.parent is self.tree.root)
+            fixed = None
+            if not any(c for found in entries.values() for _, _, c in found):
+                fixed = _Winner(entries, frozenset())
+            looks = []
+            for k, scenario in enumerate(scenarios):
+                winner = fixed or _Winner(entries, scenario)
+                key = (id(parents[k]), winner.signature(), own)
+                look = memo.get(key)
+                if look is None:
+                    look = compute(el, parents[k], winner, parents[k].flex)
+                    memo[key] = look
+                looks.append(look)
+            seen = Seen(tuple(looks))
+            if pseudo:
+                self._generated(el, seen, pseudo, scenarios)
+            el.look = seen
+            notes.extend(seen.notes)
+        return notes
+
+    def _entries(
+        self, el: Node
+    ) -> tuple[dict[str, list[Entry]], dict[str, dict[str, list[Entry]]]]:
+        """The declarations that may apply to `el` and to each of its pseudo-elements, by
+        property, best first."""
+        rules = self.styles.rules
+        entries: dict[str, list[Entry]] = {}
+        pseudo: dict[str, dict[str, list[Entry]]] = {}
+        for decl in _presentational(el):
+            entries.setdefault(decl.prop, []).append(
+                ((-1.0, 0, 0, (0, 0, 0), 0), decl, frozenset())
+            )
+        for n in candidates(el, self.index):
+            self._add(rules[n], el, entries)
+        for n in candidates(el, self.pseudo_index):
+            rule = rules[n]
+            self._add(rule, el, pseudo.setdefault(rule.pseudo or "", {}))
+        for decl in self.inline.get(id(el), ()):
+            if decl.prop in TRACKED or decl.prop.startswith("--"):
+                entries.setdefault(decl.prop, []).append(
+                    (_key(None, decl, True), decl, frozenset())
+                )
+        self._animations(entries)
+        for group in (entries, *pseudo.values()):
+            for found in group.values():
+                found.sort(key=lambda e: e[0], reverse=True)
+        return entries, pseudo
+
+    def _add(self, rule: Rule, el: Node, entries: dict[str, list[Entry]]) -> None:
+        if rule.selector is None:
+            matched = MAYBE
+        else:
+            matched = self.matcher.match(rule.selector, el)
+            if matched == NO:
+                return
+        conds = rule.conds | {STATE} if matched == MAYBE else rule.conds
+        for decl in rule.decls:
+            if decl.prop in TRACKED or decl.prop.startswith("--"):
+                self.entries_left -= 1
+                if self.entries_left < 0:
+                    raise TooComplex
+                entries.setdefault(decl.prop, []).append((_key(rule, decl), decl, conds))
+
+    def _animations(self, entries: dict[str, list[Entry]]) -> None:
+        """The declarations of the keyframes an element's animations name, as if they applied
+        (above its normal declarations, below its important ones), under "animation"."""
+        keyframes = self.styles.keyframes
+        if not keyframes:
+            return
+        for prop in ("animation", "animation-name"):
+            for _, decl, conds in list(entries.get(prop, ())):
+                for t in decl.value:
+                    frames = keyframes.get(getattr(t, "value", ""), ())
+                    for n, frame in enumerate(frames):
+                        if frame.prop in TRACKED:
+                            key: Key = (1.0, 0, 0, (0, 0, 0), n)
+                            found = (key, frame, conds | {ANIMATION})
+                            entries.setdefault(frame.prop, []).append(found)
+
+    def _generated(
+        self,
+        el: Node,
+        seen: Seen,
+        pseudo: dict[str, dict[str, list[Entry]]],
+        scenarios: Sequence[frozenset[str]],
+    ) -> None:
+        """What `el`'s pseudo-elements show, in the scenarios in which `el` is shown."""
+        texts: dict[str, list[str]] = {"before": [], "after": [], "marker": []}
+        letter: list[Doubt] = []
+        for look, scenario in zip(seen.looks, scenarios, strict=True):
+            if hides_contents(look):
+                continue
+            for name, entries in pseudo.items():
+                winner = _Winner(entries, scenario)
+                if name in ("first-letter", "first-line"):
+                    child = compute(el, look, winner, False)
+                    letter.extend(d for d in text_doubts(child) if d not in text_doubts(look))
+                    continue
+                content = winner("content")
+                display = winner("display")
+                if content is None or name not in texts:
+                    continue
+                if display is not None and _words(display.value) == ["none"]:
+                    continue
+                text = self._content(el, content, seen)
+                if text and text not in texts[name]:
+                    texts[name].append(text)
+        seen.before = tuple(texts["marker"] + texts["before"])
+        seen.after = tuple(texts["after"])
+        seen.letter = tuple(letter)
+
+    def _content(self, el: Node, decl: Decl, seen: Seen) -> str:
+        """The text a `content` value shows (strings, attributes, quotes; counters and images
+        show nothing here: counters are failed closed by sheets.py)."""
+        out = []
+        for t in decl.value:
+            if t.type == "string":
+                out.append(t.value)
+            elif t.type == "ident" and t.lower_value in ("open-quote", "close-quote"):
+                out.append("\u201c" if t.lower_value == "open-quote" else "\u201d")
+            elif t.type == "function" and t.lower_name == "attr":
+                name = next((a.lower_value for a in t.arguments if a.type == "ident"), "")
+                value = el.attrs.get(name, "")
+                if digits(value) and not _url(value):
+                    seen.notes.append(
+                        Note(
+                            *self.tree.position(el.offset),
+                            "readers see generated text check cannot read: it shows its "
+                            f"{name} attribute {value[:40]!r} through CSS ({decl.text()}); write "
+                            "the text in the page instead",
+                        )
+                    )
+                out.append(value)
+        return " ".join("".join(out).split())
+
+
+def _words(tokens: Iterable[ast.Node]) -> list[str]:
+    return [t.lower_value for t in tokens if t.type == "ident"]
+
+
+def _url(text: str) -> bool:
+    """Whether an attribute's value is an address (a link target shown in print), not text."""
+    bare = text.strip()
+    return " " not in bare and ("/" in bare or bare.startswith(("#", "mailto:")))
+
+
+def _too_complex(what: str) -> str:
+    return (
+        f"check cannot see what this page shows: its CSS is too complex to resolve ({what}); "
+        "simplify the page's CSS or check its text as Markdown"
+    )
