@@ -232,27 +232,27 @@ def _numberish(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Placed:
-    """The lines a page reads as, and where each word of each line is in the page."""
+    """The lines a page reads as, and where the words of each line are in the page: for each
+    line, the columns its words start at and their offsets in the page."""
 
     lines: list[tuple[int, str]]
-    places: list[list[tuple[int, int]]]
+    columns: list[list[int]]
+    offsets: list[list[int]]
 
     def offset(self, line: int, col: int) -> int | None:
         """The page offset of column `col` of line `line` (both from 1)."""
-        if not 1 <= line <= len(self.places):
+        if not 1 <= line <= len(self.columns) or not self.columns[line - 1]:
             return None
-        places = self.places[line - 1]
-        if not places:
-            return None
-        k = max(0, bisect.bisect_right([c for c, _ in places], col - 1) - 1)
-        column, offset = places[k]
-        return offset + max(0, col - 1 - column)
+        columns = self.columns[line - 1]
+        k = max(0, bisect.bisect_right(columns, col - 1) - 1)
+        return self.offsets[line - 1][k] + max(0, col - 1 - columns[k])
 
 
 def placed(lines: Lines) -> Placed:
     return Placed(
         [(n, text) for n, (text, _) in enumerate(lines.out, start=1)],
-        [places for _, places in lines.out],
+        [[c for c, _ in places] for _, places in lines.out],
+        [[o for _, o in places] for _, places in lines.out],
     )
 
 

@@ -98,11 +98,15 @@ class _Collector:
                 self._link(el.attrs["href"], line, col, held, UNLAYERED, 0)
         return conds
 
-    def _read(self, source: Source, layer: int = UNLAYERED, depth: int = 0) -> None:
-        """Read a stylesheet, its @imports first (each read where it stands, as browsers do)."""
+    def _read(
+        self, source: Source, layer: int = UNLAYERED, depth: int = 0, address: str = ""
+    ) -> None:
+        """Read a stylesheet, its @imports first (each read where it stands, as browsers do,
+        its address relative to the importing stylesheet's)."""
 
         def imported(found: Import) -> None:
-            self._link(found.href, found.line, found.col, found.conds, found.layer, depth + 1)
+            href = urllib.parse.urljoin(address, found.href) if address else found.href
+            self._link(href, found.line, found.col, found.conds, found.layer, depth + 1)
 
         self.reader.on_import = imported
         self.reader.read(source, layer)
@@ -137,7 +141,7 @@ class _Collector:
             return
         name = "a data: stylesheet" if data is not None else href[:80]
         source = Source(text, line, col, conds, where=name)
-        self._read(source, layer, depth)
+        self._read(source, layer, depth, "" if data is not None else href)
 
 
 def _media(conds: frozenset[str], media: str) -> frozenset[str]:

@@ -110,13 +110,19 @@ class _Walk:
             self.reader.flush()
         self.walk(self.tree.root, inline=False)
         self.reader.flush()
+        flagged: Word | None = None
         for word in self.reader.number_words:
             doubts = doubts_of(word)
-            if doubts:
-                styles = "; ".join(d.said() for d in doubts[:2])
-                self.found.append(
-                    Found(word.offset, f"readers may not see {quoted(word.text)}: {styles}")
-                )
+            if not doubts:
+                flagged = None
+                continue
+            if flagged is not None and not digits(word.text):
+                continue  # the unit of a number already flagged for the same reason
+            flagged = word
+            styles = "; ".join(d.said() for d in doubts[:2])
+            self.found.append(
+                Found(word.offset, f"readers may not see {quoted(word.text)}: {styles}")
+            )
 
     def walk(self, root: Node, inline: bool) -> None:
         stack: list[tuple[str, Node | Text, Node]] = [("enter", root, root)]
