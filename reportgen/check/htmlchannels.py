@@ -10,7 +10,7 @@ fails closed. An element in, `Found` notes out.
   `label`, with a digit; a declarative shadow root; `<meta http-equiv=refresh>`; `<bdo dir=rtl>`
   or a direction override character (the digits show reordered);
 - a warning, not read: `<iframe src>`, `<object>`, `<embed>`, `<frame>` (another document);
-  `title`, `aria-label`, `aria-description`, `aria-valuetext` with a digit; `<script>`,
+  `title`, `aria-label`, `aria-description`, `aria-valuetext` stating a number; `<script>`,
   `on...` attributes and `javascript:` links (the page is read without running them);
 - not read, a documented limit: `<img>` and its `alt`, CSS background images, and the shapes
   a web font draws (check reads characters, not glyphs).
@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from reportgen.check.htmltree import Node, Text, Tree
+from reportgen.check.published import parse_number
 from reportgen.errors import Severity
 
 _SCRIPT_TYPES = frozenset(
@@ -138,7 +139,7 @@ def element(el: Node) -> Iterator[Found]:
                 )
     for name in _TIPS:
         shown = el.attrs.get(name)
-        if shown and digits(shown):
+        if shown and _states_a_number(shown):
             yield Found(
                 el.offset,
                 f"some readers see {quoted(shown)} (its {name} attribute: a tooltip or what a "
@@ -158,6 +159,11 @@ def element(el: Node) -> Iterator[Found]:
             f"<bdo dir=rtl> shows {quoted(all_text(el))} with its characters reversed, not "
             "as check reads them",
         )
+
+
+def _states_a_number(text: str) -> bool:
+    """Whether text has a word that reads as a number ('57 tok/s', '1,234'; not 'u8', '1.0.0')."""
+    return any(parse_number(w.strip(",.;:()[]'\"")) for w in text.split() if digits(w))
 
 
 def _unshown(el: Node) -> bool:

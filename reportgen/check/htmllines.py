@@ -27,64 +27,21 @@ from reportgen.check.css.cascade import Seen
 from reportgen.check.css.doubts import Doubt
 from reportgen.check.htmltree import HEADINGS, Node, Text, Tree
 
-BLOCKS = frozenset(
-    [
-        "p",
-        "div",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "li",
-        "dt",
-        "dd",
-        "figcaption",
-        "caption",
-        "section",
-        "article",
-        "header",
-        "footer",
-        "aside",
-        "blockquote",
-        "pre",
-        "ul",
-        "ol",
-        "dl",
-        "figure",
-        "br",
-        "hr",
-        "tr",
-        "table",
-        "thead",
-        "tbody",
-        "title",
-        "main",
-        "nav",
-        "address",
-        "details",
-        "summary",
-        "dialog",
-        "fieldset",
-        "legend",
-        "form",
-        "hgroup",
-        "menu",
-        "search",
-        "center",
-        "option",
-        "optgroup",
-        "body",
-        "html",
-        "noscript",
-        "xmp",
-        "plaintext",
-        "listing",
-    ]
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+BLOCKS = _names(
+    "p div h1 h2 h3 h4 h5 h6 li dt dd figcaption caption section article header footer aside "
+    "blockquote pre ul ol dl figure br hr tr table thead tbody title main nav address details "
+    "summary dialog fieldset legend form hgroup menu search center option optgroup body html "
+    "noscript xmp plaintext listing"
 )
 _CHARREF = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
 _PIECE = re.compile(r"\s+|\S+")
+_WORD = re.compile(r"\S+")
+_DIGIT = re.compile(r"\d")
 _OVERRIDES = {"\u202d": "U+202D LEFT-TO-RIGHT OVERRIDE", "\u202e": "U+202E RIGHT-TO-LEFT OVERRIDE"}
 UNIT_WORDS = frozenset({"tok/s", "req/s", "ms", "s", "tokens", "requests", "x", "\u00d7", "%"})
 
@@ -177,27 +134,29 @@ class Reader:
 
     def text(self, run: Text, owner: Node) -> None:
         for piece, offset in decoded(run):
-            for found in _PIECE.finditer(piece):
-                chunk = found.group(0)
-                at = offset + found.start()
-                if chunk[0].isspace():
+            end = 0
+            for found in _WORD.finditer(piece):
+                if found.start() > end:
                     self.space = True
-                    continue
-                self.chars(chunk, at, owner)
+                self.chars(found.group(0), offset + found.start(), owner)
+                end = found.end()
+            if end < len(piece):
+                self.space = True
 
     def chars(self, chunk: str, at: int, owner: Node) -> None:
         """Visible characters at page offset `at` (format characters dropped: readers do not
         see them; an override of the text's direction flagged: they see it reordered)."""
-        for c, name in _OVERRIDES.items():
-            if c in chunk:
-                self.flag(
-                    at + chunk.index(c),
-                    f"holds {name}, which shows the text after it in "
-                    "another order than check reads it; remove it",
-                )
-        chunk = "".join(c for c in chunk if unicodedata.category(c) != "Cf")
-        if not chunk:
-            return
+        if not chunk.isascii():
+            for c, name in _OVERRIDES.items():
+                if c in chunk:
+                    self.flag(
+                        at + chunk.index(c),
+                        f"holds {name}, which shows the text after it in "
+                        "another order than check reads it; remove it",
+                    )
+            chunk = "".join(c for c in chunk if unicodedata.category(c) != "Cf")
+            if not chunk:
+                return
         if self.space or not self.words:
             self.words.append(Word([chunk], at, [owner]))
             self.space = False
@@ -227,7 +186,7 @@ class Reader:
 
 
 def _numberish(text: str) -> bool:
-    return any(c.isdigit() for c in text) or text.strip(".,;:()") in UNIT_WORDS
+    return _DIGIT.search(text) is not None or text.strip(".,;:()") in UNIT_WORDS
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from reportgen.check.css.cascade import Cascade
 from reportgen.check.css.rules import UNLAYERED, Decl, Import, Note, Source, Styles
+from reportgen.check.css.scenarios import ALTERNATE, NOSCRIPT
 from reportgen.check.css.sheets import Reader
 from reportgen.check.htmltree import Node, Text, Tree
 
@@ -78,7 +79,7 @@ class _Collector:
         if inert:
             return conds
         if el.tag == "noscript":
-            return conds | {"noscript (scripts off)"}
+            return conds | {NOSCRIPT}
         if el.tag == "base" and "href" in el.attrs and self.base is None:
             self.base = el.attrs["href"]
         kind = el.attrs.get("type", "text/css").strip().lower()
@@ -92,7 +93,7 @@ class _Collector:
             rel = el.attrs.get("rel", "").lower().split()
             extra = conds
             if "alternate" in rel or "disabled" in el.attrs:
-                extra = conds | {"an alternate or disabled stylesheet"}
+                extra = conds | {ALTERNATE}
             if kind in ("", "text/css") and el.attrs.get("href"):
                 held = _media(extra, el.attrs.get("media", ""))
                 self._link(el.attrs["href"], line, col, held, UNLAYERED, 0)

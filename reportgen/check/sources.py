@@ -100,6 +100,8 @@ def beside(page: Path) -> Fetch:
         name = urllib.parse.unquote(address.path)
         if not name or name.startswith("/"):
             raise Unreadable("its address starts from the site's root, which check does not know")
+        if not (folder / name).resolve().is_relative_to(folder.resolve()):
+            raise Unreadable("it is outside the copy's folder, and check reads only inside it")
         try:
             data = read_input(folder / name, "published", label=name, inside=folder)
         except InputError as exc:

@@ -57,8 +57,8 @@ class Doubt:
     where: str = ""
 
     def said(self) -> str:
-        place = self.where or f"line {self.line}"
-        return f"{self.what} ({place})"
+        place = self.where or (f"line {self.line}" if self.line else "")
+        return f"{self.what} ({place})" if place else self.what
 
 
 def doubt(decl: Decl, what: str | None = None) -> Doubt:
@@ -95,7 +95,7 @@ def box_doubts(look: Look, value: Value, flex_parent: bool) -> None:
         else:
             look.scale *= max(0.0, t.scale)
             if t.scale < 1:
-                look.why = {**look.why, "scale": doubt(found[0])}
+                look.why = {**look.why, "scale": found[0]}
             if t.mirrored or t.upside_down or (t.shift or 0) >= OFF:
                 note(found[0])
     for prop in ("scale", "rotate", "translate"):
@@ -263,7 +263,7 @@ def text_doubts(look: Look) -> list[Doubt]:
     return out
 
 
-def _named(culprit: Doubt | None, what: str) -> Doubt:
+def _named(culprit: Decl | None, what: str) -> Doubt:
     if culprit is None:
         return Doubt(what, 0, 0)
-    return Doubt(f"{culprit.what}: {what}", culprit.line, culprit.col, culprit.where)
+    return Doubt(f"{culprit.text()}: {what}", culprit.line, culprit.col, culprit.where)

@@ -11,11 +11,12 @@ levels), so a chain of variables that double at each step is not known rather th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from tinycss2 import ast
 
-from reportgen.check.css.doubts import Doubt, Value, box_doubts, doubt, ident
+from reportgen.check.css.doubts import Doubt, Value, box_doubts, ident
 from reportgen.check.css.rules import Decl
 from reportgen.check.css.values import (
     Basis,
@@ -30,6 +31,12 @@ from reportgen.check.css.values import (
 from reportgen.check.htmltree import Node
 
 MAX_VAR = 2000  # tokens a value may grow to by var() substitution
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 _SIZES = {
     "xx-small": 9.0,
     "x-small": 10.0,
@@ -40,22 +47,9 @@ _SIZES = {
     "xx-large": 32.0,
     "xxx-large": 48.0,
 }
-_BLOCK = frozenset(
-    [
-        "block",
-        "flex",
-        "grid",
-        "list-item",
-        "table",
-        "flow-root",
-        "table-row",
-        "table-row-group",
-        "table-header-group",
-        "table-footer-group",
-        "table-caption",
-        "table-cell",
-        "-webkit-box",
-    ]
+_BLOCK = _names(
+    "block flex grid list-item table flow-root table-row table-row-group table-header-group "
+    "table-footer-group table-caption table-cell -webkit-box"
 )
 _WIDE = frozenset({"inherit", "initial", "unset", "revert", "revert-layer"})
 BLACK = Paint(0.0, 1.0)
@@ -108,6 +102,7 @@ class Look:
         "doubts",
         "why",
         "scope",
+        "said",
     )
 
     def __init__(self) -> None:
@@ -125,8 +120,9 @@ class Look:
         self.rtl = False
         self.letter = 0.0
         self.doubts: tuple[Doubt, ...] = ()
-        self.why: dict[str, Doubt] = {}  # what set the font size, opacity, colour, scale
+        self.why: dict[str, Decl] = {}  # what set the font size, opacity, colour, scale
         self.scope = Scope({}, None)
+        self.said: tuple[Doubt, ...] | None = None  # its text_doubts, once asked
 
     def child(self) -> Look:
         """The look a child starts from: inherited values kept, the rest initial."""
@@ -144,7 +140,15 @@ class Look:
         return out
 
 
-Winner = Callable[[str], Decl | None]
+class Winner(Protocol):
+    """The declaration that wins each property (cascade.py): None when none applies."""
+
+    @property
+    def entries(self) -> Mapping[str, object]: ...  # the properties with any declaration
+
+    custom: list[str]  # the custom properties among them
+
+    def __call__(self, prop: str) -> Decl | None: ...
 
 
 def substitute(
@@ -184,16 +188,26 @@ def substitute(
 def compute(el: Node, parent: Look, win: Winner, flex_parent: bool) -> Look:
     """The look of `el` given its parent's and the declaration that won each property."""
     look = parent.child()
+    declared = win.entries
+    if not declared:  # nothing but what it inherits, and what HTML says of it
+        look.hidden = look.hidden or ua_hidden(el)
+        if el.parent is not None and el.parent.tag == "#document":
+            look.root_font = look.font
+        if el.attrs.get("dir", "").lower() in ("rtl", "ltr"):
+            look.rtl = el.attrs["dir"].lower() == "rtl"
+        return look
     own: dict[str, tuple[ast.Node, ...]] = {}
 
     def value(prop: str) -> tuple[Decl, list[ast.Node]] | None:
+        if prop not in declared:
+            return None
         decl = win(prop)
         if decl is None:
             return None
         tokens = substitute(decl.value, look.scope)
         return None if tokens is None else (decl, tokens)
 
-    for name in _custom(win):
+    for name in win.custom:
         decl = win(name)
         if decl is not None:
             own[name] = decl.value
@@ -205,11 +219,6 @@ def compute(el: Node, parent: Look, win: Winner, flex_parent: bool) -> Look:
     _paint(look, value, parent)
     box_doubts(look, value, flex_parent)
     return look
-
-
-def _custom(win: Winner) -> list[str]:
-    names = getattr(win, "custom", ())
-    return list(names)
 
 
 def _display(el: Node, look: Look, value: Value, parent: Look) -> None:
@@ -227,23 +236,8 @@ def _display(el: Node, look: Look, value: Value, parent: Look) -> None:
         look.hidden = True  # its contents are not drawn: all the text in it
 
 
-_UA_NONE = frozenset(
-    [
-        "head",
-        "script",
-        "style",
-        "template",
-        "meta",
-        "link",
-        "base",
-        "area",
-        "datalist",
-        "noembed",
-        "noframes",
-        "param",
-        "rp",
-        "title",
-    ]
+_UA_NONE = _names(
+    "head script style template meta link base area datalist noembed noframes param rp title"
 )
 
 
@@ -283,7 +277,7 @@ def _font(el: Node, look: Look, value: Value, parent: Look) -> None:
         size = _font_size(found[1], basis, parent.font)
     if found is not None and size is not None:
         look.font = size
-        look.why = {**look.why, "font": doubt(found[0])}
+        look.why = {**look.why, "font": found[0]}
     if el.parent is not None and el.parent.tag == "#document":
         look.root_font = look.font
     zoom = value("zoom")
@@ -291,12 +285,12 @@ def _font(el: Node, look: Look, value: Value, parent: Look) -> None:
         factor = number(zoom[1])
         if factor is not None and factor > 0:
             look.scale *= factor
-            look.why = {**look.why, "scale": doubt(zoom[0])}
+            look.why = {**look.why, "scale": zoom[0]}
     spacing = value("letter-spacing")
     if spacing is not None:
         found_len = length(spacing[1], Basis(em=look.font, rem=look.root_font))
         look.letter = found_len[0] if found_len else 0.0
-        look.why = {**look.why, "letter": doubt(spacing[0])}
+        look.why = {**look.why, "letter": spacing[0]}
     direction = value("direction")
     if direction is not None and ident(direction[1]) in ("rtl", "ltr"):
         look.rtl = ident(direction[1]) == "rtl"
@@ -326,16 +320,16 @@ def _paint(look: Look, value: Value, parent: Look) -> None:
     found = value("color")
     if found is not None and ident(found[1]) not in _WIDE:
         look.color = paint(found[1], parent.color)
-        look.why = {**look.why, "color": doubt(found[0])}
+        look.why = {**look.why, "color": found[0]}
     fill = value("-webkit-text-fill-color")
     if fill is not None:
         look.fill = paint(fill[1], look.color)
-        look.why = {**look.why, "fill": doubt(fill[0])}
+        look.why = {**look.why, "fill": fill[0]}
     opacity = value("opacity")
     if opacity is not None:
         o = number(opacity[1])
         look.opacity *= 1.0 if o is None else max(0.0, min(1.0, o))
-        look.why = {**look.why, "opacity": doubt(opacity[0])}
+        look.why = {**look.why, "opacity": opacity[0]}
     image = value("background-image")
     colour = value("background-color")
     shorthand = value("background")

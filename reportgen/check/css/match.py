@@ -23,7 +23,7 @@ from cssselect2 import parser as sel
 from reportgen.check.htmltree import Node, Text
 
 NO, YES, MAYBE = 0, 1, 2
-BUDGET = 3_000_000  # compound tests per page: ~3 s
+BUDGET = 1_000_000  # compound tests per page: a few seconds
 
 _ids = itertools.count(1)
 
@@ -55,6 +55,7 @@ class Complex:
     parts: list[tuple[str, list[Test]]]
     keys: list[int] = field(default_factory=list)
     index_key: str = "*"  # the rightmost compound's id, class or name: where to look it up
+    needs: frozenset[str] = frozenset()  # keys some ancestor of a match must have
 
     def __post_init__(self) -> None:
         self.keys = [next(_ids) * 4 for _ in self.parts]
@@ -81,9 +82,12 @@ class Matcher:
         combinator, tests = s.parts[i]
         value = YES
         for test in tests:
-            value = and3(value, test(el) if not isinstance(test, _Nested) else test.run(self, el))
-            if value == NO:
+            found = test.run(self, el) if test.__class__ is _Nested else test(el)
+            if found == NO:
+                value = NO
                 break
+            if found == MAYBE:
+                value = MAYBE
         if value != NO and i:
             value = and3(value, self._relation(s, i, combinator, el))
         memo[key] = value
@@ -279,38 +283,68 @@ def _functional(s: sel.FunctionalPseudoClassSelector) -> Test:
 def complex_selector(tree: object) -> Complex:
     """A parsed cssselect2 selector tree as compounds with combinators."""
     parts: list[tuple[str, list[Test]]] = []
+    compounds: list[sel.CompoundSelector] = []
     node = tree
     while isinstance(node, sel.CombinedSelector):
         parts.append((node.combinator, _compound(node.right)))
+        compounds.append(node.right)
         node = node.left
     assert isinstance(node, sel.CompoundSelector)
     parts.append(("", _compound(node)))
+    compounds.append(node)
     parts.reverse()  # left to right, each part with the combinator before it
+    compounds.reverse()
     out = Complex(parts)
-    out.index_key = _index_key(tree)
+    out.index_key = next(iter(sorted(_keys(compounds[-1]), key=_rank)), "*")
+    # an ancestor of the subject must hold each compound before a descendant or child
+    # combinator: the keys that some ancestor must have, for a quick "no" (`ancestry`)
+    out.needs = frozenset(
+        key
+        for k in range(1, len(parts))
+        if parts[k][0] in (" ", ">")
+        for key in _keys(compounds[k - 1])
+    )
     return out
 
 
-def _index_key(tree: object) -> str:
-    right = tree.right if isinstance(tree, sel.CombinedSelector) else tree
-    assert isinstance(right, sel.CompoundSelector)
-    found = "*"
-    for s in right.simple_selectors:
+def _keys(compound: sel.CompoundSelector) -> list[str]:
+    """What an element must have to match a compound, as lookup keys: its id, classes,
+    attributes' names, tag name (`:root`: the root)."""
+    out = []
+    for s in compound.simple_selectors:
         if isinstance(s, sel.IDSelector):
-            return "#" + str(s.ident)
-        if isinstance(s, sel.ClassSelector) and found[:1] != ".":
-            found = "." + s.class_name
-        elif isinstance(s, sel.LocalNameSelector) and found == "*":
-            found = s.lower_local_name
-    return found
+            out.append("#" + str(s.ident))
+        elif isinstance(s, sel.ClassSelector):
+            out.append("." + str(s.class_name))
+        elif isinstance(s, sel.AttributeSelector):
+            out.append("[" + str(s.lower_name))
+        elif isinstance(s, sel.LocalNameSelector):
+            out.append(str(s.lower_local_name))
+        elif isinstance(s, sel.PseudoClassSelector) and s.name == "root":
+            out.append(":root")
+    return out
 
 
-def candidates(el: Node, index: Mapping[str, Sequence[int]]) -> list[int]:
-    """The rules (their numbers in `index`) that may match `el`, in order, each once."""
-    found: list[int] = []
-    for key in (el.tag, "*", *("." + c for c in el.classes)):
-        found.extend(index.get(key, ()))
+def _rank(key: str) -> int:
+    """Which key of a compound to look it up by: the rarest kind first."""
+    return {"#": 0, ".": 1, "[": 2, ":": 3}.get(key[0], 4)
+
+
+def element_keys(el: Node) -> list[str]:
+    """The lookup keys an element has (see `_keys`)."""
+    keys = [el.tag, *("." + c for c in el.classes), *("[" + a for a in el.attrs)]
     ident = el.attrs.get("id")
     if ident is not None:
-        found.extend(index.get("#" + ident, ()))
+        keys.append("#" + ident)
+    if el.parent is not None and el.parent.tag == "#document":
+        keys.append(":root")
+    return keys
+
+
+def candidates(el: Node, index: Mapping[str, Sequence[int]], keys: Sequence[str]) -> list[int]:
+    """The rules (their numbers in `index`) that may match `el`, in order, each once: those
+    whose rightmost compound's key `el` has (`keys`, see `element_keys`), and those with none."""
+    found: list[int] = list(index.get("*", ()))
+    for key in keys:
+        found.extend(index.get(key, ()))
     return sorted(set(found))

@@ -17,6 +17,7 @@ Worst case: linear in the CSS read, which is capped (`MAX_CSS` characters, `MAX_
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import tinycss2
 from cssselect2 import parser as sel
@@ -68,6 +69,7 @@ class Reader:
         self.styles = styles
         self.on_import: Callable[[Import], None] | None = None
         self._late = False  # a rule was read: an @import after it is ignored, as browsers do
+        self._inline: dict[str, tuple[Decl, ...]] = {}
 
     def read(self, source: Source, layer: int = UNLAYERED) -> None:
         """Read one stylesheet (a <style>, a linked file) into the styles."""
@@ -86,7 +88,11 @@ class Reader:
             self._late, self.on_import = late, on_import
 
     def inline(self, text: str, line: int, col: int) -> tuple[Decl, ...]:
-        """The declarations of a style attribute, all placed at its element."""
+        """The declarations of a style attribute (each text read once: the same declarations
+        for every element written with it, which the cascade then computes once)."""
+        known = self._inline.get(text)
+        if known is not None:
+            return known
         styles = self.styles
         if styles.full or styles.size + len(text) > MAX_CSS:
             if not styles.full:
@@ -96,9 +102,11 @@ class Reader:
         out = []
         for d in tinycss2.parse_blocks_contents(text, skip_comments=True, skip_whitespace=True):
             if isinstance(d, ast.Declaration):
-                out.append(self._decl(d, Source("", line, col), at=(line, col)))
+                decl = self._decl(d, Source("", line, col), at=(line, col))
+                out.append(replace(decl, where=f"a style attribute, first at line {line}"))
         self._check(out, page_box=False)
-        return tuple(out)
+        self._inline[text] = tuple(out)
+        return self._inline[text]
 
     def _cap(self, line: int, col: int, what: str) -> None:
         self.styles.full = True
@@ -191,7 +199,7 @@ class Reader:
 
     def _check(self, decls: Sequence[Decl], page_box: bool) -> None:
         for decl in decls:
-            why = shown_by(decl, page_box)
+            why = shown_by(decl, page_box, counted=page_box)
             if why is not None:
                 self.styles.notes.append(Note(decl.line, decl.col, shown(why, decl)))
 
@@ -282,13 +290,18 @@ class Reader:
         self.styles.notes.extend(var_shown(self.styles))
 
     def _keyframes(self, node: ast.AtRule, source: Source, name: str) -> None:
-        out = self.styles.keyframes.setdefault(name.strip("\"'"), [])
+        """An animation's keyframes, the last (100%, `to`) last: the cascade lets the last
+        declaration of a property win, which is where the animation ends."""
+        frames: list[tuple[float, list[Decl]]] = []
         for frame in tinycss2.parse_rule_list(node.content or [], skip_comments=True):
             if isinstance(frame, ast.QualifiedRule):
                 content = tinycss2.parse_blocks_contents(frame.content, skip_comments=True)
                 decls = [self._decl(d, source) for d in content if isinstance(d, ast.Declaration)]
                 self._check(decls, page_box=False)
-                out.extend(decls)
+                frames.append((_offset(frame.prelude), decls))
+        frames.sort(key=lambda f: f[0])
+        out = self.styles.keyframes.setdefault(name.strip("\"'"), [])
+        out.extend(d for _, decls in frames for d in decls)
 
     def _page(self, node: ast.AtRule, source: Source) -> None:
         content = tinycss2.parse_blocks_contents(node.content or [], skip_comments=True)
@@ -298,6 +311,16 @@ class Reader:
                 inner = tinycss2.parse_blocks_contents(box.content, skip_comments=True)
                 decls += [self._decl(d, source) for d in inner if isinstance(d, ast.Declaration)]
         self._check(decls, page_box=True)
+
+
+def _offset(prelude: Sequence[ast.Node]) -> float:
+    """Where a keyframe is in its animation (0 to 100; the last of a list)."""
+    offsets = [
+        0.0 if t.type == "ident" and t.lower_value == "from" else 100.0
+        for t in prelude
+        if t.type == "ident"
+    ] + [float(t.value) for t in prelude if t.type == "percentage"]
+    return max(offsets, default=100.0)
 
 
 def _cond(conds: frozenset[str], label: str) -> frozenset[str]:

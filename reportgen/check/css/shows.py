@@ -1,6 +1,7 @@
 """What a stylesheet shows by itself, whatever it matches (pure): generated content (`content`,
-`quotes`, a list marker's string) holding a digit, a CSS counter (its value is not computed), a
-list's numbers changed by `counter-reset: list-item`. Each is failed closed where it is written.
+`quotes`, a list marker's string) holding a digit, a list's numbers changed by `counter-reset:
+list-item`, a page box numbered by a counter. Each is failed closed where it is written. (A CSS
+counter an element's `::before` shows is failed closed at the element: css/cascade.py.)
 """
 
 from __future__ import annotations
@@ -26,16 +27,34 @@ def flat(tokens: Sequence[ast.Node]) -> Iterator[ast.Node]:
             stack.extend(reversed(inner))
 
 
-def shown_by(decl: Decl, page_box: bool = False) -> str | None:
+def _strings(tokens: Sequence[ast.Node]) -> Iterator[ast.Node]:
+    """The tokens of a value that may show as text: all but the address of an image."""
+    stack = list(reversed(tokens))
+    while stack:
+        t = stack.pop()
+        if t.type == "function" and t.lower_name in _IMAGES:
+            continue
+        yield t
+        inner = t.arguments if t.type == "function" else getattr(t, "content", None)
+        if isinstance(inner, list):
+            stack.extend(reversed(inner))
+
+
+_IMAGES = frozenset({"url", "image", "image-set", "-webkit-image-set", "cross-fade", "element"})
+
+
+def shown_by(decl: Decl, page_box: bool = False, counted: bool = False) -> str | None:
     """What a declaration shows by itself that check cannot read, or None: generated content
-    with a digit, a CSS counter, list numbers changed."""
+    with a digit, list numbers changed, and (`counted`) a CSS counter (`page_box`: in a @page
+    margin box, where `counter(page)` and `counter(pages)` number the printed pages)."""
     prop = decl.prop
     if prop in ("content", "quotes", "list-style", "list-style-type"):
-        for t in flat(decl.value):
+        for t in _strings(decl.value):
             if t.type == "string" and digits(t.value):
                 return f"it shows {t.value[:40]!r} through CSS ({decl.text()})"
             if (
-                prop == "content"
+                counted
+                and prop == "content"
                 and t.type == "function"
                 and t.lower_name in ("counter", "counters")
             ):
@@ -74,7 +93,7 @@ def var_shown(styles: Styles) -> list[Note]:
                     continue
                 name = next((a.value for a in t.arguments if a.type == "ident"), "")
                 for value in styles.custom.get(name, []):
-                    why = shown_by(Decl(decl.prop, value.value, False, 0, 0))
+                    why = shown_by(Decl(decl.prop, value.value, False, 0, 0), counted=True)
                     if why is not None:
                         out.append(Note(decl.line, decl.col, shown(why, decl)))
                         break
