@@ -10,9 +10,11 @@ shown at some widths is seen by readers at those widths); a style that may keep 
 seeing it is a doubt when it does so on every screen that shows the text at rest. An element's
 animations count as their last keyframe, above its normal declarations.
 
-Worst case: selector matching is budgeted (match.py), declarations per element are counted
-against `MAX_ENTRIES`, scenarios are at most `MAX_SCENARIOS`, and an element whose conditions
-and parent are those of another element in the same scenario is computed once (`_looks` memo).
+Worst case: matching is rules x elements, which is not linear: the (rule, element) pairs
+looked at are counted against `MAX_PAIRS`, the selector tests against match.py's `BUDGET`, the
+declarations that apply against `MAX_ENTRIES`; past any of them check fails closed ("too
+complex"), after at most a few seconds. Scenarios are at most `MAX_SCENARIOS`, and an element
+whose conditions and parent look are another's in a scenario is computed once (`_looks`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from reportgen.check.htmltree import Node, Tree
 # attributes that hold an address: shown by a print stylesheet's `attr(href)`, read as text
 _ADDRESSES = frozenset({"href", "src", "cite", "action", "data", "poster"})
 MAX_ENTRIES = 4_000_000
+MAX_PAIRS = 4_000_000  # (rule, element) pairs looked at: rules x elements, whatever they need
 
 
 def _names(text: str) -> frozenset[str]:
@@ -156,6 +159,7 @@ class Cascade:
             key = rule.selector.index_key if rule.selector is not None else "*"
             target.setdefault(key, []).append(n)
         self.entries_left = MAX_ENTRIES
+        self.pairs_left = MAX_PAIRS
 
     def run(self) -> list[Note]:
         """Put a `Seen` on every element; the notes of what could not be resolved."""
@@ -269,16 +273,21 @@ class Cascade:
         needs an ancestor none has is passed over without a test)."""
         rules = self.styles.rules
         keys = element_keys(el)
+        found = candidates(el, self.index, keys)
+        kinds = candidates(el, self.pseudo_index, keys)
+        self.pairs_left -= len(found) + len(kinds)
+        if self.pairs_left < 0:
+            raise TooComplex
         entries: dict[str, list[Entry]] = {}
         pseudo: dict[str, dict[str, list[Entry]]] = {}
         for decl in _presentational(el):
             entries.setdefault(decl.prop, []).append(
                 ((-1.0, 0, 0, (0, 0, 0), 0), decl, frozenset())
             )
-        for n in candidates(el, self.index, keys):
+        for n in found:
             if _possible(rules[n], ancestry):
                 self._add(rules[n], el, entries)
-        for n in candidates(el, self.pseudo_index, keys):
+        for n in kinds:
             rule = rules[n]
             if _possible(rule, ancestry):
                 self._add(rule, el, pseudo.setdefault(rule.pseudo or "", {}))
