@@ -208,6 +208,12 @@ def test_a_style_that_may_keep_readers_from_the_number_is_an_error_at_it(
         ),
         # the first letter of the number only
         (".k::first-letter {{ font-size: 0 }}", '<b class="k" style="display:block">{true}</b>'),
+        # a box of its own laid over it
+        (
+            ".k {{ position: relative }} .k::after {{ content: ''; position: absolute; inset: 0;"
+            " background: #fff }}",
+            '<b class="k">{true}</b>',
+        ),
     ],
 )
 def test_a_stylesheet_that_may_hide_the_number_is_an_error_at_it(
@@ -226,6 +232,10 @@ def test_a_stylesheet_that_may_hide_the_number_is_an_error_at_it(
         ".headline:hover .k {{ opacity: 0 }}",
         ".k {{ animation: in 1s }} @keyframes in {{ to {{ opacity: 1 }} from {{ opacity: 0 }} }}",
         "@media (prefers-color-scheme: dark) {{ body {{ background: #111; color: #eee }} }}",
+        # a link stretched over its card, a fade at the foot of a long excerpt
+        ".k::after {{ content: ''; position: absolute; inset: 0 }}",
+        ".k::after {{ content: ''; position: absolute; inset: 0;"
+        " background: linear-gradient(transparent, #fff) }}",
     ],
 )
 def test_a_number_some_readers_see_plainly_is_read_and_passes(tmp_path: Path, css: str) -> None:

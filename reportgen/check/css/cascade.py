@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import tinycss2
 from tinycss2 import ast
 
-from reportgen.check.css.doubts import Doubt, text_doubts
+from reportgen.check.css.doubts import Doubt, cover, text_doubts
 from reportgen.check.css.looks import Look, compute, hides_contents, ua_hidden
 from reportgen.check.css.match import MAYBE, NO, Matcher, TooComplex, candidates, element_keys
 from reportgen.check.css.rules import UNLAYERED, Decl, Note, Rule, Styles
@@ -298,8 +298,8 @@ class Cascade:
                 )
         self._animations(entries)
         for group in (entries, *pseudo.values()):
-            for found in group.values():
-                found.sort(key=lambda e: e[0], reverse=True)
+            for listed in group.values():
+                listed.sort(key=lambda e: e[0], reverse=True)
         return entries, pseudo
 
     def _add(self, rule: Rule, el: Node, entries: dict[str, list[Entry]]) -> None:
@@ -344,9 +344,12 @@ class Cascade:
         doubts of its first letter or line, on every screen it shows on at rest)."""
         texts: dict[str, list[str]] = {"before": [], "after": [], "marker": []}
         letters: list[list[Doubt]] = []
+        covers: dict[int, list[Doubt]] = {}
+        shown_at_rest = 0
         for look, scenario in zip(seen.looks, found, strict=True):
             if hides_contents(look):
                 continue
+            shown_at_rest += scenario.rest
             for name, entries in pseudo.items():
                 winner = _Winner(entries, scenario)
                 if name in ("first-letter", "first-line"):
@@ -361,12 +364,17 @@ class Cascade:
                     continue
                 if display is not None and _words(display.value) == ["none"]:
                     continue
+                laid = cover(name, winner) if scenario.rest else None
+                if laid is not None:
+                    covers.setdefault(id(scenario), []).append(laid)
                 text = self._content(el, content, seen)
                 if text and text not in texts[name]:
                     texts[name].append(text)
         seen.before = tuple(texts["marker"] + texts["before"])
         seen.after = tuple(texts["after"])
         seen.letter = tuple(letters[0]) if letters and all(letters) else ()
+        if covers and len(covers) == shown_at_rest:  # covered on every screen it shows on
+            seen.letter += tuple(next(iter(covers.values())))
 
     def _content(self, el: Node, decl: Decl, seen: Seen) -> str:
         """The text a `content` value shows (strings, attributes, quotes; counters and images

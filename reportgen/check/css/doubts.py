@@ -26,9 +26,11 @@ from reportgen.check.css.values import (
     Basis,
     Paint,
     contrast,
+    gradient_stops,
     length,
     number,
     over,
+    paint,
     significant,
     transform,
 )
@@ -261,6 +263,44 @@ def text_doubts(look: Look) -> list[Doubt]:
         if max(seen) < LOW_CONTRAST:
             out.append(_named(source, "a colour that does not stand out from its background"))
     return out
+
+
+def cover(name: str, win: Callable[[str], Decl | None]) -> Doubt | None:
+    """A `::before` or `::after` box laid over its element's text: positioned, opaque and as
+    large as the element (`inset: 0`, or 100% wide and high). None when it is not one."""
+    position = win("position")
+    if position is None or ident(position.value) not in ("absolute", "fixed"):
+        return None
+    opaque = False
+    for prop in ("background", "background-color", "background-image"):
+        found = win(prop)
+        for t in significant(found.value) if found else ():
+            if t.type == "url" or t.type == "function" and t.lower_name == "url":
+                opaque = True
+            elif t.type == "function" and "gradient" in t.lower_name:
+                stops = gradient_stops([t]) or []
+                opaque = opaque or bool(stops) and all(s.alpha >= 0.9 for s in stops)
+            else:
+                colour = paint([t], None)
+                opaque = opaque or colour is not None and colour.alpha >= 0.9
+    if not opaque:
+        return None
+    whole = Basis(percent=(100.0, 100.0))
+
+    def zero(prop: str) -> bool:
+        found = win(prop)
+        sizes = [length([t], whole) for t in significant(found.value)] if found else [None]
+        return bool(sizes) and all(s is not None and s[1] <= 0 for s in sizes)
+
+    def full(prop: str) -> bool:
+        found = win(prop)
+        size = length(found.value, whole) if found else None
+        return size is not None and size[0] >= 100
+
+    if zero("inset") or (zero("top") or zero("bottom")) and full("width") and full("height"):
+        what = f"{position.text()} with an opaque background, laid over its text"
+        return Doubt(f"its ::{name} box: {what}", position.line, position.col, position.where)
+    return None
 
 
 def _named(culprit: Decl | None, what: str) -> Doubt:
