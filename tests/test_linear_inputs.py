@@ -234,12 +234,15 @@ def _patterns() -> Iterator[tuple[str, tuple[str, bool]]]:
     the literal ones its code passes to `re`: (name, (pattern, whether it is only matched at
     the start, `re.match` or `re.fullmatch`, not searched))."""
     package = Path(reportgen.check.__file__).parent
-    for info in pkgutil.iter_modules([str(package)]):
-        module = importlib.import_module(f"reportgen.check.{info.name}")
+    for info in pkgutil.walk_packages([str(package)], prefix="reportgen.check."):
+        module = importlib.import_module(info.name)
+        short = info.name.removeprefix("reportgen.check.")
         for name, value in vars(module).items():
             if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
-                yield f"{info.name}.{name}", (value.pattern, False)
-        tree = ast.parse((package / f"{info.name}.py").read_text(encoding="utf-8"))
+                yield f"{short}.{name}", (value.pattern, False)
+        path = package / short.replace(".", "/")
+        path = path / "__init__.py" if info.ispkg else path.with_suffix(".py")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Call)
@@ -251,7 +254,7 @@ def _patterns() -> Iterator[tuple[str, tuple[str, bool]]]:
                 and isinstance(node.args[0].value, str)
             ):
                 anchored = node.func.attr in ("match", "fullmatch")
-                yield f"{info.name}:{node.lineno}", (node.args[0].value, anchored)
+                yield f"{short}:{node.lineno}", (node.args[0].value, anchored)
 
 
 def _hostile(pattern: str) -> list[Callable[[int], str]]:

@@ -16,10 +16,10 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from reportgen.check.built import check_built
-from reportgen.check.htmltext import html_lines
+from reportgen.check.htmltext import Page, chart_forms, read_html
 from reportgen.check.labels import metrics_shown
 from reportgen.check.pipetables import find_tables
 from reportgen.check.prose import expected_prose
@@ -36,7 +36,7 @@ from reportgen.check.result import (
 )
 from reportgen.check.shape import Shape, from_views
 from reportgen.check.sources import read_published
-from reportgen.check.tableunits import settle_units
+from reportgen.check.tableunits import UnitProblem, settle_units
 from reportgen.check.together import derived_problem, holding, unjudged, unsettled
 from reportgen.errors import InputError
 from reportgen.files import read_input
@@ -112,13 +112,20 @@ def check_published(
     *,
     html: bool = False,
     omitted: frozenset[str] = frozenset(),
+    page: Page | None = None,
 ) -> SourceResult:
     """Compare the numbers a published article reports with the recomputed metrics.
 
-    `text`: the article's text, or its numbered lines. Every number of `expected` that the text
-    does not show is an error, except those whose metric id or table id is in `omitted`.
+    `text`: the article's text, or its numbered lines (`page`: the HTML page they were read
+    from, which places findings in it and says what check cannot see there). Every number of
+    `expected` that the text does not show is an error, except those whose metric id or table
+    id is in `omitted`.
     """
-    lines = text if not isinstance(text, str) else html_lines(text) if html else text_lines(text)
+    if isinstance(text, str) and html:
+        page = read_html(text)
+    lines = (
+        page.lines if page is not None else text if not isinstance(text, str) else text_lines(text)
+    )
     by_id = metrics.by_id()
     value_of = lookup(by_id)
     items: list[Item] = []
@@ -129,6 +136,10 @@ def check_published(
     allowed = Counter(s.metric for s in expected) | Counter(dict(shape.times))
     times: Counter[str] = Counter()
     reported, unit_problems = settle_units(reported_in_lines(lines, shape), value_of)
+    if page is not None:  # at each number's own place in the page
+        reported = [_placed(r, page) for r in reported]
+        unit_problems = [_placed(p, page) for p in unit_problems]
+        items += _unseen(page, source, shape)
     titles = {t.id: t.title for t in shape.tables}
     for p in unit_problems:  # one error at the header or caption, not one per cell
         items.append(
@@ -289,12 +300,40 @@ def check_published(
             )
         )
     elif absent:
-        table_line = {t.shape.id: t.line for t in find_tables(lines, shape) if t.shape}
+        place = page.place if page is not None else lambda line, col: (line, col)
+        table_line = {t.shape.id: place(t.line, 1)[0] for t in find_tables(lines, shape) if t.shape}
         items += [
             missing_item(source, by_id[s.metric], s, table_line.get(s.table_id or "", 1))
             for s in absent
         ]
     return SourceResult(source, "published", matched, tuple(items))
+
+
+_Located = TypeVar("_Located", Reported, UnitProblem)
+
+
+def _placed(found: _Located, page: Page) -> _Located:
+    """`found` at its own line and column of the page, not of the lines read from it."""
+    line, col = page.place(found.line, found.col)
+    return replace(found, line=line, col=col)
+
+
+def _unseen(page: Page, source: str, shape: Shape) -> list[Item]:
+    """What readers of an HTML page may see that check does not read: its notes, and each SVG
+    with digits that is not one of the charts the build draws."""
+    items = [
+        Item("unseen" if u.severity == "error" else "unread", source, u.line, u.col, u.message)
+        for u in page.unseen
+    ]
+    for chart in page.charts:
+        if chart.form not in shape.charts:
+            message = (
+                f"an SVG drawing shows {chart.shown!r}, and is not one of the charts the build "
+                "draws for this article: check does not read numbers in drawings; show them as "
+                "text, or the build's own chart unchanged"
+            )
+            items.append(Item("unseen", source, chart.line, chart.col, message))
+    return items
 
 
 def article_shape(built: Built, html: str) -> Shape:
@@ -308,7 +347,7 @@ def article_shape(built: Built, html: str) -> Shape:
         chart_text=chart_text,
         times=times,
     )
-    return replace(shape, shown=metrics_shown(shape))
+    return replace(shape, shown=metrics_shown(shape), charts=chart_forms(html))
 
 
 def check_article(
@@ -337,12 +376,22 @@ def check_article(
     declared = [(p, folder) for p in article.published_paths()]
     copies = [*declared, *((p, None) for p in published)]
     if copies:  # the page's prose is parsed only for copies to align with it
+        found = [read_published(path, inside=inside) for path, inside in copies]
         shape = article_shape(built, html)
-        for path, inside in copies:
-            found = read_published(path, inside=inside)
+        if any(f.page is not None and f.page.charts for f in found) and not shape.charts:
+            # an HTML copy shows drawings: the charts the build draws, to compare them with
+            drawn = render_article(folder, environ).html
+            shape = replace(shape, charts=chart_forms(drawn))
+        for copy in found:
             sources.append(
                 check_published(
-                    found.lines, found.label, built.metrics, expected, shape, omitted=omitted
+                    copy.lines,
+                    copy.label,
+                    built.metrics,
+                    expected,
+                    shape,
+                    omitted=omitted,
+                    page=copy.page,
                 )
             )
     findings = tuple(replace(f, file=str(folder / f.file)) for f in built.findings)

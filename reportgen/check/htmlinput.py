@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 
-_COMMENT_CLOSE = re.compile(r"--\s*+>")  # html.parser's `commentclose`
+# A comment's close as both html.parser (`--\s*>`) and a browser (`-->` or `--!>`) read one.
+_COMMENT_CLOSE = re.compile(r"-->")
 
 
 def defused(html: str) -> str:

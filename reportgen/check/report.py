@@ -19,7 +19,8 @@ SCHEMA_ID = "https://reportgen.invalid/schemas/check-result.schema.json"
 
 
 def _counts(result: CheckResult) -> dict[str, int]:
-    counts = {k: 0 for k in ("mismatch", "unverified", "missing", "duplicate", "no_numbers")}
+    kinds = ("mismatch", "unverified", "missing", "duplicate", "no_numbers", "unseen", "unread")
+    counts = {k: 0 for k in kinds}
     for item in result.items:
         counts[item.kind.replace("-", "_")] += 1
     counts["matched"] = sum(s.matched for s in result.sources)
@@ -34,6 +35,8 @@ def verdict(result: CheckResult) -> str:
     c = _counts(result)
     word = "FAIL" if result.failed else "PASS"
     empty = f", {c['no_numbers']} source(s) with none of them" if c["no_numbers"] else ""
+    if c["unseen"] or c["unread"]:
+        empty += f", {c['unseen']} not seen as readers see it, {c['unread']} not read"
     acknowledged = f" ({c['lint_acknowledged']} acknowledged)" if c["lint_acknowledged"] else ""
     return (
         f"{word}: {c['matched']} numbers match in {len(result.sources)} source(s); "

@@ -16,7 +16,7 @@ from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.display import shown_text
 from reportgen.metrics.lints import Finding, fails
 
-Kind = Literal["mismatch", "unverified", "missing", "duplicate", "no-numbers"]
+Kind = Literal["mismatch", "unverified", "missing", "duplicate", "no-numbers", "unseen", "unread"]
 SEVERITY: dict[Kind, Severity] = {
     "mismatch": "error",
     "unverified": "warning",
@@ -25,6 +25,11 @@ SEVERITY: dict[Kind, Severity] = {
     "missing": "error",
     "duplicate": "warning",
     "no-numbers": "error",  # a text in which none of the article's numbers was found
+    # HTML: where readers may see something other than what check reads (hidden or generated
+    # text, a drawing, a stylesheet check cannot read): it fails closed
+    "unseen": "error",
+    # HTML: what check reads the page without (its scripts, a document it embeds, a tooltip)
+    "unread": "warning",
 }
 
 

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import itertools
 import re
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from reportgen.check.htmltext import html_lines
+from reportgen.check.htmlstyles import Fetch, Unreadable
+from reportgen.check.htmltext import Page, read_html
 from reportgen.check.pdftext import pdf_text
 from reportgen.check.published import Lines, text_lines
 from reportgen.errors import InputError, Problem
@@ -37,6 +39,7 @@ class PublishedText:
     label: str
     kind: SourceKind
     lines: Lines
+    page: Page | None = None  # an HTML page: where its words are, what check cannot see
 
 
 def _refuse(label: str, message: str, line: int = 1) -> InputError:
@@ -73,7 +76,8 @@ def read_published(
         if tags > cap_count("tags"):
             line = _line_of_nth(text, "<", cap_count("tags") + 1)
             raise _refuse(label, _over("tags", f"{tags:,}"), line)
-        return _capped(PublishedText(label, "html", html_lines(text)))
+        page = read_html(text, beside(path))
+        return _capped(PublishedText(label, "html", page.lines, page))
     if len(text) > cap_count("chars"):  # refused before it is split into lines
         line = text.count("\n", 0, cap_count("chars")) + 1
         raise _refuse(label, _over("chars", f"more than {cap_count('chars'):,}"), line)
@@ -114,6 +118,8 @@ def _capped(found: PublishedText) -> PublishedText:
             at = past.start() if past else None
         if at is not None:
             line = found.lines[text.count("\n", 0, at)][0]
+            if found.page is not None:  # the page's own line, not the reader's
+                line = found.page.place(line, 1)[0]
             raise _refuse(found.label, _over(name, f"more than {cap:,}"), line)
     return found
 
@@ -124,3 +130,26 @@ def _line_of_nth(text: str, char: str, n: int) -> int:
     for _ in range(n):
         at = text.find(char, at + 1)
     return text.count("\n", 0, at) + 1
+
+
+def beside(page: Path) -> Fetch:
+    """How a page's linked stylesheets are read: files in its folder (or below), by the
+    relative address the page links them by; nothing on a server or outside that folder."""
+    folder = page.parent
+
+    def fetch(href: str) -> str:
+        address = urllib.parse.urlsplit(href)
+        if address.scheme or address.netloc:
+            raise Unreadable("it is on a server; check reads no network")
+        name = urllib.parse.unquote(address.path)
+        if not name or name.startswith("/"):
+            raise Unreadable("its address starts from the site's root, which check does not know")
+        if not (folder / name).resolve().is_relative_to(folder.resolve()):
+            raise Unreadable("it is outside the copy's folder, and check reads only inside it")
+        try:
+            data = read_input(folder / name, "published", label=name, inside=folder)
+        except InputError as exc:
+            raise Unreadable(exc.problems[0].message if exc.problems else str(exc)) from None
+        return data.decode("utf-8-sig", "replace")
+
+    return fetch
