@@ -12,7 +12,9 @@ up from its header (no further than the table before it), the first line that na
 article's tables is its title, among, in this order:
 
 1. its caption: `Table: Title` or Pandoc's `: Title`, the line just above the table, else the
-   line just below it (HTML's `<caption>` is read as such a line);
+   line just below it (HTML's `<caption>` is read as such a line). A caption in the editor's
+   own words that names no table leaves the naming to the lines below, and stays the
+   table's caption (its unit is the table's);
 2. the nearest heading (`#` lines, setext underlines; the scan stops there), or a title line: a
    short line with no sentence's end (a bold-only line, a plain text's title), which names a
    table when it is the title with a few words before it ("Table 2:") and, after it, words
@@ -204,10 +206,13 @@ def _named(
     """The title of the table whose lines are `first` to `end`: see the module's docstring.
     `floor`: the index after the table above; `taken`: the caption line that one took."""
     k = _caption_of(lines, first, end, floor, taken)
+    caption = None
     if k is not None:
-        caption = _caption(lines[k][1]) or ""
-        return _Title(shape.table_for(caption), caption, k)
-    candidates: list[_Title] = []
+        text = _caption(lines[k][1]) or ""
+        caption = _Title(shape.table_for(text), text, k)
+        if caption.shape is not None:
+            return caption
+    candidates: list[_Title] = [] if caption is None else [caption]
     seen = 0
     for k in range(first - 1, floor - 1, -1):
         text = lines[k][1]
@@ -223,6 +228,10 @@ def _named(
         if seen >= _LOOK_UP:
             break
     named = next((c for c in candidates if c.shape is not None), None)
+    if named is not None and caption is not None:
+        # a caption in the editor's own words under the article's title: the title names the
+        # table, the caption's words (and the unit they state) are still its caption
+        return _Title(named.shape, f"{caption.text} {named.text}", caption.index)
     if named is not None:
         return named
     if candidates:  # a title the article does not have: an unknown table, not one a sentence names
