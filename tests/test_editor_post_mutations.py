@@ -246,7 +246,16 @@ def _hidden(post: Post) -> Iterator[Case]:
                 where = f"line {n.line} {n.text}: hidden by {hide_name}, shown: {show_name}"
                 if show_name != "nothing":
                     where += f" {false}"
-                yield Case(post, "hidden", where, text, frozenset(), anywhere=True)
+                # a number only left out (display:none, nothing shown) of a metric the post
+                # shows elsewhere is an editor's choice, not a false claim: it must pass
+                dropped = show_name == "nothing" and hide_name == "display:none"
+                must = None if dropped and _shown_elsewhere(post, n) else frozenset()
+                yield Case(post, "hidden", where, text, must, anywhere=True)
+
+
+def _shown_elsewhere(post: Post, n: Filled) -> bool:
+    """Whether the post shows `n`'s metric at another place too."""
+    return any(o.metrics == n.metrics and o is not n for o in post.numbers)
 
 
 def corpus(post: Post) -> tuple[Case, ...]:
