@@ -69,3 +69,36 @@ def test_the_second_value_keeps_the_first_ones_context(wrong: str) -> None:
     text, line = _after_last_table(PAITON, [_each(wrong)])
     items = _items(PAITON, text)
     assert [(i.kind, i.line, i.metric) for i in items] == [("mismatch", line, wrong)]
+
+
+ACROSS = ("decode.32K.c1.aggregate_tok_s", "decode.32K.c16.aggregate_tok_s")
+
+
+def _across(wrong: str = "", ratio_by: float = 0.0) -> str:
+    low, high = (_v(PAITON, m, 1.37 if m == wrong else 1.0) for m in ACROSS)
+    ratio = float(_ratio(PAITON, ACROSS[1], ACROSS[0], 1)) + ratio_by
+    return (
+        f"Going from 1 to 16 concurrent requests at 32K context raised total decode throughput "
+        f"{ratio:.1f}x ({low} to {high} tok/s)."
+    )
+
+
+def test_a_ratio_from_one_axis_value_to_another_checks_with_its_operands() -> None:
+    text, _ = _after_last_table(PAITON, [_across()])
+    assert [(i.kind, i.message) for i in _items(PAITON, text)] == []
+
+
+@pytest.mark.parametrize("wrong", ACROSS)
+def test_a_false_operand_of_a_ratio_across_an_axis_is_a_mismatch(wrong: str) -> None:
+    """The "from" operand is the metric at concurrency 1, the "to" one at 16."""
+    text, line = _after_last_table(PAITON, [_across(wrong)])
+    items = _items(PAITON, text)
+    assert [(i.kind, i.line, i.metric) for i in items] == [("mismatch", line, wrong)]
+
+
+def test_a_false_ratio_across_an_axis_is_a_mismatch() -> None:
+    """Read as the "to" metric over the "from" one."""
+    text, line = _after_last_table(PAITON, [_across(ratio_by=1.0)])
+    items = _items(PAITON, text)
+    high, low = ACROSS[1], ACROSS[0]
+    assert [(i.kind, i.line, i.metric) for i in items] == [("mismatch", line, f"{high}/{low}")]

@@ -231,6 +231,26 @@ def said(texts: Sequence[str], picks: Iterable[int], runs: frozenset[str]) -> Sa
     return out
 
 
+def across(
+    texts: Sequence[str], low: int, high: int, runs: frozenset[str]
+) -> tuple[str, tuple[str, str]] | None:
+    """The axis and its two values of "from 1 to 16 concurrent requests" or "from 1K to 4K"
+    (`low`, `high`: the tokens of the two numbers): the second names the axis, the first is a
+    value of the same axis or a bare number read as one. None when the second names no single
+    axis value, or the first names another axis."""
+    second = said(texts, [high], runs)
+    if len(second.axes) != 1:
+        return None
+    (axis, values), first = next(iter(second.axes.items())), said(texts, [low], runs)
+    if len(values) != 1 or axis not in ("context", "concurrency"):
+        return None
+    value = next(iter(first.axes[axis])) if set(first.axes) == {axis} else None
+    number = _plain(texts[low]).replace(",", "")
+    if value is None and not first.axes and _PLAIN.match(number):
+        value = str(int(number)) if axis == "concurrency" else context_label(int(number)).lower()
+    return None if value is None else (axis, (value, next(iter(values))))
+
+
 @lru_cache(maxsize=1 << 14)
 def _plain(text: str) -> str:
     return text.strip("()[]{},;:!?\"'\u201c\u201d\u2018\u2019.").lower()
