@@ -199,11 +199,11 @@ class _Sentence:
         return self._reported(i, c, f"{a.id}/{b.id}", c.value)
 
     def _across(self, i: int, c: Claim, words: list[int], frm: int) -> Reported | None:
-        """A ratio across an axis: "going from 1 to 16 concurrent requests at 32K context raised
-        total decode throughput 8.0x": the metric its other `words` name at the "to" value over
+        """A ratio across an axis: "going from 1 to 12 concurrent requests at 2K context raised
+        total decode throughput 3.5x": the metric its other `words` name at the "to" value over
         the same metric at the "from" value (the other way round for a fall or a "smaller"
         ratio). `self.pair` is then the two in the order written, as operands written beside
-        ("(82 to 653 tok/s)") are."""
+        ("(120 to 420 tok/s)") are."""
         ends = labels.across(self.texts, frm + 1, frm + 3, self.runs)
         if ends is None:
             return None

@@ -40,7 +40,7 @@ _HEDGES = frozenset(
     + ["over", "below", "above", "least", "most", "than", "some", "circa", "only", "just"]
 )
 QUOTED = ("s", "ms", "tok/s", "req/s", "tokens", "requests")
-# "420 vs 120 tok/s", "(82 to 653 tok/s)"
+# "420 vs 120 tok/s", "(120 to 420 tok/s)"
 _BETWEEN = frozenset(["vs", "vs.", "versus", "against", "and", "/", "to"])
 _CLAUSE = frozenset(["and", "but", "while", "whereas", "so", "which", "where"])
 _MEASURES = ("s", "ms", "tok/s", "req/s", "tokens")

@@ -234,7 +234,7 @@ def said(texts: Sequence[str], picks: Iterable[int], runs: frozenset[str]) -> Sa
 def across(
     texts: Sequence[str], low: int, high: int, runs: frozenset[str]
 ) -> tuple[str, tuple[str, str]] | None:
-    """The axis and its two values of "from 1 to 16 concurrent requests" or "from 1K to 4K"
+    """The axis and its two values of "from 1 to 12 concurrent requests" or "from 1K to 4K"
     (`low`, `high`: the tokens of the two numbers): the second names the axis, the first is a
     value of the same axis or a bare number read as one. None when the second names no single
     axis value, or the first names another axis."""
