@@ -40,7 +40,8 @@ _HEDGES = frozenset(
     + ["over", "below", "above", "least", "most", "than", "some", "circa", "only", "just"]
 )
 QUOTED = ("s", "ms", "tok/s", "req/s", "tokens", "requests")
-_BETWEEN = frozenset(["vs", "vs.", "versus", "against", "and", "/"])  # "420 vs 120 tok/s"
+# "420 vs 120 tok/s", "(120 to 420 tok/s)"
+_BETWEEN = frozenset(["vs", "vs.", "versus", "against", "and", "/", "to"])
 _CLAUSE = frozenset(["and", "but", "while", "whereas", "so", "which", "where"])
 _MEASURES = ("s", "ms", "tok/s", "req/s", "tokens")
 # words that end the words of one value and begin the next's: "120 tok/s with one request to

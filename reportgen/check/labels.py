@@ -11,7 +11,8 @@ shows is described here by what the article labels it with:
 
 A sentence's words are read the same way: a number followed by "concurrent", "requests" or
 "users" (or "one"/"single" before "request") names a concurrency, one with a K or M suffix or
-followed by "context" names a context, a run's name names the run, "median", "p99" or "mean" a
+followed by "context" names a context ("no", "zero" or "without" before "context": a context of
+0), a run's name names the run, "median", "p99" or "mean" a
 statistic; every other word is a quantity word. `score` ranks metrics by how well they fit:
 an axis value said and matching counts most, one said and contradicted counts against, an
 axis the metric has but the sentence leaves open counts a little against (a sentence that
@@ -58,7 +59,6 @@ _STOP = frozenset(
         "this",
         "that",
         "than",
-        "each",
         "per",
         "s",
         "ms",
@@ -85,6 +85,9 @@ _PLAIN = re.compile(r"^\d+$")
 _LOAD_POINT = re.compile(r"c\d+")  # "c12": concurrency 12
 _N_REQUEST = re.compile(r"(?<!\d)(\d+)-(?:request|user|stream|client)s?")  # "12-request"
 _ONE = ("one", "single")
+# words that name an axis's value of 0 before the axis's word: "with no context", "without
+# context", "at zero context" (a context of 0 tokens; no other axis has a value of 0)
+_NONE = ("no", "zero", "without", "empty")
 
 
 @lru_cache(maxsize=1 << 14)  # a copy says the same words over and over
@@ -213,6 +216,8 @@ def said(texts: Sequence[str], picks: Iterable[int], runs: frozenset[str]) -> Sa
                 out.add("concurrency", str(int(number)), k)
         elif word in _ONE and after.startswith(_CONCURRENT):
             out.add("concurrency", "1", k)
+        elif word in _NONE and after.startswith("context"):
+            out.add("context", context_label(0).lower(), k)
         elif _LOAD_POINT.fullmatch(word):
             out.add("concurrency", word[1:], k)
         elif found := _N_REQUEST.fullmatch(word):
@@ -224,6 +229,26 @@ def said(texts: Sequence[str], picks: Iterable[int], runs: frozenset[str]) -> Sa
         else:  # "per-request", "inter-token": each part a word, as a title's are
             out.words |= _words(word)
     return out
+
+
+def across(
+    texts: Sequence[str], low: int, high: int, runs: frozenset[str]
+) -> tuple[str, tuple[str, str]] | None:
+    """The axis and its two values of "from 1 to 12 concurrent requests" or "from 1K to 4K"
+    (`low`, `high`: the tokens of the two numbers): the second names the axis, the first is a
+    value of the same axis or a bare number read as one. None when the second names no single
+    axis value, or the first names another axis."""
+    second = said(texts, [high], runs)
+    if len(second.axes) != 1:
+        return None
+    (axis, values), first = next(iter(second.axes.items())), said(texts, [low], runs)
+    if len(values) != 1 or axis not in ("context", "concurrency"):
+        return None
+    value = next(iter(first.axes[axis])) if set(first.axes) == {axis} else None
+    number = _plain(texts[low]).replace(",", "")
+    if value is None and not first.axes and _PLAIN.match(number):
+        value = str(int(number)) if axis == "concurrency" else context_label(int(number)).lower()
+    return None if value is None else (axis, (value, next(iter(values))))
 
 
 @lru_cache(maxsize=1 << 14)

@@ -8,6 +8,15 @@ two numbers written beside it ("3.5x ... (420 vs 120 tok/s)"). Then a number tha
 from its metric is a mismatch like any other; while some other number checks out against
 nothing, the difference is unverified, and the finding names that number.
 
+The reading is taken from the words alone, never chosen by which one the numbers fit. When a
+sentence's words fit two readings ("12 concurrent requests together produced 3.5x the output of
+a single request": the canonical runs, or the decode matrix at every context), the numbers
+jointly fitting one of them is strong evidence of what the writer measured, but not of what the
+sentence tells its reader: a reader takes the article's headline runs, for which it is wrong.
+Choosing by the values would also let a sentence whose loose words name one place and whose
+numbers come from another pass. So the words must say it ("with no context" names the context
+of 0), as they must for a reader; while they do not, the numbers stay unverified.
+
 Worst case: linear in the numbers: one pass groups them by sentence, keeping at most two per
 sentence that do not check out.
 """
