@@ -133,7 +133,9 @@ class _Header:
 
 def _in_order(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
     """The header at token `at` as one line of labels: the corner, then each column's label
-    (in any order), a unit in parentheses after it read as that column's."""
+    (in any order), a unit in parentheses after it read as that column's. A header that leaves
+    columns out (a copy that dropped them) is one only when it is a line of its own: its
+    corner first on its line, its last label last."""
     corner = _label_words(grid.corner)
     i = match_words(toks, at, corner) if corner else at
     if i is None:
@@ -149,13 +151,25 @@ def _in_order(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
             default=None,
         )
         if best is None:
-            return None
+            break
         k, i = best
         unit, i = _written_unit(toks, i)
         order.append((k, unit))
         places.append(_place(toks, label, i) if unit else None)
         del left[k]
+    if left and not (order and _own_line(toks, at, i)):
+        return None
     return _Header(at, i, tuple(order), places=tuple(places))
+
+
+def _own_line(toks: Sequence[Token], start: int, end: int) -> bool:
+    """Whether tokens `start` to `end` (exclusive) are a whole line."""
+    line = toks[start].line
+    return (
+        (start == 0 or toks[start - 1].line != line)
+        and toks[end - 1].line == line
+        and (end == len(toks) or toks[end].line != line)
+    )
 
 
 @lru_cache(maxsize=256)
