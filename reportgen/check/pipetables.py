@@ -144,7 +144,7 @@ def _heading(lines: Lines, k: int) -> str | None:
     return None
 
 
-def _is_title_line(text: str) -> bool:
+def is_title_line(text: str) -> bool:
     """A short line that ends no sentence and states no headline number."""
     bare = text.strip().rstrip(":").strip()
     words = _PARENS.sub(" ", bare).split()
@@ -221,7 +221,7 @@ def _named(
         if heading is not None:
             candidates.append(_Title(shape.table_for(heading), heading, k))
             break
-        if _is_title_line(text):
+        if is_title_line(text):
             candidates.append(_Title(_titled(shape, text), text.strip(), k))
         if seen >= _LOOK_UP:
             break
