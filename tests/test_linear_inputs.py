@@ -226,6 +226,25 @@ def test_tables_are_found_and_named_in_linear_time(make: Callable[[int], str]) -
     assert_linear(lambda text: reported_in_lines(text_lines(text), _measured_shape()), make)
 
 
+# Plain text's tables, read by every reader in turn: psql's delimiters, space-aligned headers
+# that drop columns, and title lines, each of which ends the table above it.
+PLAIN = {
+    "psql rows": _repeat("1 | 2\n", "concurrent | GuideLLM\n-----+-----\n"),
+    "a title line over each header": _repeat(
+        "Time to first token (ms, median)\n\nconcurrent   GuideLLM   AIPerf\n1   2   3\n\n"
+    ),
+    "headers with columns dropped": _repeat(
+        "GuideLLM, one row per load point\nconcurrent   failed   TTFT p99 (s)\n1   0   2\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("make", PLAIN.values(), ids=PLAIN.keys())
+def test_plain_text_tables_are_read_in_linear_time(make: Callable[[int], str]) -> None:
+    _measured_shape()
+    assert_linear(_check_read, make)
+
+
 @pytest.mark.parametrize(
     "unit", ["183 tok/s\n", "183 tok/s.\n", "3x faster than 2 s "], ids=["one", "many", "claims"]
 )

@@ -5,6 +5,8 @@ generators write:
 
 - pipe rows with a leading `|`, or GFM rows without one (`a | b`) under a `---|---` delimiter
   row, alignment colons and `\\|` (a pipe inside a cell) allowed; grid tables' `+---+` borders;
+- psql's rows without pipes at their ends under a `----+----` delimiter, MySQL's between
+  `+----+----+` borders;
 - blank lines, a note or a whole paragraph between its title and its rows.
 
 A table is named by its own title, never by a sentence that mentions another table's. Looking
@@ -99,8 +101,9 @@ def is_row(text: str) -> bool:
 
 
 def _is_delimiter(text: str) -> bool:
-    """A GFM delimiter row: dashes, alignment colons, spaces and at least one pipe."""
-    return "|" in text and "-" in text and not text.strip(" \t|:-")
+    """A delimiter row: dashes, alignment colons, spaces and at least one pipe (GFM), or dashes
+    joined by `+` (psql's `----+----`, MySQL's `+----+----+` borders)."""
+    return ("|" in text or "+" in text) and "-" in text and not text.strip(" \t|:+-")
 
 
 def _blocks(lines: Lines) -> Iterator[tuple[int, int]]:
@@ -143,7 +146,7 @@ def _heading(lines: Lines, k: int) -> str | None:
     return None
 
 
-def _is_title_line(text: str) -> bool:
+def is_title_line(text: str) -> bool:
     """A short line that ends no sentence and states no headline number."""
     bare = text.strip().rstrip(":").strip()
     words = _PARENS.sub(" ", bare).split()
@@ -223,7 +226,7 @@ def _named(
         if heading is not None:
             candidates.append(_Title(shape.table_for(heading), heading, k))
             break
-        if _is_title_line(text):
+        if is_title_line(text):
             candidates.append(_Title(_titled(shape, text), text.strip(), k))
         if seen >= _LOOK_UP:
             break
@@ -259,7 +262,7 @@ def find_tables(lines: Lines, shape: Shape) -> list[ParsedTable]:
         if not block:
             continue
         head = cells(block[0][1])
-        rows = tuple((n, cells(raw)) for n, raw in block[1:] if not re.fullmatch(r"[\s|:\-]+", raw))
+        rows = tuple((n, cells(raw)) for n, raw in block[1:] if not _is_delimiter(raw))
         tables.append(
             ParsedTable(
                 title.shape,

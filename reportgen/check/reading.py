@@ -36,7 +36,7 @@ def reported(lines: Lines, shape: Shape) -> list[Reported]:
     untied = [r for r in first if _untied(r)]
     toks = tokens(lines, in_pipes)
     rest = [t for t in shape.tables if t.id not in found_tables]
-    cells, spans = stream_tables(toks, rest)
+    cells, spans = stream_tables(toks, rest, [t.title for t in shape.tables])
     out += cells
     claimed = {(r.line, r.col) for r in out}
     free = [t for t in toks if (t.line, t.col) not in spans]

@@ -18,12 +18,14 @@ times, 50,000 words, takes about 1.5 s; it took 9 s before that check).
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from reportgen.check.pipetables import is_title_line
 from reportgen.check.published import UNITS, Lines, Reported, malformed, parse_number
 from reportgen.check.shape import Grid, TableShape, normalize
 
@@ -133,9 +135,12 @@ class _Header:
 
 def _in_order(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
     """The header at token `at` as one line of labels: the corner, then each column's label
-    (in any order), a unit in parentheses after it read as that column's."""
-    corner = _label_words(grid.corner)
-    i = match_words(toks, at, corner) if corner else at
+    (in any order), a unit in parentheses after it read as that column's. A header that leaves
+    columns out (a copy that dropped them) is one only when it is a line of its own: its
+    corner first on its line, its last label last."""
+    corners = _corners(grid.corner)
+    found = (match_words(toks, at, words) for words in corners)
+    i = next((end for end in found if end is not None), None) if corners else at
     if i is None:
         return None
     order: list[tuple[int, str | None]] = []
@@ -149,13 +154,34 @@ def _in_order(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
             default=None,
         )
         if best is None:
-            return None
+            break
         k, i = best
         unit, i = _written_unit(toks, i)
         order.append((k, unit))
         places.append(_place(toks, label, i) if unit else None)
         del left[k]
+    if left and not (order and _own_line(toks, at, i)):
+        return None
     return _Header(at, i, tuple(order), places=tuple(places))
+
+
+@lru_cache(maxsize=256)
+def _corners(corner: str) -> tuple[tuple[str, ...], ...]:
+    """The words a header's corner may be written as: all of them, or, for a corner that names
+    both axes ('context \\ concurrent'), the rows' axis alone ('context')."""
+    rows, _, columns = corner.partition("\\")
+    words = [_label_words(corner), *([_label_words(rows)] if columns.strip() else [])]
+    return tuple(w for w in words if w)
+
+
+def _own_line(toks: Sequence[Token], start: int, end: int) -> bool:
+    """Whether tokens `start` to `end` (exclusive) are a whole line."""
+    line = toks[start].line
+    return (
+        (start == 0 or toks[start - 1].line != line)
+        and toks[end - 1].line == line
+        and (end == len(toks) or toks[end].line != line)
+    )
 
 
 @lru_cache(maxsize=256)
@@ -183,16 +209,23 @@ def _stacked(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
 
 
 def _cells(
-    toks: Sequence[Token], at: int, shape: TableShape, grid: Grid, head: _Header, row: int
+    toks: Sequence[Token],
+    at: int,
+    shape: TableShape,
+    grid: Grid,
+    head: _Header,
+    row: int,
+    limit: int,
 ) -> Iterator[Reported | int]:
-    """The Reported numbers of one row starting at token `at`, then the token after the row."""
+    """The Reported numbers of one row starting at token `at` (none at or after `limit`), then
+    the token after the row."""
     label, kinds = grid.rows[row]
     i = at
     for j, (k, unit) in enumerate(head.columns):
         column = grid.columns[k]
-        while i < len(toks) and _MARK.match(toks[i].text):
+        while i < limit and _MARK.match(toks[i].text):
             i += 1
-        if i >= len(toks):
+        if i >= limit:
             break
         number, size, _ = kinds[k]
         if not number:  # a cell of words: as many tokens as the built one
@@ -236,29 +269,37 @@ def _cells(
     yield i
 
 
-def _read_at(toks: Sequence[Token], at: int, shape: TableShape, grid: Grid) -> list[Reported]:
-    """The table's numbers when its title ends at token `at` (its header within 80 tokens)."""
+def _read_at(
+    toks: Sequence[Token], at: int, shape: TableShape, grid: Grid, limit: int
+) -> list[Reported]:
+    """The table's numbers when its title ends at token `at`: its header within 80 tokens, it
+    and its rows before token `limit` (the next table's title line)."""
     caption_unit, end = _written_unit(toks, at)
     unit_at = _place(toks, at, end) if caption_unit else None
     head = None
     labels = frozenset(_header_words(grid))
-    for start in range(at, min(at + 80, len(toks))):  # the table's note may come first
+    for start in range(at, min(at + 80, limit)):  # the table's note may come first
         if not _may_start(toks, start, labels):
             continue  # most starts end here
         head = _in_order(toks, start, grid) or _stacked(toks, start, grid)
-        if head is not None:
+        if head is not None and head.end <= limit:
             break
+        head = None
     if head is None:
-        return _bare(toks, at, shape, grid)
-    return _rows(toks, replace(head, unit=caption_unit, unit_at=unit_at), shape, grid)
+        return _bare(toks, at, shape, grid, limit)
+    return _rows(toks, replace(head, unit=caption_unit, unit_at=unit_at), shape, grid, limit)
 
 
-def _rows(toks: Sequence[Token], head: _Header, shape: TableShape, grid: Grid) -> list[Reported]:
+def _rows(
+    toks: Sequence[Token], head: _Header, shape: TableShape, grid: Grid, limit: int
+) -> list[Reported]:
     out: list[Reported] = []
     i, left = head.end, dict(enumerate(_label_words(label) for label, _ in grid.rows))
     while left:
-        while i < len(toks) and _MARK.match(toks[i].text):
+        while i < limit and _MARK.match(toks[i].text):
             i += 1
+        if i >= limit:
+            break
         hit = max(
             ((r, end) for r, words in left.items() if (end := match_words(toks, i, words))),
             key=lambda h: h[1],
@@ -268,7 +309,7 @@ def _rows(toks: Sequence[Token], head: _Header, shape: TableShape, grid: Grid) -
             break
         row, end = hit
         del left[row]
-        for item in _cells(toks, end, shape, grid, head, row):
+        for item in _cells(toks, end, shape, grid, head, row, limit):
             if isinstance(item, int):
                 i = item
             else:
@@ -276,9 +317,11 @@ def _rows(toks: Sequence[Token], head: _Header, shape: TableShape, grid: Grid) -
     return out
 
 
-def _bare(toks: Sequence[Token], at: int, shape: TableShape, grid: Grid) -> list[Reported]:
+def _bare(
+    toks: Sequence[Token], at: int, shape: TableShape, grid: Grid, limit: int
+) -> list[Reported]:
     """The table's rows when its header cannot be read (PDF text that keeps a stacked header's
-    words elsewhere): within 80 tokens, the columns in the built order."""
+    words elsewhere): within 80 tokens and before `limit`, the columns in the built order."""
     columns = tuple((k, None) for k in range(len(grid.columns)))
     built = {
         (label, grid.columns[k]): decimals
@@ -287,10 +330,10 @@ def _bare(toks: Sequence[Token], at: int, shape: TableShape, grid: Grid) -> list
         if number
     }
     firsts = {words[0] if words else "" for words in map(_label_words, (r for r, _ in grid.rows))}
-    for start in range(at, min(at + 80, len(toks))):
+    for start in range(at, min(at + 80, limit)):
         if "" not in firsts and _first_word(toks, start) not in firsts:
             continue  # no row label starts here (most starts end here)
-        found = _rows(toks, _Header(start, start, columns), shape, grid)
+        found = _rows(toks, _Header(start, start, columns), shape, grid, limit)
         # Without a header to go by, numbers are this table's only when every cell is there,
         # each written as the built table writes it (a chart's axis ticks are not).
         if len(found) == len(built) and all(
@@ -325,15 +368,34 @@ def _first_word(toks: Sequence[Token], at: int) -> str:
     return toks[at].words[0] if at < len(toks) else ""
 
 
+def _title_lines(toks: Sequence[Token], titles: Sequence[str]) -> list[int]:
+    """The token indices, in order, where a line that is a table's title line starts: the
+    title first on a short line that ends no sentence ("Time to first token (s, median)")."""
+    texts: dict[int, list[str]] = {}
+    for t in toks:
+        texts.setdefault(t.line, []).append(t.text)
+    wanted = [tuple(normalize(title).split()) for title in titles]
+    starts = []
+    for i, t in enumerate(toks):
+        if i and toks[i - 1].line == t.line:
+            continue
+        named = any(words and match_words(toks, i, words) is not None for words in wanted)
+        if named and is_title_line(" ".join(texts[t.line])):
+            starts.append(i)
+    return starts
+
+
 def stream_tables(
-    toks: Sequence[Token], shapes: Sequence[TableShape]
+    toks: Sequence[Token], shapes: Sequence[TableShape], titles: Sequence[str] = ()
 ) -> tuple[list[Reported], set[tuple[int, int]]]:
     """The numbers of each table in `shapes` found in the token stream: at the occurrence of its
     title that reads the most cells; and the places of every token from each table's title to
-    its last cell (its header's numbers are no prose)."""
+    its last cell (its header's numbers are no prose). A table's header and rows end at the
+    next title line of a table in `shapes` or `titles` (the article's other tables)."""
     out: list[Reported] = []
     spans: set[tuple[int, int]] = set()
     where = {(t.line, t.col): i for i, t in enumerate(toks)}
+    stops = _title_lines(toks, [*titles, *(s.title for s in shapes)])
     for shape in shapes:
         if shape.grid is None:
             continue
@@ -344,7 +406,9 @@ def stream_tables(
             if toks[at].words and toks[at].words[0] == title[0]:
                 end = match_words(toks, at, title)
                 if end is not None:
-                    found = _read_at(toks, end, shape, shape.grid)
+                    stop = bisect.bisect_left(stops, end)
+                    limit = stops[stop] if stop < len(stops) else len(toks)
+                    found = _read_at(toks, end, shape, shape.grid, limit)
                     # the most cells; of those, the title nearest its table
                     gap = found[0].line - toks[end - 1].line if found else 0
                     if (len(found), -gap) > best[:2]:
