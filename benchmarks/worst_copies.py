@@ -147,9 +147,17 @@ COPIES: dict[str, tuple[Text, str, str]] = {  # name: (the copy, its suffix, the
 
 
 def _page_of_words() -> str:
-    """A page at the byte cap of one paragraph of words: parsed, then refused by its text."""
+    """A page at the byte cap of one paragraph of words: refused by the loose count of its words
+    before it is parsed (`sources._words_before_parsing`)."""
     head = "<!doctype html><p>"
     return head + _fill("the quick brown fox ", (cap_bytes("published") - len(head) - 4) // 20)
+
+
+def _page_at_loose_words() -> str:
+    """A page of one paragraph just within the loose count (4 times the words cap): parsed into
+    its tree, then refused by the words cap. The most a page's tree holds."""
+    head = "<!doctype html><p>"
+    return head + _fill("the quick brown fox ", cap_count("words") - 1)  # 4 words each
 
 
 def _lines_at_byte_cap() -> str:
@@ -160,6 +168,7 @@ def _lines_at_byte_cap() -> str:
 # Copies at the byte cap that a count cap refuses: what reading costs before the refusal.
 PAST_CAPS: dict[str, tuple[Callable[[], str], str]] = {
     "page of words (refused)": (_page_of_words, ".html"),
+    "page of words parsed (refused)": (_page_at_loose_words, ".html"),
     "empty lines (refused)": (_lines_at_byte_cap, ".md"),
 }
 

@@ -156,6 +156,23 @@ def test_a_page_of_many_tags_is_refused_before_it_is_parsed(
     assert _refusal(path).startswith(f"{path}:301:1 /: the copy holds 401 HTML tags;")
 
 
+def test_a_page_of_many_words_is_refused_before_it_is_parsed(
+    tmp_path: Path, small_caps: None
+) -> None:
+    """The page's tree costs hundreds of bytes a word: a page of far more words than the cap is
+    refused by a loose count between its tags (4 times the cap), before it is parsed, at the
+    line of the first word past it; one within that count is parsed and refused by the cap."""
+    path = tmp_path / "page.html"
+    path.write_text("<!doctype html>\n<p>" + "many words here\n" * 600 + "</p>")
+    assert _refusal(path).startswith(
+        f"{path}:535:1 /: the copy holds more than 1,600 words; check reads at most 400:"
+    )
+    path.write_text("<!doctype html>\n<p>" + "many words here\n" * 200 + "</p>")
+    assert "the copy holds more than 400 words; check reads at most 400" in _refusal(path)
+    path.write_text("<!doctype html>\n<p a=b>" + "a < b and c\n" * 50 + "</p>")
+    assert len(read_published(path).lines) > 0  # 250 words: a `<` that opens no tag is text
+
+
 def test_a_count_cap_that_is_not_a_count_is_one_clear_error() -> None:
     with pytest.raises(InputError) as raised:
         check_caps({"REPORTGEN_MAX_PUBLISHED_WORDS": "1e9", "REPORTGEN_MAX_PUBLISHED_TAGS": "-1"})

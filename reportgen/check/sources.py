@@ -76,6 +76,7 @@ def read_published(
         if tags > cap_count("tags"):
             line = _line_of_nth(text, "<", cap_count("tags") + 1)
             raise _refuse(label, _over("tags", f"{tags:,}"), line)
+        _words_before_parsing(label, text)
         page = read_html(text, beside(path))
         return _capped(PublishedText(label, "html", page.lines, page))
     if len(text) > cap_count("chars"):  # refused before it is split into lines
@@ -89,6 +90,33 @@ def read_published(
 # restarts inside a run it has scanned.
 _NUMBER = re.compile(r"(?<![\w.,])[0-9]")
 _WORD = re.compile(r"\S+")
+
+
+# The page's tree holds each word it reads with its place (about 560 bytes a word), so the
+# words cap is first applied, loosely, before the page is parsed: the words outside its tags,
+# scripts and styles counted too, may be `_RAW_WORDS` times the cap. An 8 MiB page of words
+# took 900 MB to be refused after parsing; this refuses it before, and a page that passes holds
+# at most that many words (about 110 MB of tree at the default cap).
+_RAW_WORDS = 4
+
+
+def _words_before_parsing(label: str, text: str) -> None:
+    """`InputError` when the text between `text`'s tags holds more than `_RAW_WORDS` times the
+    words cap. One pass: each piece after a `<` is read from its first `>` (all of it when it
+    has none, as the parser reads a `<` that opens no tag)."""
+    cap = _RAW_WORDS * cap_count("words")
+    seen, line = 0, 1
+    for k, piece in enumerate(text.split("<")):
+        tag, closed, body = piece.partition(">")
+        if not k or not closed:
+            body = piece
+        start = len(piece) - len(body)
+        for found in _WORD.finditer(body):
+            seen += 1
+            if seen > cap:
+                at = line + piece.count("\n", 0, start + found.start())
+                raise _refuse(label, _over("words", f"more than {cap:,}"), at)
+        line += piece.count("\n")
 
 
 def _over(name: Count, held: str) -> str:
