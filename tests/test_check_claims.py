@@ -4,29 +4,18 @@ metric. Every expected number is computed here from the article's metrics."""
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import pytest
+from helpers_articles import MEASURED, PAITON
+from helpers_articles import built_article as _article
 from helpers_claims import half_up
 
-from reportgen.article.build import Built, render_article
 from reportgen.check.claimwords import sentences
-from reportgen.check.compare import article_shape, check_published
+from reportgen.check.compare import check_published
 from reportgen.check.labels import metrics_shown, said, stem
 from reportgen.check.result import Item, expected_numbers
-from reportgen.check.shape import Shape
 from reportgen.check.stream import tokens
-
-ROOT = Path(__file__).resolve().parents[1]
-PAITON = ROOT / "runs" / "paiton-kimi-k3.1-pro"
-MEASURED = ROOT / "runs" / "tiny-llamacpp-two-tools"
-
-
-@functools.cache
-def _article(folder: Path) -> tuple[Built, Shape]:
-    built = render_article(folder, {}, charts=False)
-    return built, article_shape(built, built.html)
 
 
 def _value(folder: Path, metric: str) -> float:

@@ -14,34 +14,23 @@ Every number here is computed from the built metrics; none is typed.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers_articles import MEASURED, PAITON
+from helpers_articles import built_article as _article
 from helpers_claims import half_up
 from test_check_mutations import _measured_copy
 from test_linear_inputs import assert_linear
 
-from reportgen.article.build import Built, render_article
 from reportgen.check.align import in_shared_sentences
-from reportgen.check.compare import article_shape, check_article, check_published
+from reportgen.check.compare import check_article, check_published
 from reportgen.check.published import Reported, text_lines
 from reportgen.check.reading import reported
 from reportgen.check.result import Item, expected_numbers
-from reportgen.check.shape import Shape
 from reportgen.check.together import derived_problem
 from reportgen.metrics.display import display_for, format_number
-
-ROOT = Path(__file__).resolve().parents[1]
-PAITON = ROOT / "runs" / "paiton-kimi-k3.1-pro"
-MEASURED = ROOT / "runs" / "tiny-llamacpp-two-tools"
-
-
-@functools.cache
-def _article(folder: Path) -> tuple[Built, Shape]:
-    built = render_article(folder, {}, charts=False)
-    return built, article_shape(built, built.html)
 
 
 def _text(folder: Path) -> str:

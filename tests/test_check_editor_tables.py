@@ -18,31 +18,21 @@ none is typed here.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
+from helpers_articles import MEASURED, PAITON, Table, table_of
+from helpers_articles import built_article as _article
 
-from reportgen.article.build import Built, render_article
 from reportgen.article.prose import Resolver, plain, tool_versions
-from reportgen.check.compare import article_shape, check_published
+from reportgen.check.compare import check_published
 from reportgen.check.result import Item, expected_numbers
-from reportgen.check.shape import Shape, html_text
 from reportgen.metrics.display import Display, format_number, shown_text, unit_factor
 
-ROOT = Path(__file__).resolve().parents[1]
-PAITON = ROOT / "runs" / "paiton-kimi-k3.1-pro"
-MEASURED = ROOT / "runs" / "tiny-llamacpp-two-tools"
 ARTICLES = {"paiton": PAITON, "measured": MEASURED}
-
-
-@functools.cache
-def _article(folder: Path) -> tuple[Built, Shape]:
-    built = render_article(folder, {}, charts=False)
-    return built, article_shape(built, built.html)
 
 
 def _items(
@@ -66,39 +56,9 @@ def _errors(folder: Path, text: str, *, html: bool = False) -> list[tuple[str, i
 # --- the built article's tables and key numbers, as a copy writes them ---------------------
 
 
-@dataclass(frozen=True)
-class Table:
-    """A built table as text: its title (and unit words), header and rows of cell texts."""
-
-    id: str
-    title: str
-    header: tuple[str, ...]  # the corner, then the columns
-    rows: tuple[tuple[str, tuple[str, ...]], ...]
-    metrics: dict[tuple[str, str], str] = field(hash=False, compare=False)
-
-    def column(self, k: int) -> tuple[str, ...]:
-        return tuple(cells[k] for _, cells in self.rows)
-
-
 def _tables(folder: Path) -> list[Table]:
     built, _ = _article(folder)
-    out = []
-    for view in built.tables:
-        if not view.decl.published:
-            continue
-        title = f"{view.title} {view.decl.unit_words}".strip()
-        rows = tuple(
-            (label, tuple(" ".join(html_text(c.html).split()) for c in cells))
-            for label, cells in view.rows
-        )
-        metrics = {
-            (label, col): c.metric
-            for label, cells in view.rows
-            for col, c in zip(view.columns, cells, strict=True)
-            if c.metric
-        }
-        out.append(Table(view.id, title, (view.corner, *view.columns), rows, metrics))
-    return out
+    return [table_of(view) for view in built.tables if view.decl.published]
 
 
 def _key_numbers(folder: Path) -> list[tuple[str, str]]:

@@ -8,53 +8,19 @@ tables' numbers are declared omitted, so a true post has nothing to report. No n
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers_articles import MEASURED, PAITON, Table, table_of
+from helpers_articles import built_article as _article
 
-from reportgen.article.build import Built, render_article
-from reportgen.check.compare import article_shape, check_published
+from reportgen.check.compare import check_published
 from reportgen.check.result import Item, expected_numbers
-from reportgen.check.shape import Shape, html_text
-
-ROOT = Path(__file__).resolve().parents[1]
-PAITON = ROOT / "runs" / "paiton-kimi-k3.1-pro"
-MEASURED = ROOT / "runs" / "tiny-llamacpp-two-tools"
-
-
-@functools.cache
-def _article(folder: Path) -> tuple[Built, Shape]:
-    built = render_article(folder, {}, charts=False)
-    return built, article_shape(built, built.html)
-
-
-@dataclass(frozen=True)
-class Table:
-    id: str
-    title: str  # with its unit words: "Decode throughput, all requests together (output tok/s)"
-    corner: str
-    columns: tuple[str, ...]
-    rows: tuple[tuple[str, tuple[str, ...]], ...]
-    metrics: dict[tuple[str, str], str]
 
 
 def _table(folder: Path, table_id: str) -> Table:
     built, _ = _article(folder)
-    view = next(v for v in built.tables if v.id == table_id)
-    rows = tuple(
-        (label, tuple(" ".join(html_text(c.html).split()) for c in cells))
-        for label, cells in view.rows
-    )
-    metrics = {
-        (label, col): c.metric
-        for label, cells in view.rows
-        for col, c in zip(view.columns, cells, strict=True)
-        if c.metric
-    }
-    title = f"{view.title} {view.decl.unit_words}".strip()
-    return Table(view.id, title, view.corner, tuple(view.columns), rows, metrics)
+    return table_of(next(v for v in built.tables if v.id == table_id))
 
 
 def _items(folder: Path, text: str, shown: set[str]) -> list[Item]:

@@ -52,7 +52,7 @@ class Complex:
     """A selector without its pseudo-element: compounds left to right, each with the combinator
     before it, and one memo key per part."""
 
-    parts: list[tuple[str, list[Test]]]
+    parts: list[tuple[str, list[Part]]]
     keys: list[int] = field(default_factory=list)
     index_key: str = "*"  # the rightmost compound's id, class or name: where to look it up
     needs: frozenset[str] = frozenset()  # keys some ancestor of a match must have
@@ -82,7 +82,7 @@ class Matcher:
         combinator, tests = s.parts[i]
         value = YES
         for test in tests:
-            found = test.run(self, el) if test.__class__ is _Nested else test(el)
+            found = test.run(self, el) if isinstance(test, _Nested) else test(el)
             if found == NO:
                 value = NO
                 break
@@ -156,8 +156,8 @@ class _Nested:
                 break
         return not3(value) if self.negate else value
 
-    def __call__(self, el: Node) -> int:  # never called: `Matcher._m` calls `run`
-        raise NotImplementedError
+
+Part = Test | _Nested  # a nested selector list is matched by the matcher itself
 
 
 def _attribute(a: sel.AttributeSelector) -> Test:
@@ -242,8 +242,8 @@ def _class(value: str) -> Test:
     return lambda el: YES if value in el.classes else NO
 
 
-def _compound(compound: sel.CompoundSelector) -> list[Test]:
-    tests: list[Test] = []
+def _compound(compound: sel.CompoundSelector) -> list[Part]:
+    tests: list[Part] = []
     for s in compound.simple_selectors:
         if isinstance(s, sel.LocalNameSelector):
             tests.append(_named(str(s.lower_local_name)))
@@ -282,7 +282,7 @@ def _functional(s: sel.FunctionalPseudoClassSelector) -> Test:
 
 def complex_selector(tree: object) -> Complex:
     """A parsed cssselect2 selector tree as compounds with combinators."""
-    parts: list[tuple[str, list[Test]]] = []
+    parts: list[tuple[str, list[Part]]] = []
     compounds: list[sel.CompoundSelector] = []
     node = tree
     while isinstance(node, sel.CombinedSelector):
