@@ -1,9 +1,11 @@
 """The two bundled articles, built once per test session, and their tables as a copy shows them:
-the article to check copies of, and the cell texts to write those copies from (never typed)."""
+the article to check copies of, its page and a plain paste of it, and the cell texts to write
+copies from (never typed)."""
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +24,26 @@ def built_article(folder: Path) -> tuple[Built, Shape]:
     """The article of `folder` built in memory (no charts), and what copies are matched with."""
     built = render_article(folder, {}, charts=False)
     return built, article_shape(built, built.html)
+
+
+@functools.cache
+def built_page(folder: Path) -> str:
+    """The article's page as `reportgen build` writes it (index.html is the rendered `html`, as
+    is), dated at SOURCE_DATE_EPOCH 0: rendered without the PDF, which a reader of it needs not."""
+    return render_article(folder, {"SOURCE_DATE_EPOCH": "0"}).html
+
+
+@functools.cache
+def plain_copy(folder: Path) -> str:
+    """The article's page as a plain paste gives it: tags gone, cells tab-separated. (The same
+    paste as test_check_mutations.py's own, which issue 23 holds unchanged.)"""
+    text = re.sub(r"(?s)<(script|style|svg|head)\b.*?</\1>", "", built_page(folder))
+    text = re.sub(r"<(br|/p|/h\d|/li|/tr|/div|/caption|/figcaption|/dt|/dd)\b[^>]*>", "\n", text)
+    text = re.sub(r"</t[dh]>", "\t", text)
+    text = re.sub(r"<[^>]+>", "", text)
+    text = text.replace("&amp;", "&").replace("&#39;", "'").replace("&quot;", '"')
+    text = text.replace("&lt;", "<").replace("&gt;", ">")
+    return "\n".join(line.strip() for line in text.split("\n") if line.strip()) + "\n"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from reportgen.article.build import build, render_article, render_outputs
+from reportgen.article.build import Built, build, render_article, render_outputs
 from reportgen.cli.main import main
 from reportgen.errors import InputError
 from reportgen.metrics.display import parse_display_attr, shown_text
@@ -32,8 +32,15 @@ ARTICLES = {
 
 
 @pytest.fixture(scope="module")
-def outputs() -> dict[str, dict[str, bytes]]:
-    return {name: render_outputs(render_article(folder, {})) for name, folder in ARTICLES.items()}
+def rendered() -> dict[str, Built]:
+    """Each article rendered in memory: `build` writes its `html` as index.html."""
+    return {name: render_article(folder, {}) for name, folder in ARTICLES.items()}
+
+
+@pytest.fixture(scope="module")
+def outputs(rendered: dict[str, Built]) -> dict[str, dict[str, bytes]]:
+    """Each article's output files, its PDF included."""
+    return {name: render_outputs(built) for name, built in rendered.items()}
 
 
 class _Numbers(HTMLParser):
@@ -85,10 +92,8 @@ def _parsed(html: str) -> _Numbers:
 
 
 @pytest.mark.parametrize("name", sorted(ARTICLES))
-def test_golden_html(
-    name: str, outputs: dict[str, dict[str, bytes]], request: pytest.FixtureRequest
-) -> None:
-    html = outputs[name]["index.html"].decode("utf-8")
+def test_golden_html(name: str, rendered: dict[str, Built], request: pytest.FixtureRequest) -> None:
+    html = rendered[name].html
     golden = GOLDEN / f"{name}.html"
     if request.config.getoption("--update-golden"):
         golden.write_text(html, encoding="utf-8")
@@ -103,10 +108,10 @@ def test_golden_html(
 
 
 @pytest.mark.parametrize("name", sorted(ARTICLES))
-def test_every_number_carries_its_metric(name: str, outputs: dict[str, dict[str, bytes]]) -> None:
-    built = render_article(ARTICLES[name], {})
+def test_every_number_carries_its_metric(name: str, rendered: dict[str, Built]) -> None:
+    built = rendered[name]
     by_id = built.metrics.by_id()
-    parsed = _parsed(outputs[name]["index.html"].decode("utf-8"))
+    parsed = _parsed(built.html)
     numbers = parsed.found
     assert numbers
     for (metric, full, text, _), how in zip(numbers, parsed.displays, strict=True):
@@ -122,8 +127,8 @@ def test_every_number_carries_its_metric(name: str, outputs: dict[str, dict[str,
         assert len(spans) == len(cells)
 
 
-def test_small_article_tables_follow_the_data(outputs: dict[str, dict[str, bytes]]) -> None:
-    html = outputs["small"]["index.html"].decode("utf-8")
+def test_small_article_tables_follow_the_data(rendered: dict[str, Built]) -> None:
+    html = rendered["small"].html
     head = re.search(r'data-table="decode-aggregate".*?<thead>(.*?)</thead>', html, re.S)
     assert head is not None
     assert re.findall(r"<th scope=\"col\">([^<]*)</th>", head.group(1)) == ["1", "4", "32"]
@@ -134,8 +139,8 @@ def test_small_article_tables_follow_the_data(outputs: dict[str, dict[str, bytes
     assert 'id="reconstructed-notice"' not in html
 
 
-def test_reconstructed_notice_names_the_files(outputs: dict[str, dict[str, bytes]]) -> None:
-    html = outputs["paiton-kimi-k3.1-pro"]["index.html"].decode("utf-8")
+def test_reconstructed_notice_names_the_files(rendered: dict[str, Built]) -> None:
+    html = rendered["paiton-kimi-k3.1-pro"].html
     notice = html[html.index('id="reconstructed-notice"') :]
     notice = notice[: notice.index("</aside>")]
     for name in ("canonical-single.json", "canonical-16.json", "matrix.json"):
@@ -146,7 +151,7 @@ def test_reconstructed_notice_names_the_files(outputs: dict[str, dict[str, bytes
 
 @pytest.mark.parametrize("name", sorted(ARTICLES))
 def test_pdf_has_every_table_number(
-    name: str, outputs: dict[str, dict[str, bytes]], tmp_path: Path
+    name: str, rendered: dict[str, Built], outputs: dict[str, dict[str, bytes]], tmp_path: Path
 ) -> None:
     pdf = outputs[name]["article.pdf"]
     assert pdf.startswith(b"%PDF-")
@@ -156,7 +161,7 @@ def test_pdf_has_every_table_number(
     assert 2 <= len(reader.pages) <= 12
     text = "\n".join(page.extract_text() for page in reader.pages)
     flat = re.sub(r"\s+", " ", text)
-    for view in render_article(ARTICLES[name], {}).tables:
+    for view in rendered[name].tables:
         assert view.title in flat
         for label, cells in view.rows:
             assert label in flat

@@ -18,10 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers_articles import MEASURED, PAITON
+from helpers_articles import MEASURED, PAITON, plain_copy
 from helpers_articles import built_article as _article
 from helpers_claims import half_up
-from test_check_mutations import _measured_copy
 from test_linear_inputs import assert_linear
 
 from reportgen.check.align import in_shared_sentences
@@ -36,7 +35,7 @@ from reportgen.metrics.display import display_for, format_number
 def _text(folder: Path) -> str:
     if folder == PAITON:
         return (PAITON / "published" / "paiton-kimi-k3.1-pro.txt").read_text("utf-8")
-    return _measured_copy()
+    return plain_copy(MEASURED)
 
 
 def _v(folder: Path, metric: str, factor: float = 1.0) -> str:

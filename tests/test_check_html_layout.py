@@ -13,15 +13,13 @@ and each changed cell must be caught at its own line. No number is typed.
 
 from __future__ import annotations
 
-import functools
 import re
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers_articles import built_page
 
-from reportgen.article.build import build
 from reportgen.check.compare import check_article
 from reportgen.check.htmltext import html_lines
 
@@ -36,11 +34,9 @@ CELL = re.compile(r'<td>(<span class="num"[^>]*>)(\d+\.\d+)</span></td>')
 DECIMAL = re.compile(r"<td>(?:<[^>]+>)*(\d+\.\d+)")  # a decimal cell, in whatever markup
 
 
-@functools.cache
 def _page() -> str:
-    with tempfile.TemporaryDirectory() as out:
-        build(MEASURED, Path(out), environ={"SOURCE_DATE_EPOCH": "0"})
-        return (Path(out) / MEASURED.name / "index.html").read_text(encoding="utf-8")
+    """The measured article's page as `reportgen build` writes it."""
+    return built_page(MEASURED)
 
 
 def _errors(folder: Path, text: str) -> list[tuple[int, int, str, str]]:

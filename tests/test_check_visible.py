@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import functools
 import re
-import tempfile
 from pathlib import Path
 
 import pytest
+from helpers_articles import built_page
 
-from reportgen.article.build import Built, build, render_article
+from reportgen.article.build import Built, render_article
 from reportgen.check.compare import article_shape, check_article, check_published
 from reportgen.check.result import Item, Shown, SourceResult, expected_numbers
 from reportgen.check.shape import Shape
@@ -38,12 +38,9 @@ def _article() -> tuple[Built, Shape, tuple[Shown, ...]]:
     return built, article_shape(built, built.html), expected
 
 
-@functools.cache
 def _page() -> str:
     """The measured article's page as `reportgen build` writes it."""
-    with tempfile.TemporaryDirectory() as out:
-        build(MEASURED, Path(out), environ={"SOURCE_DATE_EPOCH": "0"})
-        return (Path(out) / MEASURED.name / "index.html").read_text(encoding="utf-8")
+    return built_page(MEASURED)
 
 
 def check(folder: Path, text: str, files: dict[str, str] | None = None) -> SourceResult:
