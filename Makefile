@@ -1,6 +1,7 @@
 # One entry point for people and CI. `make report` builds the bundled article;
 # `make test` runs every check (ruff, mypy, pytest). Both set up what they need on a fresh
 # machine: the virtualenv, and the Debian packages named below when they are missing.
+# `make test-fast` runs the unit tests alone, for the edit-run loop: no root, Chromium or WeasyPrint.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -40,7 +41,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: report test lint bench bench-build check limits realtools clean report-packages test-packages
+.PHONY: report test test-fast lint bench bench-build check limits realtools clean report-packages test-packages
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -65,9 +66,21 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check reportgen tests benchmarks conftest.py
 	$(BIN)/mypy
 
+# pytest keeps the test modules it compiles (their asserts rewritten) in __pycache__, as Python
+# keeps reportgen's: on a machine with PYTHONDONTWRITEBYTECODE set, every run and every worker
+# would compile them all again, half of what collecting the tests costs.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
+
 # The suite on every core; `$(BIN)/pytest tests/test_x.py` runs a part of it in one process.
 test: test-packages lint
-	$(BIN)/pytest -n auto
+	$(PYTEST) -n auto
+
+# The unit tests on every core, in about 20 s: the tests marked pdf, browser, process or slow
+# (pyproject.toml) are left out, and an unmarked test that imports WeasyPrint or Playwright or
+# starts a program fails (conftest.py). No Debian package, no root: the edit-run loop.
+# `$(BIN)/pytest --fast tests/test_x.py` runs the fast part of one file.
+test-fast: $(STAMP)
+	$(PYTEST) --fast -n auto
 
 # One table: each figure, its goal, pass/fail, and REGRESSED (red) when more than 10% worse
 # than benchmarks/recorded.json. `$(BIN)/python benchmarks/run.py --quick` for a short run.

@@ -1,8 +1,42 @@
-"""Repository-wide pytest options."""
+"""Repository-wide pytest options, and the fast lane (`pytest --fast`, `make test-fast`).
+
+A test that needs more than this process is marked with what it needs (pyproject.toml registers
+the marks): `pdf` (renders a PDF with WeasyPrint, or reads one with poppler's tools or check's
+pypdf child), `browser` (opens a page in headless Chromium), `process` (starts a program, such
+as a fresh `reportgen build`, or works through a forked worker) and `slow` (seconds of CPU on its
+own: timing tests that grow their input until the curve shows, long reconstructions). `make
+test` runs every test. `--fast` runs only the unmarked ones, for the edit-run loop, and keeps
+that lane honest (`FastLane`): an unmarked test that imports WeasyPrint or Playwright (itself, or
+in a worker it forks, which inherits the refusal) or starts a program fails, named, with the
+mark it needs, however the code under test handles the refusal.
+"""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Generator, Sequence
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+from typing import Any
+
 import pytest
+
+pytest_plugins = ["pytester"]  # tests/test_fast_lane.py runs the fast lane on files of its own
+
+# What each mark says a test needs; any of them keeps the test out of the fast lane.
+NEEDS = ("pdf", "browser", "process", "slow")
+# Packages the fast lane refuses to import, and the mark a test that needs one takes.
+PACKAGES = {"weasyprint": "pdf", "playwright": "browser"}
+# Programs and the mark a test that starts one takes; any other program is `process`.
+PROGRAMS = {"pdftotext": "pdf", "pdftoppm": "pdf", "chromium": "browser"}
+# Marks given here rather than in the file: tests/test_check_mutations.py is held unchanged (issue
+# 23: it guards the refactor of check's readers). It builds the measured article, PDF included.
+MARKED_HERE = {"test_check_mutations.py": ("pdf",)}
+# Started by libraries on their own, not by the test: matplotlib lists the machine's fonts once,
+# when it builds its font cache on a fresh machine.
+ALLOWED = frozenset({"fc-list"})
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -12,3 +46,139 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="rewrite the golden files under tests/golden/ from the current output",
     )
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        default=False,
+        help=f"the fast lane: run only tests marked none of {', '.join(NEEDS)}, and fail any of "
+        "them that imports WeasyPrint or Playwright or starts a program",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--fast"):
+        config.pluginmanager.register(FastLane(), "fastlane")
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    for mark in MARKED_HERE.get(item.path.name, ()):
+        item.add_marker(mark)
+
+
+def _marked(item: pytest.Item) -> bool:
+    return any(item.get_closest_marker(need) for need in NEEDS)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules with a marked test run first, each module's tests together: `pytest -n auto`
+    starts the long tests while there is other work for the second core, instead of ending on
+    one of them alone. A test's module stays whole, so its module fixtures are made once."""
+    heavy = {getattr(item, "module", None) for item in items if _marked(item)}
+    items.sort(key=lambda item: getattr(item, "module", None) not in heavy)
+
+
+class Refused(ImportError):
+    """What the fast lane raises where an unmarked test reaches past this process."""
+
+
+def _argv(args: Any) -> list[str]:
+    """The words of a `subprocess.Popen(args)` command (split at spaces when it is a string)."""
+    if isinstance(args, (str, bytes, os.PathLike)):
+        return os.fsdecode(args).split()
+    return [os.fsdecode(a) for a in args]
+
+
+class FastLane:
+    """`--fast`: deselects every marked test, and refuses what only a marked test may do.
+
+    Each refusal raises `Refused` where it happens and is also kept, so a test whose code
+    catches the error (a build that falls back, a worker that reports failure) still fails."""
+
+    def __init__(self) -> None:
+        self.test = "collection"
+        self.refusals: list[str] = []
+        self.in_test = False  # processes are refused in a test's phases, not pytest's own
+        self._popen_init = subprocess.Popen.__init__
+
+    # -- refusing ----------------------------------------------------------------------------
+    def refuse(self, what: str, mark: str) -> Refused:
+        message = (
+            f"{self.test} {what}; the fast lane (pytest --fast) runs no test that does: mark it "
+            f"@pytest.mark.{mark} (conftest.py)"
+        )
+        self.refusals.append(message)
+        return Refused(message)
+
+    def find_spec(
+        self, name: str, path: Sequence[str] | None = None, target: Any = None
+    ) -> ModuleSpec | None:
+        """A meta path finder: refuses the packages in PACKAGES, finds nothing else."""
+        top = name.partition(".")[0]
+        if top in PACKAGES:
+            raise self.refuse(f"imports {name}", PACKAGES[top])
+        return None
+
+    def _guarded_popen(self) -> Callable[..., None]:
+        lane, original = self, self._popen_init
+
+        def __init__(popen: subprocess.Popen[Any], args: Any, *rest: Any, **kw: Any) -> None:
+            argv = _argv(args)
+            program = Path(argv[0]).name if argv else ""
+            if lane.in_test and program not in ALLOWED:
+                # check reads a PDF's text in a child Python (reportgen/check/pdftext.py)
+                mark = "pdf" if "reportgen.check.pdftext" in argv else "process"
+                raise lane.refuse(f"starts {program}", PROGRAMS.get(program, mark))
+            original(popen, args, *rest, **kw)
+
+        return __init__
+
+    # -- pytest hooks --------------------------------------------------------------------------
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if session.config.pluginmanager.has_plugin("dsession"):
+            return  # pytest-xdist's controller: it starts the workers, which run the tests
+        early = sorted(p for p in PACKAGES if p in sys.modules)
+        assert not early, f"the fast lane starts with {early} already imported"
+        sys.meta_path.insert(0, self)  # type: ignore[arg-type]
+        subprocess.Popen.__init__ = self._guarded_popen()  # type: ignore[method-assign]
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self in sys.meta_path:  # type: ignore[comparison-overlap]
+            sys.meta_path.remove(self)  # type: ignore[arg-type]
+        subprocess.Popen.__init__ = self._popen_init  # type: ignore[method-assign]
+
+    def pytest_collectstart(self, collector: pytest.Collector) -> None:
+        self.test = collector.nodeid or "collection"
+
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        marked = [item for item in items if _marked(item)]
+        if marked:
+            config.hook.pytest_deselected(items=marked)
+            items[:] = [item for item in items if not _marked(item)]
+
+    def _phase(self, item: pytest.Item) -> Generator[None, None, None]:
+        """One phase of a test (setup, call, teardown): it fails if anything was refused in it,
+        even when the code under test caught the refusal."""
+        self.test, self.refusals, self.in_test = item.nodeid, [], True
+        try:
+            yield
+        except BaseException:
+            if not self.refusals:
+                raise
+        finally:
+            self.in_test = False
+        if self.refusals:
+            pytest.fail("\n".join(self.refusals), pytrace=False)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        return (yield from self._phase(item))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        return (yield from self._phase(item))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+        return (yield from self._phase(item))

@@ -355,6 +355,7 @@ def write_synthetic(path: Path, n: int) -> int:
     return n
 
 
+@pytest.mark.pdf
 def test_init_builds_and_checks_an_article_from_the_real_files(tmp_path: Path) -> None:
     sources = tmp_path / "sources"
     sources.mkdir()

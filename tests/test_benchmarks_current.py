@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import importlib
 
+import pytest
 from helpers_bench import bench_script as script
 
 
+@pytest.mark.pdf
 def test_every_stage_the_build_benchmark_times_exists() -> None:
     build_bench = script("build_bench")
     for stage, module, dotted in build_bench._STAGES:

@@ -12,12 +12,17 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from playwright.sync_api import Browser, Page, Request, sync_playwright
 
 from reportgen.article.build import build
+
+if TYPE_CHECKING:  # imported by the fixture: the fast lane collects this file, never imports it
+    from playwright.sync_api import Browser, Page, Request
+
+# Chromium opens the page that `build` wrote, PDF included.
+pytestmark = [pytest.mark.browser, pytest.mark.pdf]
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -86,6 +91,8 @@ def page_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright
+
     assert Path(CHROMIUM).exists(), "Debian's chromium is needed (make test installs it)"
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

@@ -149,6 +149,7 @@ def test_reconstructed_notice_names_the_files(rendered: dict[str, Built]) -> Non
     assert html.index('id="reconstructed-notice"') < html.index('id="setup"')
 
 
+@pytest.mark.pdf
 @pytest.mark.parametrize("name", sorted(ARTICLES))
 def test_pdf_has_every_table_number(
     name: str, rendered: dict[str, Built], outputs: dict[str, dict[str, bytes]], tmp_path: Path
@@ -175,6 +176,7 @@ def test_pdf_has_every_table_number(
         assert "Page 1 of" in first
 
 
+@pytest.mark.pdf
 def test_build_is_byte_for_byte_reproducible(tmp_path: Path) -> None:
     a = build(SMALL, tmp_path / "one", {})
     b = build(SMALL, tmp_path / "deep" / "two", {})
@@ -186,6 +188,7 @@ def test_build_is_byte_for_byte_reproducible(tmp_path: Path) -> None:
         assert str(tmp_path).encode() not in data
 
 
+@pytest.mark.pdf
 def test_source_date_epoch_dates_the_pdf(tmp_path: Path) -> None:
     built = render_article(SMALL, {"SOURCE_DATE_EPOCH": "1700000000"})
     pdf = render_outputs(built)["article.pdf"]
@@ -201,6 +204,7 @@ def test_source_date_epoch_dates_the_pdf(tmp_path: Path) -> None:
     assert (meta.creation_date.year, meta.creation_date.month) == (2026, 10)
 
 
+@pytest.mark.pdf
 def test_failed_build_leaves_earlier_outputs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -231,6 +235,7 @@ def test_bad_run_file_fails_the_build_with_its_location(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.pdf
 def test_the_pdf_may_load_nothing_outside_the_article(tmp_path: Path) -> None:
     from reportgen.article.pdf import font_dir, render_pdf
 
@@ -263,6 +268,7 @@ def test_the_pdf_may_load_nothing_outside_the_article(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.pdf
 def test_unwritable_output_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -273,6 +279,7 @@ def test_unwritable_output_is_a_clear_error(
     assert err.startswith("reportgen: ") and "Not a directory" in err
 
 
+@pytest.mark.process
 def test_a_closed_pipe_ends_quietly() -> None:
     import subprocess
     import sys
@@ -291,6 +298,7 @@ def test_a_closed_pipe_ends_quietly() -> None:
     assert "Traceback" not in err
 
 
+@pytest.mark.pdf
 def test_the_pdf_is_the_same_from_any_checkout_and_links_its_data_relatively(
     tmp_path: Path,
 ) -> None:

@@ -46,6 +46,7 @@ def _plot(**changes: object) -> Plot:
     return dataclasses.replace(plot, **changes)  # type: ignore[arg-type]
 
 
+@pytest.mark.pdf
 def test_a_warm_build_is_byte_identical_to_a_cold_one(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     cold, _ = build_article(PAITON, tmp_path / "cold")  # no cache: every chart drawn
@@ -60,6 +61,7 @@ def test_a_warm_build_is_byte_identical_to_a_cold_one(tmp_path: Path) -> None:
         assert (warm / name).read_bytes() == cold_bytes, name
 
 
+@pytest.mark.process
 def test_a_warm_build_never_imports_matplotlib(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     render_article(PAITON, {}, chart_cache=cache)
@@ -186,6 +188,7 @@ def test_the_default_folder_follows_the_environment(monkeypatch: pytest.MonkeyPa
     assert default_folder() == Path("/z/charts")
 
 
+@pytest.mark.process
 def test_a_warm_build_with_metrics_from_another_process_gives_the_same_bytes(
     tmp_path: Path,
 ) -> None:
@@ -205,6 +208,7 @@ def test_a_warm_build_with_metrics_from_another_process_gives_the_same_bytes(
     assert _entries(cache) == stored
 
 
+@pytest.mark.process
 def test_charts_drawn_by_a_forked_worker_are_the_ones_drawn_here(tmp_path: Path) -> None:
     article, metrics = article_metrics(SMALL)
     here = render_charts(article, metrics)

@@ -96,6 +96,7 @@ def test_decode_chart_has_one_line_per_context_with_every_cell(
         assert f">{tick}</text>" in prefill.svg
 
 
+@pytest.mark.process
 def test_output_is_byte_identical_in_process_and_in_a_new_process(
     article: ArticleSource, metrics: MetricSet, charts: tuple[Chart, ...]
 ) -> None:
@@ -163,6 +164,7 @@ def weasyprint_log() -> Iterator[_Records]:
         logger.removeHandler(handler)
 
 
+@pytest.mark.pdf
 def test_weasyprint_renders_all_charts_without_warnings(
     charts: tuple[Chart, ...], weasyprint_log: _Records
 ) -> None:

@@ -76,6 +76,7 @@ def test_the_seed_article_passes(built: Built, seed: str) -> None:
     assert _check(seed, built) == []
 
 
+@pytest.mark.pdf
 def test_the_bundled_article_passes_against_seed_and_build(tmp_path: Path) -> None:
     result = check_article(ARTICLE, build_dir=tmp_path)  # the manifest names the published text
     assert not result.failed
@@ -459,6 +460,7 @@ def _every_number_matched_or_failed(result: CheckResult) -> None:
         assert not missing or result.failed
 
 
+@pytest.mark.pdf
 @pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils is not installed")
 @pytest.mark.parametrize("layout", [False, True], ids=["pdftotext", "pdftotext-layout"])
 def test_the_own_pdf_through_pdftotext_never_passes_unseen(tmp_path: Path, layout: bool) -> None:
@@ -471,6 +473,7 @@ def test_the_own_pdf_through_pdftotext_never_passes_unseen(tmp_path: Path, layou
     assert result.sources[-1].matched + len(result.sources[-1].items) > 0
 
 
+@pytest.mark.pdf
 def test_a_pdf_is_read_directly(tmp_path: Path) -> None:
     target = build(ARTICLE, tmp_path / "out", {})
     result = check_article(ARTICLE, [target / "article.pdf"], build_dir=tmp_path / "out")
@@ -485,7 +488,9 @@ def test_a_pdf_is_read_directly(tmp_path: Path) -> None:
     [
         ("page.bin", b"\x89PNG\r\n\x1a\n\x00\x00", "not valid UTF-8 text"),
         ("nul.txt", b"text\x00more", "it holds NUL bytes"),
-        ("broken.pdf", b"%PDF-1.7\nnot really a pdf", "not a readable PDF"),
+        pytest.param(  # read by check's pypdf child process
+            "broken.pdf", b"%PDF-1.7\nnot really a pdf", "not a readable PDF", marks=pytest.mark.pdf
+        ),
         ("fake.pdf", b"plain text", "named .pdf but is not a PDF"),
     ],
 )

@@ -270,6 +270,7 @@ def test_a_strict_check_of_the_copy_with_new_sentences_passes(tmp_path: Path) ->
     assert not result.failed, [i.message for i in result.items]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "unit",
     [

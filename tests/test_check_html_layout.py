@@ -104,6 +104,7 @@ LAYOUTS: dict[str, Callable[[str, str], str]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", LAYOUTS.values(), ids=LAYOUTS.keys())
 def test_tables_in_the_layouts_html_pages_use_are_found(
     tmp_path: Path, layout: Callable[[str, str], str]

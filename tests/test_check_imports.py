@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = """
 import sys
@@ -18,6 +20,7 @@ print("FAILED" if result.failed else "ok", len(heavy), heavy[:3])
 """
 
 
+@pytest.mark.process
 def test_a_check_loads_neither_matplotlib_nor_weasyprint() -> None:
     article = ROOT / "runs" / "paiton-kimi-k3.1-pro"
     out = subprocess.run(

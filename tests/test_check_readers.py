@@ -22,6 +22,8 @@ import pytest
 from reportgen.article.build import build
 from reportgen.check.compare import check_article
 
+pytestmark = pytest.mark.pdf  # each article built, PDF included, and its PDF read
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTICLES = {
     "paiton-kimi-k3.1-pro": ROOT / "runs" / "paiton-kimi-k3.1-pro",

@@ -13,6 +13,8 @@ from test_linear_inputs import assert_linear
 from reportgen.check.css import match
 from reportgen.check.htmltext import read_html
 
+pytestmark = pytest.mark.slow  # timing: each input grows until the curve shows
+
 
 def _page(unit: str, prefix: str = "", suffix: str = "") -> Callable[[int], str]:
     return lambda size: prefix + unit * max(1, size // len(unit)) + suffix

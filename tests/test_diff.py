@@ -151,6 +151,7 @@ def test_a_change_the_article_would_not_show_is_listed_apart_and_never_fails(
         assert "changed at full precision only, not as displayed" in out
 
 
+@pytest.mark.pdf
 def test_a_build_folder_is_a_side(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from reportgen.article.build import build
 

@@ -148,6 +148,7 @@ def test_a_sample_with_a_key_the_bench_does_not_write_takes_the_located_path() -
 _FLOATS = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     ttft=_FLOATS,

@@ -184,6 +184,7 @@ def test_the_examples_are_the_real_files() -> None:
         assert (VALID / f"genai-perf-{point}.json").read_bytes() == real
 
 
+@pytest.mark.pdf
 def test_init_builds_and_checks_an_article_from_the_real_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

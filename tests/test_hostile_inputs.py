@@ -134,6 +134,7 @@ def hostile_sweep(folder: Path, strings: tuple[str, ...]) -> Path:
     return folder
 
 
+@pytest.mark.pdf
 def test_hostile_names_build_a_page_that_shows_them_as_text(tmp_path: Path) -> None:
     article = hostile_sweep(tmp_path / "sweep", PRINTABLE)
     assert run("build", str(article), "--out", str(tmp_path / "out"), "--no-chart-cache") == 0
@@ -155,6 +156,7 @@ def test_hostile_names_build_a_page_that_shows_them_as_text(tmp_path: Path) -> N
     assert run("check", str(article), "--published", str(built / "index.html")) in (0, 1)
 
 
+@pytest.mark.pdf
 @pytest.mark.parametrize(
     "text", ["del\x7fname", "nul\x00name", "tab\tand\nnewline\r", "c1\x9bbidi\u202eend"]
 )
@@ -361,6 +363,7 @@ def test_the_next_init_removes_what_a_killed_init_left(tmp_path: Path) -> None:
     assert not (tmp_path / name / INIT_MARKER).exists()
 
 
+@pytest.mark.process
 def test_an_init_killed_midway_leaves_nothing_after_the_next(tmp_path: Path) -> None:
     files = [str(p) for p in sorted(SWEEP.glob("*.json"))[:2]]
     command = [sys.executable, "-m", "reportgen", "init", str(tmp_path / "a"), "--from", *files]

@@ -480,6 +480,7 @@ def _assert_the_tools_values(shown: dict[str, Any]) -> None:
         assert shown[f"load.{point}.output_tok_s"] == pytest.approx(throughput, rel=1e-12)
 
 
+@pytest.mark.pdf
 def test_an_article_of_the_real_files_builds_and_checks(tmp_path: Path) -> None:
     folder, out = tmp_path / "inference-perf", tmp_path / "build"
     folder.mkdir()
@@ -492,6 +493,7 @@ def test_an_article_of_the_real_files_builds_and_checks(tmp_path: Path) -> None:
     assert not result.failed, [i.message for i in result.items]
 
 
+@pytest.mark.pdf
 def test_init_builds_and_checks_an_article_from_the_real_files(tmp_path: Path) -> None:
     folder, out = tmp_path / "inference-perf", tmp_path / "build"
     made = scaffold(folder, [_path(p) for p in POINTS], title="inference-perf on llama.cpp")

@@ -302,6 +302,7 @@ def test_mutating_a_real_record_never_crashes() -> None:
             assert run is not None or problems, path
 
 
+@pytest.mark.pdf
 def test_init_builds_and_checks_an_article_from_the_real_files(tmp_path: Path) -> None:
     given = tmp_path / "given"
     given.mkdir()

@@ -238,6 +238,7 @@ def test_breaking_an_old_file_never_crashes() -> None:
 # --- an article of an old file ----------------------------------------------------------------
 
 
+@pytest.mark.pdf
 def test_an_article_of_a_0_3_stage_file_builds_checks_and_names_its_definitions(
     tmp_path: Path,
 ) -> None:

@@ -52,6 +52,7 @@ def _bad_records(tmp_path: Path, example: str, count: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", ["sglang-c1.jsonl", "aiperf-records-c1.jsonl"])
 def test_a_file_of_bad_records_costs_a_few_parses_of_it(tmp_path: Path, example: str) -> None:
     """SGLang's file is read whole and AIPerf's streamed; each explains its first problems."""
@@ -181,6 +182,7 @@ def test_a_count_cap_that_is_not_a_count_is_one_clear_error() -> None:
     assert cap_count("words", {"REPORTGEN_MAX_PUBLISHED_WORDS": " 12 "}) == 12
 
 
+@pytest.mark.pdf
 def test_a_pdf_whose_text_never_ends_is_refused_by_cpu_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -193,6 +195,7 @@ def test_a_pdf_whose_text_never_ends_is_refused_by_cpu_time(
     assert "extracting its text took more than 1 s of CPU time" in said
 
 
+@pytest.mark.pdf
 def test_a_pdf_past_the_words_cap_is_refused_by_its_page(tmp_path: Path, small_caps: None) -> None:
     path = tmp_path / "long.pdf"
     path.write_bytes(COPIES.pdf_bytes(b"BT /F1 12 Tf 72 700 Td (a b c d e) Tj ET\n" * 100))
@@ -202,6 +205,7 @@ def test_a_pdf_past_the_words_cap_is_refused_by_its_page(tmp_path: Path, small_c
     assert [text for _, text in read_published(path).lines] == ["12 ms"]
 
 
+@pytest.mark.slow
 def test_a_repeated_table_title_costs_about_what_other_words_do() -> None:
     """Each place a table's title is found is searched for its header and rows; a title
     repeated over and over took 20 times as long as other words, and now a few times."""

@@ -17,6 +17,8 @@ import pytest
 from reportgen.errors import InputError
 from reportgen.files import cap_bytes, read_input
 
+pytestmark = pytest.mark.process  # the real `reportgen` command, in a child process
+
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "tests" / "articles" / "small"
 TIMEOUT_S = 60

@@ -199,6 +199,7 @@ def _peak(work: Callable[[], object]) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_memory_stays_far_below_the_parsed_lines_and_grows_by_packed_numbers(
     tmp_path: Path,
 ) -> None:

@@ -99,6 +99,7 @@ def test_every_kind_of_line_is_counted() -> None:
     assert prose_layout(text) == (1, 15)
 
 
+@pytest.mark.pdf
 def test_emphasis_nested_a_thousand_deep_builds_flat(tmp_path: Path) -> None:
     """`*` x 1000 around a word made 500 nested elements, and WeasyPrint's layout ended in a
     RecursionError; markup past MAX_INLINE_DEPTH is now shown as its text."""

@@ -97,6 +97,7 @@ MARKDOWN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", MARKDOWN.values(), ids=MARKDOWN.keys())
 def test_inline_markdown_is_blanked_in_linear_time(make: Callable[[int], str]) -> None:
     assert_linear(plain_line, make)
@@ -125,21 +126,25 @@ CELLS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", CELLS.values(), ids=CELLS.keys())
 def test_table_cells_are_read_in_linear_time(make: Callable[[int], str]) -> None:
     assert_linear(_table_read, make)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("read", [parse_number, malformed], ids=["parse_number", "malformed"])
 def test_a_number_with_long_space_runs_is_read_in_linear_time(read: Read) -> None:
     assert_linear(read, _repeat(" ", "1", "z"))
     assert_linear(read, _repeat(" ", "- ", "1 ms (a"))
 
 
+@pytest.mark.slow
 def test_a_unit_in_parentheses_is_found_in_linear_time() -> None:
     assert_linear(_table_read, _repeat(" s", "| a | TTFT (", " |\n|---|---|\n| x | 1 |\n"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "make",
     [_repeat(" "), _repeat("1"), _repeat("1,"), _repeat("at "), _repeat("1 ")],
@@ -164,6 +169,7 @@ HTML = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", HTML.values(), ids=HTML.keys())
 def test_html_is_read_in_linear_time(make: Callable[[int], str]) -> None:
     assert_linear(html_lines, make, size=320_000, floor_s=0.2)
@@ -178,6 +184,7 @@ def test_html_reads_the_same_text_as_before() -> None:
     assert html_lines(page) == [(1, "a 1 ms"), (2, "2 s 4"), (3, "5 <b")]
 
 
+@pytest.mark.slow
 def test_alignment_is_linear_in_a_copy_with_no_anchors() -> None:
     """The same three words over and over: no anchor, so every stretch goes to difflib."""
     words = "ab#"
@@ -220,6 +227,7 @@ TABLES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", TABLES.values(), ids=TABLES.keys())
 def test_tables_are_found_and_named_in_linear_time(make: Callable[[int], str]) -> None:
     _measured_shape()
@@ -239,12 +247,14 @@ PLAIN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", PLAIN.values(), ids=PLAIN.keys())
 def test_plain_text_tables_are_read_in_linear_time(make: Callable[[int], str]) -> None:
     _measured_shape()
     assert_linear(_check_read, make)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "unit", ["183 tok/s\n", "183 tok/s.\n", "3x faster than 2 s "], ids=["one", "many", "claims"]
 )
@@ -297,6 +307,7 @@ def _hostile(pattern: str) -> list[Callable[[int], str]]:
 PATTERNS = dict(_patterns())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", PATTERNS.values(), ids=PATTERNS.keys())
 def test_no_pattern_in_check_backtracks_on_its_own_punctuation(pattern: tuple[str, bool]) -> None:
     """A screen for patterns to come: any input built from the pattern's own characters is

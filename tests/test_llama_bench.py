@@ -345,6 +345,7 @@ def test_the_examples_are_the_real_file_with_one_edit_each() -> None:
 # --- end to end --------------------------------------------------------------------------------
 
 
+@pytest.mark.pdf
 def test_init_builds_and_checks_an_article_from_the_real_file(tmp_path: Path) -> None:
     folder, out = tmp_path / "article", tmp_path / "build"
     made = scaffold(folder, [REAL], title="A tiny GGUF under llama-bench")

@@ -128,6 +128,7 @@ def test_a_sweep_names_what_varies_and_only_that() -> None:
     assert run.model == Path(tests[0]["model_filename"]).name
 
 
+@pytest.mark.pdf
 def test_init_declares_tables_by_depth_one_column_per_configuration(tmp_path: Path) -> None:
     folder, out = tmp_path / "article", tmp_path / "build"
     scaffold(folder, [SWEEP], title="A sweep")
@@ -157,6 +158,7 @@ def _depth(test: dict[str, Any]) -> str:
     return {0: "0", 1024: "1K", 4096: "4K"}[test.get("n_depth", 0)]
 
 
+@pytest.mark.pdf
 def test_json_lines_of_two_models(tmp_path: Path) -> None:
     run, problems = _run(MODELS)
     assert problems == ()
@@ -338,6 +340,7 @@ def test_a_forks_extra_measurements_are_not_settings() -> None:
     assert all("meta.config" not in dict(p.settings) for p in run.prefill)
 
 
+@pytest.mark.pdf
 def test_two_llama_bench_files_are_two_runs_not_repetitions(tmp_path: Path) -> None:
     """Files of one model with other settings (here: another build and layout) measure other
     things: init makes each a run of its own, named by its file, and the article builds."""

@@ -69,6 +69,7 @@ def test_the_real_files_read_with_their_own_numbers(path: Path) -> None:
     assert len(run.prefill) + len(run.cells) == len(tests)
 
 
+@pytest.mark.pdf
 @shared
 @pytest.mark.parametrize("path", [SWEEP, LINES], ids=lambda p: p.name)
 def test_init_builds_tables_by_depth_that_check(tmp_path: Path, path: Path) -> None:

@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.article import ahead, pdf
+from reportgen.article import ahead
 from reportgen.article.ahead import Forked, InProcess
 from reportgen.article.build import build_article
 from reportgen.article.pdfahead import WEASYPRINT, Request, pdf_stage, request
 from reportgen.errors import InputError
+
+pytestmark = [pytest.mark.pdf, pytest.mark.process]  # PDFs rendered by forked workers
 
 ROOT = Path(__file__).resolve().parents[1]
 PAITON = ROOT / "runs" / "paiton-kimi-k3.1-pro"
@@ -120,6 +122,8 @@ def test_an_error_from_the_worker_is_located_and_clean(tmp_path: Path) -> None:
 
 
 def test_fonts_loaded_ahead_serve_one_pdf_with_the_same_bytes(tmp_path: Path) -> None:
+    from reportgen.article import pdf  # WeasyPrint: by the test, so collecting this file is quick
+
     req = _request(
         tmp_path, "<h1>Fonts</h1><p>Some <b>bold</b>, <i>italic</i>, <code>mono</code>.</p>"
     )
@@ -136,6 +140,8 @@ def test_an_error_while_loading_fonts_ahead_still_fails_the_pdf(
 ) -> None:
     # Fonts whose loading logs a warning: the PDF that uses them fails, located, as it would
     # have when it loaded them itself.
+    from reportgen.article import pdf
+
     req = _request(tmp_path, "<p>x</p>")
     real = pdf._font_css
     monkeypatch.setattr(pdf, "_font_css", lambda folder: real(folder) + "@font-face { src: x }")

@@ -105,6 +105,7 @@ def test_manifest_reference_column(resolver: Resolver) -> None:
     assert info.value.problems[0].format().startswith("article.toml:7:15 /: unknown reference")
 
 
+@pytest.mark.pdf
 def test_hostile_prose_builds_a_safe_page_and_pdf(tmp_path: Path) -> None:
     article = tmp_path / "small"
     shutil.copytree(SMALL, article)
@@ -193,6 +194,7 @@ def test_text_that_only_looks_like_a_reference_is_shown_as_text(
     assert html.startswith("<p>") and html.endswith("</p>\n")
 
 
+@pytest.mark.pdf
 def test_a_character_without_a_glyph_is_located_in_the_prose(tmp_path: Path) -> None:
     article = tmp_path / "small"
     shutil.copytree(SMALL, article)

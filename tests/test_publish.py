@@ -76,6 +76,7 @@ def _held(lock: Path) -> bool:
         os.close(fd)
 
 
+@pytest.mark.process
 def test_readers_always_see_a_whole_build_while_builds_swap_and_die(tmp_path: Path) -> None:
     target = tmp_path / "out" / "article"
     publish(
@@ -181,6 +182,8 @@ def test_stale_temporary_folders_are_removed_and_live_ones_kept(tmp_path: Path) 
         os.close(fd)
 
 
+@pytest.mark.pdf
+@pytest.mark.process
 def test_two_real_builds_into_one_folder_at_once_both_succeed(tmp_path: Path) -> None:
     out = tmp_path / "out"
     procs = [
@@ -199,6 +202,7 @@ def test_two_real_builds_into_one_folder_at_once_both_succeed(tmp_path: Path) ->
     assert (out / "small" / MARKER).is_file()
 
 
+@pytest.mark.pdf
 def test_a_killed_real_build_is_cleaned_up_by_the_next(tmp_path: Path) -> None:
     out = tmp_path / "out"
     build(SMALL, out, {})
@@ -247,8 +251,8 @@ def test_building_into_the_folder_that_holds_the_article_is_refused(
 
 
 @pytest.mark.parametrize(
-    "out",
-    ["article", "article_parent_of_parent", "article_inside"],
+    "out",  # a build inside the article is allowed, and makes its PDF
+    ["article", "article_parent_of_parent", pytest.param("article_inside", marks=pytest.mark.pdf)],
 )
 def test_other_outputs_at_the_article_are_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], out: str

@@ -82,6 +82,7 @@ def test_bundled_runs_are_reconstructed_and_say_from_what() -> None:
         assert prov.generator and "reportgen.reconstruct" in prov.generator
 
 
+@pytest.mark.slow
 def test_reconstruction_is_byte_for_byte_reproducible() -> None:
     files = reconstruct(SEED, f"published/{SEED.name}", ARTICLE)
     assert sorted(files) == sorted(p.name for p in ARTICLE.glob("*.json"))

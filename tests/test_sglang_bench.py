@@ -328,6 +328,7 @@ def test_mutating_a_record_never_crashes(key: str) -> None:
         assert run is not None or problems, key
 
 
+@pytest.mark.pdf
 def test_init_builds_and_checks_an_article_from_the_real_files(tmp_path: Path) -> None:
     paths = [REAL / p / "bench_serving.jsonl" for p in POINTS]
     folder, out = tmp_path / "article", tmp_path / "build"

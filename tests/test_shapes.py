@@ -42,6 +42,7 @@ def _cells(html: str, table: str) -> list[list[str]]:
     ]
 
 
+@pytest.mark.process
 def test_the_generator_reproduces_the_committed_run_files(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, str(ARTICLES / "generate.py"), "--out", str(tmp_path)],

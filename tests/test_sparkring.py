@@ -118,6 +118,7 @@ def test_a_window_that_differs_between_files_is_no_run_wide_value() -> None:
         assert f"{window:g}" in said
 
 
+@pytest.mark.pdf
 def test_init_from_the_whole_set_builds_and_checks(tmp_path: Path) -> None:
     article = tmp_path / "sparkring"
     made = scaffold(article, RECEIPTS, title="DeepSeek-V4-Flash receipts")

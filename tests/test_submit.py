@@ -763,6 +763,7 @@ def test_tls_secrets_are_not_logged_where_the_environment_says(
     assert not keylog.exists()
 
 
+@pytest.mark.slow
 def test_ordinary_server_texts_are_not_taken_for_the_key() -> None:
     from reportgen.localmaxxing.keys import leaks
 

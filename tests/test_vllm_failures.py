@@ -93,6 +93,7 @@ def test_without_error_text_the_reason_says_so() -> None:
     assert point.reason == "all 8 requests failed (the file keeps no error text)"
 
 
+@pytest.mark.pdf
 def test_an_article_of_a_failed_run_says_so(tmp_path: Path) -> None:
     folder, out = tmp_path / "article", tmp_path / "build"
     run_file = tmp_path / "openai-infqps-concurrency4-Tiny-1B.json"
