@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers_sweeps import Sweep
 
 
 @pytest.fixture
@@ -21,3 +22,9 @@ def _chart_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("REPORTGEN_CACHE_DIR", str(tmp_path_factory.mktemp("reportgen-cache")))
         yield
+
+
+@pytest.fixture
+def sweep(request: pytest.FixtureRequest) -> Sweep:
+    """This test's sweep: every case, or the fast lane's sample (helpers_sweeps.py)."""
+    return Sweep(request.node.nodeid, fast=request.config.getoption("--fast"))

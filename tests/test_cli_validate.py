@@ -7,12 +7,14 @@ reading the message and checking that its line:col points at the offending value
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from pathlib import Path
 
 import pytest
 from helpers_runs import INVALID, VALID, bench_cell, bench_run, to_bytes
+from helpers_sweeps import Sweep
 
 from reportgen.cli.main import main
 
@@ -32,33 +34,41 @@ def test_every_invalid_example_has_its_expected_output() -> None:
     assert len(INVALID_CASES) >= 25
 
 
-@pytest.mark.parametrize("name", INVALID_CASES)
-def test_invalid_example(
-    name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+def _invalid_differs(capsys: pytest.CaptureFixture[str], name: str) -> str | None:
+    """How `reportgen validate NAME`, run in examples/invalid/, differs from NAME.expected."""
+    expected = (INVALID / f"{name}.expected").read_text(encoding="utf-8").splitlines()
+    if not expected:
+        return "an invalid example must expect at least one line"
+    code, out, err = run_cli(capsys, "validate", INVALID_FILES[name])
+    errors = sum(": warning: " not in line for line in expected)
+    verdict = "invalid: 0" if errors else "ok: 1"
+    summary = f"{verdict} valid run file(s), {errors} error(s), {len(expected) - errors} warning(s)"
+    printed = out.splitlines()
+    if printed != expected:
+        return "\n".join(difflib.unified_diff(expected, printed, "expected", "out", lineterm=""))
+    if (code, err) != (2 if errors else 0, summary + "\n"):
+        return f"exit {code}, {err!r}"
+    return None
+
+
+def test_each_invalid_example_prints_exactly_its_expected_lines(
+    sweep: Sweep, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(INVALID)
-    expected = (INVALID / f"{name}.expected").read_text(encoding="utf-8").splitlines()
-    assert expected, "an invalid example must expect at least one line"
-    code, out, err = run_cli(capsys, "validate", INVALID_FILES[name])
-    assert out.splitlines() == expected
-    has_error = any(": warning: " not in line for line in expected)
-    assert code == (2 if has_error else 0)
-    errors = sum(": warning: " not in line for line in expected)
-    warnings = len(expected) - errors
-    verdict = "invalid: 0" if has_error else "ok: 1"
-    assert err == f"{verdict} valid run file(s), {errors} error(s), {warnings} warning(s)\n"
+    sweep.judge(INVALID_CASES, lambda name: _invalid_differs(capsys, name))
 
 
-@pytest.mark.parametrize("name", VALID_CASES)
-def test_valid_example(
-    name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+def test_each_valid_example_is_valid(
+    sweep: Sweep, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(VALID)
-    assert run_cli(capsys, "validate", name) == (
-        0,
-        "",
-        "ok: 1 valid run file(s), 0 error(s), 0 warning(s)\n",
-    )
+    ok = (0, "", "ok: 1 valid run file(s), 0 error(s), 0 warning(s)\n")
+
+    def differs(name: str) -> str | None:
+        said = run_cli(capsys, "validate", name)
+        return None if said == ok else f"exit {said[0]}, {said[1] + said[2]!r}"
+
+    sweep.judge(VALID_CASES, differs)
 
 
 def test_a_folder_is_validated_file_by_file(capsys: pytest.CaptureFixture[str]) -> None:

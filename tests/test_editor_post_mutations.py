@@ -20,6 +20,9 @@ the true post, and no new error at a line the edit has nothing to do with; an ed
 every number true must add no finding at a line where the true post has none of that kind.
 Findings the true post already has are the true post's test to report (test_editor_posts.py),
 not repeated here; once the true posts pass, every finding is new.
+
+Each class of each post is one loop that names every copy it misjudges (helpers_sweeps.py); the
+fast lane (`pytest --fast`) judges a seeded eighth of each, `make test` every copy.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 
 import pytest
 from helpers_posts import Filled, Post, built, check, posts, said, shown
+from helpers_sweeps import Sweep
 
 from reportgen.check.result import Item
 
@@ -301,14 +305,11 @@ def _problem(case: Case) -> str | None:
     return None
 
 
-def _verdict(name: str, kind: str) -> None:
+def _verdict(name: str, kind: str, sweep: Sweep) -> None:
+    """Every `kind` mutation of the post judged (the fast lane: a seeded sample of them)."""
     cases = [c for c in _corpus(name) if c.kind == kind]
     assert cases, f"{name}: no {kind} case"
-    wrong = [(c, p) for c in cases if (p := _problem(c)) is not None]
-    listed = "\n".join(f"- {c.post.name} {c.kind} {c.what}: {p}" for c, p in wrong[:12])
-    more = f"\n... and {len(wrong) - 12} more" if len(wrong) > 12 else ""
-    if wrong:
-        pytest.fail(f"{len(wrong)} of {len(cases)} {kind} mutations misjudged:\n{listed}{more}")
+    sweep.judge(cases, _problem, lambda c: f"{c.post.name} {c.kind} {c.what}", sample=True)
 
 
 def test_the_corpus_covers_every_class_on_both_articles() -> None:
@@ -327,32 +328,36 @@ def test_the_corpus_covers_every_class_on_both_articles() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(POSTS))
-def test_a_changed_digit_is_caught_exactly_when_wrong_at_its_line(name: str) -> None:
-    _verdict(name, "digit")
+def test_a_changed_digit_is_caught_exactly_when_wrong_at_its_line(name: str, sweep: Sweep) -> None:
+    _verdict(name, "digit", sweep)
 
 
 @pytest.mark.parametrize("name", sorted(POSTS))
-def test_a_number_shown_at_another_true_precision_passes(name: str) -> None:
-    _verdict(name, "precision")
+def test_a_number_shown_at_another_true_precision_passes(name: str, sweep: Sweep) -> None:
+    _verdict(name, "precision", sweep)
 
 
 @pytest.mark.parametrize("name", sorted(POSTS))
-def test_a_unit_slipped_by_1000_beside_a_number_is_caught_at_its_line(name: str) -> None:
-    _verdict(name, "unit")
+def test_a_unit_slipped_by_1000_beside_a_number_is_caught_at_its_line(
+    name: str, sweep: Sweep
+) -> None:
+    _verdict(name, "unit", sweep)
 
 
 @pytest.mark.parametrize("name", sorted(POSTS))
-def test_a_header_unit_slipped_by_1000_is_caught(name: str) -> None:
-    _verdict(name, "header-unit")
+def test_a_header_unit_slipped_by_1000_is_caught(name: str, sweep: Sweep) -> None:
+    _verdict(name, "header-unit", sweep)
 
 
 @pytest.mark.parametrize("name", sorted(POSTS))
 def test_a_caption_unit_that_does_not_fit_its_values_is_an_error_at_the_header(
-    name: str,
+    name: str, sweep: Sweep
 ) -> None:
-    _verdict(name, "caption-unit")
+    _verdict(name, "caption-unit", sweep)
 
 
 @pytest.mark.parametrize("name", HTML_POSTS)
-def test_a_number_hidden_from_the_reader_and_a_false_one_shown_is_caught(name: str) -> None:
-    _verdict(name, "hidden")
+def test_a_number_hidden_from_the_reader_and_a_false_one_shown_is_caught(
+    name: str, sweep: Sweep
+) -> None:
+    _verdict(name, "hidden", sweep)

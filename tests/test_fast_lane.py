@@ -1,13 +1,54 @@
-"""The fast lane (`make test-fast`, `pytest --fast`: conftest.py): it runs only unmarked tests
-and fails one that reaches WeasyPrint, Playwright or a program."""
+"""The fast lane (`make test-fast`, `pytest --fast`: conftest.py) and the sweeps folded into loops
+(helpers_sweeps.py): the lane runs only unmarked tests and fails one that reaches WeasyPrint,
+Playwright or a program; a sweep judges every case, or in the lane a seeded sample, and names
+every case it finds wrong in one failure."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from helpers_sweeps import FAST_LEAST, Sweep
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_a_sweep_judges_every_case_outside_the_fast_lane() -> None:
+    cases = list(range(100))
+    assert Sweep("t", fast=False).cases(cases) == cases
+    assert Sweep("t", fast=True).cases(cases, sample=False) == cases
+
+
+def test_the_fast_lane_judges_a_seeded_sample_in_order() -> None:
+    cases = list(range(100))
+    sample = Sweep("tests/test_x.py::test_y", fast=True).cases(cases)
+    assert len(sample) == 13 and sample == sorted(sample) and set(sample) < set(cases)
+    assert Sweep("tests/test_x.py::test_y", fast=True).cases(cases) == sample  # every run
+    assert Sweep("tests/test_x.py::test_z", fast=True).cases(cases) != sample  # its own seed
+    short = list(range(FAST_LEAST))
+    assert Sweep("t", fast=True).cases(short) == short
+
+
+def test_a_sweep_names_every_wrong_case_and_goes_on_after_an_error() -> None:
+    judged: list[int] = []
+
+    def wrong(case: int) -> str | None:
+        judged.append(case)
+        if case == 2:
+            raise ValueError("no two")
+        return "odd" if case % 2 else None
+
+    with pytest.raises(pytest.fail.Exception) as failed:
+        Sweep("t", fast=False).judge(range(6), wrong, lambda case: f"case {case}")
+    assert judged == list(range(6))
+    assert str(failed.value).splitlines() == [
+        "4 of 6 cases are wrong:",
+        "- case 1: odd",
+        "- case 2: ValueError: no two",
+        "- case 3: odd",
+        "- case 5: odd",
+    ]
+    Sweep("t", fast=False).judge(range(6), lambda case: None)  # nothing wrong: passes
 
 
 UNMARKED = """

@@ -29,6 +29,7 @@ from fake_localmaxxing import (
     article,
     measured_copy,
 )
+from helpers_sweeps import Sweep
 
 from reportgen.cli import submit as cli_submit
 from reportgen.formats.load import load
@@ -655,19 +656,26 @@ MIXED_KEY = "bhk_7e3f9c1d5a8b2e6f4c0d9b8a7f6e5d4c3b2a1f0e"
 
 
 @pytest.mark.parametrize("key", [KEY, MIXED_KEY], ids=["fake-key", "mixed-key"])
-@pytest.mark.parametrize("form", list(_hidden_forms(KEY)))
 def test_a_key_hidden_in_a_server_text_is_never_printed(
-    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, form: str, key: str
+    tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, key: str, sweep: Sweep
 ) -> None:
-    hidden = _hidden_forms(key)[form]
-    folder = article(tmp_path, "canonical-c1.json")
-    api.queue(DRY_RUN, Reply(400, {"error": f"bad key {hidden} for this user"}))
-    result = submit(folder, "--dry-run", env={**env, "LOCALMAXXING_API_KEY": key}, api=api)
-    assert result.code == 1 and "dry-run failed: HTTP 400" in result.out
-    assert "withheld" in result.out or "[redacted]" in result.out
-    assert hidden not in result.text and not _leaked(result.text, key)
-    shown = result.text.replace("\\n", "\n").replace("\\x00", "")
-    assert not _leaked(shown, key) and hidden.replace("\n", "") not in shown.replace("\n", "")
+    """Each form of `_hidden_forms`, in the error text of its own dry run."""
+
+    def printed(form: str) -> str | None:
+        hidden = _hidden_forms(key)[form]
+        (tmp_path / form).mkdir()
+        folder = article(tmp_path / form, "canonical-c1.json")
+        api.script.clear()  # nothing left from the form before
+        api.queue(DRY_RUN, Reply(400, {"error": f"bad key {hidden} for this user"}))
+        result = submit(folder, "--dry-run", env={**env, "LOCALMAXXING_API_KEY": key}, api=api)
+        assert result.code == 1 and "dry-run failed: HTTP 400" in result.out
+        assert "withheld" in result.out or "[redacted]" in result.out
+        assert hidden not in result.text and not _leaked(result.text, key)
+        shown = result.text.replace("\\n", "\n").replace("\\x00", "")
+        assert not _leaked(shown, key) and hidden.replace("\n", "") not in shown.replace("\n", "")
+        return None
+
+    sweep.judge(list(_hidden_forms(key)), printed, sample=True)
 
 
 def test_a_key_split_between_two_server_texts_is_never_printed(
