@@ -12,11 +12,13 @@ import io
 import json
 import random
 import re
+import ssl
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import certifi
 import httpx
 import pytest
 from fake_localmaxxing import (
@@ -39,6 +41,10 @@ from reportgen.model import CanonicalRun
 from reportgen.written import RECORD_FILE
 
 NOW = datetime(2026, 12, 2, 12, 0, 0, tzinfo=UTC)
+# The tests' own client speaks plain HTTP to the fake; one TLS context serves them all (loading
+# the CA bundle costs each new client about 40 ms).
+TLS = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+TLS.load_verify_locations(cafile=certifi.where())
 SUBMIT, DRY_RUN = "/api/benchmarks", "/api/benchmarks/dry-run"
 
 
@@ -94,7 +100,7 @@ def submit(
         assert answers, "asked more questions than answers given"
         return answers.pop(0)
 
-    with httpx.Client(trust_env=False) as client:
+    with httpx.Client(trust_env=False, verify=TLS) as client:
         code = cli_submit.run(
             args,
             client=None if own_client else client,
