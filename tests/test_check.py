@@ -53,6 +53,15 @@ def seed() -> str:
     return SEED.read_text(encoding="utf-8")
 
 
+@pytest.fixture(scope="module")
+def build_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding the article as `reportgen build` writes it, PDF included (built once
+    for the tests that read its files; check only reads them)."""
+    out = tmp_path_factory.mktemp("out")
+    build(ARTICLE, out, {})
+    return out
+
+
 def _check(text: str, built: Built) -> list[tuple[str, int, str | None]]:
     expected = expected_numbers(built.article, built.metrics, built.tables)
     result = check_published(text, "pub.txt", built.metrics, expected, _shape(built))
@@ -463,20 +472,22 @@ def _every_number_matched_or_failed(result: CheckResult) -> None:
 @pytest.mark.pdf
 @pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils is not installed")
 @pytest.mark.parametrize("layout", [False, True], ids=["pdftotext", "pdftotext-layout"])
-def test_the_own_pdf_through_pdftotext_never_passes_unseen(tmp_path: Path, layout: bool) -> None:
-    target = build(ARTICLE, tmp_path / "out", {})
+def test_the_own_pdf_through_pdftotext_never_passes_unseen(
+    tmp_path: Path, build_out: Path, layout: bool
+) -> None:
+    target = build_out / ARTICLE.name
     text = tmp_path / "article.txt"
     args = ["pdftotext", *(["-layout"] if layout else []), str(target / "article.pdf"), str(text)]
     subprocess.run(args, check=True)
-    result = check_article(ARTICLE, [text], build_dir=tmp_path / "out")
+    result = check_article(ARTICLE, [text], build_dir=build_out)
     _every_number_matched_or_failed(result)
     assert result.sources[-1].matched + len(result.sources[-1].items) > 0
 
 
 @pytest.mark.pdf
-def test_a_pdf_is_read_directly(tmp_path: Path) -> None:
-    target = build(ARTICLE, tmp_path / "out", {})
-    result = check_article(ARTICLE, [target / "article.pdf"], build_dir=tmp_path / "out")
+def test_a_pdf_is_read_directly(build_out: Path) -> None:
+    target = build_out / ARTICLE.name
+    result = check_article(ARTICLE, [target / "article.pdf"], build_dir=build_out)
     _every_number_matched_or_failed(result)
     pdf = result.sources[-1]
     assert pdf.source == str(target / "article.pdf")
