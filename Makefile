@@ -69,18 +69,21 @@ lint: $(STAMP)
 # pytest keeps the test modules it compiles (their asserts rewritten) in __pycache__, as Python
 # keeps reportgen's: on a machine with PYTHONDONTWRITEBYTECODE set, every run and every worker
 # would compile them all again, half of what collecting the tests costs.
-PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
+# On every core, each worker starts with half the tests (modules with long tests first,
+# conftest.py) and takes work from the other when it runs out (`--dist worksteal`): xdist's
+# default hands out large batches, and one core ran the long tests alone for the last 30 s.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n auto --dist worksteal
 
 # The suite on every core; `$(BIN)/pytest tests/test_x.py` runs a part of it in one process.
 test: test-packages lint
-	$(PYTEST) -n auto
+	$(PYTEST)
 
 # The unit tests on every core, in about 20 s: the tests marked pdf, browser, process or slow
 # (pyproject.toml) are left out, and an unmarked test that imports WeasyPrint or Playwright or
 # starts a program fails (conftest.py). No Debian package, no root: the edit-run loop.
 # `$(BIN)/pytest --fast tests/test_x.py` runs the fast part of one file.
 test-fast: $(STAMP)
-	$(PYTEST) --fast -n auto
+	$(PYTEST) --fast
 
 # One table: each figure, its goal, pass/fail, and REGRESSED (red) when more than 10% worse
 # than benchmarks/recorded.json. `$(BIN)/python benchmarks/run.py --quick` for a short run.

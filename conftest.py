@@ -70,9 +70,10 @@ def _marked(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Modules with a marked test run first, each module's tests together: `pytest -n auto`
-    starts the long tests while there is other work for the second core, instead of ending on
-    one of them alone. A test's module stays whole, so its module fixtures are made once."""
+    """Modules with a marked test run first, each module's tests together: on every core
+    (`-n auto --dist worksteal`, Makefile) the long tests start while there is other work for
+    the second core, instead of ending on one of them alone, and a module's fixtures are
+    mostly made once."""
     heavy = {getattr(item, "module", None) for item in items if _marked(item)}
     items.sort(key=lambda item: getattr(item, "module", None) not in heavy)
 
