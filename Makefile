@@ -82,7 +82,7 @@ bench-build: $(STAMP)
 check: report-packages $(STAMP)
 	for article in runs/*/; do $(BIN)/reportgen check "$$article" || exit 1; done
 
-# The worst case the article limits allow (reportgen/article/limits.py), built in a fresh process:
+# The worst case the article limits allow (reportgen/article/source/limits.py), built in a fresh process:
 # it fails at 10 s or 1 GB. Run on its own, not among the parallel tests, whose load would decide it.
 limits: report-packages $(STAMP)
 	$(BIN)/python benchmarks/worst_case.py

@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from reportgen import metrics
-from reportgen.formats import schemas
-from reportgen.formats.fastbench import fast_document
+from reportgen.formats.llm_inference_bench.packed import fast_document
 from reportgen.formats.load import load as load_runs
 from reportgen.formats.load import load_document
+from reportgen.formats.schema import validate
 from reportgen.stats import percentile
 
 CONTEXTS = (0, 1024, 2048, 4096, 8192, 16384, 32768, 65536)
@@ -264,7 +264,7 @@ def main() -> None:
     if args.quick:
         args.reps = 2
 
-    setup, _, _ = _timed(lambda: schemas.check("llm-inference-bench", {}))
+    setup, _, _ = _timed(lambda: validate.check("llm-inference-bench", {}))
     with tempfile.TemporaryDirectory(prefix="reportgen-bench-") as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)

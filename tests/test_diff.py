@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from reportgen.article.build import render_article
-from reportgen.check.diff import Side, diff, load_side
 from reportgen.cli.main import main
+from reportgen.diff import Side, diff, load_side
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "tests" / "articles" / "small"

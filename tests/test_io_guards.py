@@ -18,13 +18,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from reportgen.article import scaffold as init
-from reportgen.article.chartcache import chart_svg
-from reportgen.article.chartplot import Line, Plot
-from reportgen.article.chartsafe import safe_svg
+from reportgen.article.charts.allowlist import safe_svg
+from reportgen.article.charts.cache import chart_svg
+from reportgen.article.charts.plot import Line, Plot
 from reportgen.check import compare
 from reportgen.errors import InputError
-from reportgen.files import write_output
+from reportgen.fileio import write_output
+from reportgen.init import scaffold as init
 from reportgen.localmaxxing import contract
 from reportgen.localmaxxing.payload import Payload
 from reportgen.localmaxxing.records import Record, add_record, load_records, save_payloads
@@ -300,7 +300,7 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 @pytest.mark.parametrize("page", sorted(p.name for p in GOLDEN.glob("*.html")))
 def test_every_chart_the_writer_draws_passes_the_allow_list(page: str) -> None:
     # Else it would be drawn again on every build: a chart writer that emits something new
-    # must grow the allow-list (article/chartsafe.py) with it, on purpose.
+    # must grow the allow-list (article/charts/allowlist.py) with it, on purpose.
     html = (GOLDEN / page).read_text(encoding="utf-8")
     svgs = re.findall(r"<svg .*?</svg>\n", html, flags=re.S)
     for svg in svgs:
@@ -331,7 +331,7 @@ def test_a_cache_entry_that_is_not_a_regular_file_is_drawn_again(tmp_path: Path,
 # --- no other way in or out --------------------------------------------------------------------
 
 PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
-GUARDS = "files.py"  # the one reader and the one writer
+GUARDS = "fileio.py"  # the one reader and the one writer
 # Calls that read or write a file: a method of that name (Path.read_text, Path.open, ...),
 # builtin open(), and these functions of os, shutil and tempfile.
 METHODS = frozenset({"open", "read_text", "read_bytes", "write_text", "write_bytes"})
@@ -352,7 +352,7 @@ ALLOWED = {
     # init's work-folder marker: created exclusively (O_EXCL|O_NOFOLLOW) in the folder init has
     # just made (mode 0700) and flock()ed while init runs; and a stale folder's marker opened
     # with O_NOFOLLOW to try its lock before the folder is removed. Neither is read.
-    ("article/scaffold.py", "os.open", 2),
+    ("init/scaffold.py", "os.open", 2),
 }
 
 
@@ -385,7 +385,7 @@ def test_every_file_is_read_and_written_through_the_guards() -> None:
             counted[module, call] = counted.get((module, call), 0) + 1
     found = {(module, call, n) for (module, call), n in counted.items()}
     assert found == set(ALLOWED), (
-        "read and write files through reportgen.files (read_input, open_input, read_cached, "
+        "read and write files through reportgen.fileio (read_input, open_input, read_cached, "
         f"write_output, move_output); not allowed: {sorted(found - set(ALLOWED))}"
     )
 

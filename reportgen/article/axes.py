@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from reportgen.article.decl import ArticleSource, Where
+from reportgen.article.source.declarations import ArticleSource, Where
 from reportgen.model import Scalar, context_label
 from reportgen.terminal import visible
 

@@ -18,18 +18,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen import __version__
-from reportgen.article.ahead import Forked, InProcess
 from reportgen.article.consistency import consistency
-from reportgen.article.data import article_metrics
-from reportgen.article.decl import ArticleSource, Text
-from reportgen.article.pdfahead import pdf_result, request
+from reportgen.article.page.quality import review
+from reportgen.article.page.render import (
+    DATA_DIR,
+    TABLES_DIR,
+    build_context,
+    render_html,
+    stylesheet,
+)
+from reportgen.article.pdf.forked import pdf_result, request
 from reportgen.article.publish import check_output, publish
-from reportgen.article.quality import review
-from reportgen.article.render import DATA_DIR, TABLES_DIR, build_context, render_html, stylesheet
-from reportgen.article.tablecsv import table_csv
-from reportgen.article.tableview import TableView
+from reportgen.article.rundata import article_metrics
+from reportgen.article.source.declarations import ArticleSource, Text
+from reportgen.article.tables.csvfile import table_csv
+from reportgen.article.tables.layout import TableView
+from reportgen.article.workers import Forked, InProcess
 from reportgen.errors import InputError, Problem
-from reportgen.files import read_input
+from reportgen.fileio import read_input
 from reportgen.metrics import MetricSet
 from reportgen.metrics.compare import with_comparisons
 from reportgen.metrics.lints import Finding, lint
@@ -106,7 +112,7 @@ def render_article(
 ) -> Built:
     """Load, validate, compute, lint and render one article, in memory (`charts`: draw them;
     `check` does not, as charts hold no number it reads; `chart_cache`: a folder of charts drawn
-    before, see article/chartcache.py; `chart_drawer`: who draws the others)."""
+    before, see article/charts/cache.py; `chart_drawer`: who draws the others)."""
     article, metrics = article_metrics(folder)
     reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
@@ -170,7 +176,7 @@ def _locate_glyphs(problems: tuple[Problem, ...], article: ArticleSource) -> lis
 
 
 def render_outputs(built: Built, stage: InProcess | Forked | None = None) -> dict[str, bytes]:
-    """The output files' bytes; the PDF by `stage` (article/pdfahead.py), else in-process."""
+    """The output files' bytes; the PDF by `stage` (article/pdf/forked.py), else in-process."""
     # WeasyPrint is imported only to make a PDF: `check` renders articles without one.
     stage = stage or InProcess()
     stage.submit(
@@ -223,9 +229,9 @@ def build_article(
     chart_drawer: InProcess | Forked | None = None,
 ) -> tuple[Path, Built]:
     """Build the article in `folder` into `out/<article>/`: the folder and what was built.
-    `chart_cache`: a folder of charts drawn before (article/chartcache.py); none by default.
+    `chart_cache`: a folder of charts drawn before (article/charts/cache.py); none by default.
     `pdf`, `chart_drawer`: the PDF and chart stages, such as ones started ahead in forked
-    workers (article/ahead.py); else this process."""
+    workers (article/workers.py); else this process."""
     target = out / folder.resolve().name
     check_output(folder, out, target)  # before any work: never at the article's expense
     built = render_article(folder, environ, chart_cache=chart_cache, chart_drawer=chart_drawer)

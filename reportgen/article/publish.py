@@ -32,9 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from reportgen.article.manifest import MANIFEST
+from reportgen.article.source.manifest import MANIFEST
 from reportgen.errors import InputError, Problem
-from reportgen.files import open_input, read_input, write_output
+from reportgen.fileio import open_input, read_input, write_output
 
 MARKER = ".reportgen-build"
 # The marker's first line; then `article <name as JSON>`, `build <id>`, and one line per file the

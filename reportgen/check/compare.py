@@ -19,12 +19,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from reportgen.check.built import check_built
-from reportgen.check.htmltext import Page, chart_forms, read_html
-from reportgen.check.labels import metrics_shown
-from reportgen.check.pipetables import find_tables
-from reportgen.check.prose import expected_prose
-from reportgen.check.published import Lines, Reported, text_lines
-from reportgen.check.reading import reported as reported_in_lines
+from reportgen.check.claims.labels import metrics_shown
+from reportgen.check.claims.together import derived_problem, holding, unjudged, unsettled
+from reportgen.check.html.text import Page, chart_forms, read_html
+from reportgen.check.readers.pipeline import reported as reported_in_lines
+from reportgen.check.readers.pipetables import find_tables
+from reportgen.check.readers.prose import expected_prose
+from reportgen.check.readers.published import Lines, Reported, text_lines
+from reportgen.check.readers.shape import Shape, from_views
+from reportgen.check.readers.sources import read_published
+from reportgen.check.readers.tableunits import UnitProblem, settle_units
 from reportgen.check.result import (
     CheckResult,
     Item,
@@ -34,13 +38,9 @@ from reportgen.check.result import (
     expected_numbers,
     missing_item,
 )
-from reportgen.check.shape import Shape, from_views
-from reportgen.check.sources import read_published
-from reportgen.check.tableunits import UnitProblem, settle_units
-from reportgen.check.together import derived_problem, holding, unjudged, unsettled
 from reportgen.errors import InputError
-from reportgen.files import read_input
-from reportgen.formats.jsonfile import JsonDocument
+from reportgen.fileio import read_input
+from reportgen.formats.json_input.document import JsonDocument
 from reportgen.formats.load import parse_run_file
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.claims import lookup

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from reportgen.article.manifest import ArticleSource
-from reportgen.article.prose import Resolver, plain, tool_versions
-from reportgen.article.tableview import TableView
+from reportgen.article.prose.render import Resolver, plain, tool_versions
+from reportgen.article.source.manifest import ArticleSource
+from reportgen.article.tables.layout import TableView
 from reportgen.errors import Severity
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.display import shown_text

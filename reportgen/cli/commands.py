@@ -97,8 +97,8 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from reportgen.article.chartcache import chart_stage, default_folder, expects_drawing
-    from reportgen.article.pdfahead import pdf_stage
+    from reportgen.article.charts.cache import chart_stage, default_folder, expects_drawing
+    from reportgen.article.pdf.forked import pdf_stage
 
     # The PDF stage starts first, in a forked worker that imports WeasyPrint while this process
     # imports the rest and reads the runs; the charts' too (matplotlib), unless the chart cache
@@ -119,7 +119,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from reportgen.article.scaffold import scaffold
+    from reportgen.init.scaffold import scaffold
 
     hardware = None
     if args.gpu is not None:
@@ -155,7 +155,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from reportgen.check import diff
+    from reportgen import diff
 
     rule = None
     if args.fail_on is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from reportgen.article.manifest import MANIFEST, load_article
+from reportgen.article.source.manifest import MANIFEST, load_article
 from reportgen.errors import Problem
 from reportgen.formats.load import LoadResult, folder_run_files, load
 from reportgen.metrics.measured import unmeasured

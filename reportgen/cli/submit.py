@@ -138,7 +138,7 @@ def _api_base_problem(url: str) -> str | None:
 
 
 def _default_loader(article_dir: Path) -> Setup:
-    from reportgen.article.manifest import load_setup
+    from reportgen.article.source.manifest import load_setup
 
     return load_setup(article_dir)
 

@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from reportgen.errors import Problem
-from reportgen.formats.aiperf import check_throughput, label, summaries
-from reportgen.formats.aiperf_config import fixed_length
+from reportgen.formats.aiperf.config import fixed_length
+from reportgen.formats.aiperf.summary import check_throughput, label, summaries
 from reportgen.formats.base import Detection, RunFormat
-from reportgen.formats.jsonfile import JsonDocument
+from reportgen.formats.json_input.document import JsonDocument
 from reportgen.formats.refusals import csv_header
 from reportgen.model import LoadPoint, Scalar, SourceFile, SweepRun
 

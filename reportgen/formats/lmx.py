@@ -13,7 +13,7 @@ from typing import Any
 from reportgen import tolerances as tol
 from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
-from reportgen.formats.jsonfile import (
+from reportgen.formats.json_input.document import (
     TOO_LARGE,
     JsonDocument,
     escape_pointer_token,

@@ -1,13 +1,13 @@
 """Load and validate stage for run files: paths in, normalized runs and located problems out.
 
 Reads each file (the only I/O here), parses it as JSON (as JSON Lines when it is named `.jsonl`,
-`reportgen.formats.jsonl`; a top-level array only for a format that reads one), detects its
-format from content (`registry`), checks it against its schema, warns once about a version
-outside those tested on real files (never refusing a file for its version), then hands the raw
-JSON to the format's parser for semantic checks and normalization. A `.jsonl` file whose first
-record is of a format that reduces its records as they come (AIPerf's per-request export) is
-instead read one line at a time, validated and reduced record by record
-(`reportgen.formats.jsonl_stream`), with the same problems.
+`reportgen.formats.json_input.lines`; a top-level array only for a format that reads one), detects
+its format from content (`registry`), checks it against its schema, warns once about a version
+outside those tested on real files (never refusing a file for its version), then hands the raw JSON
+to the format's parser for semantic checks and normalization. A `.jsonl` file whose first record is
+of a format that reduces its records as they come (AIPerf's per-request export) is instead read one
+line at a time, validated and reduced record by record (`reportgen.formats.json_input.line_stream`),
+with the same problems.
 """
 
 from __future__ import annotations
@@ -19,24 +19,23 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import PER_FILE, InputError, Problem, cap_problems, has_errors
-from reportgen.files import open_input, read_input
+from reportgen.fileio import is_written_by_reportgen, open_input, read_input
 from reportgen.formats.base import RunFormat
-from reportgen.formats.fastdoc import GiveUp
-from reportgen.formats.jsonfile import (
+from reportgen.formats.json_input.document import (
     EXTRA_DATA,
     JsonArrayDocument,
     JsonDocument,
     parse_json,
     split_pointer,
 )
-from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
-from reportgen.formats.jsonl_stream import Streamed, stream_json_lines
-from reportgen.formats.llama_bench_read import reread
+from reportgen.formats.json_input.line_stream import Streamed, stream_json_lines
+from reportgen.formats.json_input.lines import JsonLinesDocument, parse_json_lines
+from reportgen.formats.llama_bench.concatenated import reread
+from reportgen.formats.llm_inference_bench.packed_document import GiveUp
 from reportgen.formats.refusals import nearest, sibling, sibling_of_bytes
 from reportgen.formats.registry import FORMATS, detect, known_tools
-from reportgen.formats.schemas import check
+from reportgen.formats.schema.validate import check
 from reportgen.model import Provenance, Run, Scalar, SourceFile
-from reportgen.written import is_written_by_reportgen
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
 _TOP_LIST = any(f.top_list for f in FORMATS)  # a JSON file may then be a top-level array
@@ -202,7 +201,7 @@ def _source(
 
 def _streamed(path: Path, label: str, inside: Path | None) -> Streamed | None:
     """A `.jsonl` file read one line at a time through its format's reducer; None when its
-    format has none (`reportgen.formats.jsonl_stream`)."""
+    format has none (`reportgen.formats.json_input.line_stream`)."""
     with open_input(path, "run", label=label, inside=inside) as handle:
         try:
             return stream_json_lines(label, handle, path, inside)
@@ -243,10 +242,13 @@ def folder_run_files(folder: Path) -> list[Path]:
 
 def fast_run(label: str, raw: bytes) -> Run | None:
     """The run of an llm-inference-bench file that passes every check, by the fast path
-    (`reportgen.formats.fastbench`); None for any other file, which `parse_run_file` reads."""
+    (`reportgen.formats.llm_inference_bench.packed`); None for any other file, which
+    `parse_run_file` reads."""
     if b'"request_samples"' not in raw:  # not a bench file: found early in one, or scanned once
         return None
-    from reportgen.formats.fastbench import fast_document  # msgspec: ~50 ms to import
+    from reportgen.formats.llm_inference_bench.packed import (
+        fast_document,  # msgspec: ~50 ms to import
+    )
 
     doc = fast_document(label, raw)
     if doc is None:

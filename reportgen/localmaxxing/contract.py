@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from reportgen.files import read_cached, read_input, write_output
+from reportgen.fileio import read_cached, read_input, write_output
 from reportgen.resources import schema_dir
 
 AGENT_CONTEXT_PATH = "/api/agent-context"

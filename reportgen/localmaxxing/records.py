@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen.errors import InputError, Problem
-from reportgen.files import read_input, write_output
+from reportgen.fileio import PAYLOAD_SUFFIX, RECORD_FILE, read_input, write_output
 from reportgen.localmaxxing.keys import redact
 from reportgen.localmaxxing.payload import Payload
-from reportgen.written import PAYLOAD_SUFFIX, RECORD_FILE
 
 
 @dataclass(frozen=True)

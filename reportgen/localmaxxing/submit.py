@@ -21,6 +21,7 @@ import certifi
 import httpx
 
 from reportgen.errors import InputError, Problem
+from reportgen.fileio import RECORD_FILE
 from reportgen.localmaxxing import conformance
 from reportgen.localmaxxing import contract as lmx_contract
 from reportgen.localmaxxing import payload as lmx_payload
@@ -32,7 +33,6 @@ from reportgen.localmaxxing.records import Record, add_record, load_records, sav
 from reportgen.metrics import MetricSet
 from reportgen.model import CanonicalRun, Run, Setup
 from reportgen.terminal import one_line
-from reportgen.written import RECORD_FILE
 
 Mode = Literal["local", "dry-run", "submit"]
 
