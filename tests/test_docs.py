@@ -11,14 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers_lints import every_lint
 
 from reportgen.article.prose.render import FILTERS, SETUP_FIELDS
-from reportgen.metrics.lints.findings import LINTS
 from reportgen.metrics.registry import AXES, DEFINITIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "article-format.md").read_text(encoding="utf-8")
 SCHEMA = json.loads((ROOT / "schemas" / "article.schema.json").read_text(encoding="utf-8"))
+LINTS = every_lint()
 
 
 def key_paths(node: dict[str, Any], path: str = "") -> Iterator[str]:

@@ -7,11 +7,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from reportgen.article.source.declarations import ArticleSource, RunDecl
-from reportgen.metrics.lints import LINTS, Finding
+from reportgen.metrics.lints import Finding, define_lint
 from reportgen.metrics.registry import MetricSet
 from reportgen.model import CanonicalRun, MatrixRun, Run, SweepRun
 
-LINT = LINTS["setup-contradicts-data"]
+LINT = define_lint(
+    "setup-contradicts-data",
+    severity="error",
+    rule="the setup in article.toml contradicts a run file (model, engine, tensor parallel, tool)",
+    title="The article's setup and its run files disagree",
+    why="The article says one thing about how the numbers were measured and the run files "
+    "another; one of them is wrong.",
+)
 
 
 def _same(declared: str, recorded: str, aliases: tuple[str, ...]) -> bool:

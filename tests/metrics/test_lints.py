@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from lint_builders import (
     CONTEXTS,
+    MATRIX_FILE,
     canonical,
     cell_of,
     findings,
@@ -22,6 +23,8 @@ from lint_builders import (
 )
 
 from reportgen.article.rundata import article_metrics
+from reportgen.errors import Problem
+from reportgen.metrics import compute
 from reportgen.metrics.lints import LINTS, Finding, fails, lint
 from reportgen.model import DecodeCell, MatrixRun
 from reportgen.samples import PackedSamples
@@ -387,6 +390,23 @@ def test_tool_warning_fires_on_a_warning_in_the_file() -> None:
     assert f.pointer == "/warnings/0"
     assert "outputTokens below minOutputTokens" in f.message
     assert findings(canonical(1, warnings=())) == ()
+
+
+def test_read_warning_keeps_what_reading_a_file_warned_about() -> None:
+    problem = Problem(
+        path=MATRIX_FILE,
+        line=12,
+        col=3,
+        pointer="/results/0/ttft_p50",
+        message="median ttft disagrees with the samples.",
+        severity="warning",
+    )
+    metrics = dataclasses.replace(compute([matrix()]), read_warnings=(problem,))
+    f = only(lint(metrics), "read-warning")
+    assert (f.file, f.pointer, f.cell) == (MATRIX_FILE, "/results/0/ttft_p50", None)
+    assert f.message == "Median ttft disagrees with the samples."
+    assert f.evidence == "line 12, /results/0/ttft_p50"
+    assert lint(compute([matrix()])) == ()  # quiet when reading warned of nothing
 
 
 # --- the whole stage ---------------------------------------------------------------------------
