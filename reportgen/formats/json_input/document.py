@@ -309,6 +309,9 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
             decoded, end = _DECODER.raw_decode(text, i)
             if isinstance(decoded, str):
                 lone(decoded, i, path)
+            elif type(decoded) is int and not -FLOAT_MAX <= decoded <= FLOAT_MAX:
+                line, col = line_col(text, i)
+                problems.add(Problem(label, line, col, pointer_of(path), TOO_LARGE))
         except json.JSONDecodeError:
             raise
         except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
@@ -400,6 +403,9 @@ def parse_json(label: str, raw: bytes, *, top_list: bool = False) -> JsonDocumen
         raise InputError(_walk_problems(label, text)) from None
     except RecursionError:
         raise InputError([Problem(label, 1, 1, "", "JSON nested too deeply")]) from None
+    huge = too_large_integers(label, text)
+    if huge:
+        raise InputError(huge)
     if isinstance(data, list) and top_list:
         return JsonArrayDocument(label, digest, text, {str(i): v for i, v in enumerate(data)})
     if not isinstance(data, dict):
@@ -408,6 +414,19 @@ def parse_json(label: str, raw: bytes, *, top_list: bool = False) -> JsonDocumen
         )
         raise InputError([not_an_object(label, text, kind)])
     return JsonDocument(label, digest, text, data)
+
+
+# A run of 309 digits or more starting a number: an integer that may not fit a 64-bit float
+# (FLOAT_MAX is about 1.8e308). The lookbehind starts a match only where a run starts: linear.
+_LONG_DIGITS = re.compile(r"(?<![0-9])[0-9]{309}")
+
+
+def too_large_integers(label: str, text: str) -> list[Problem]:
+    """The located integers in the parsed JSON `text` that no 64-bit float can hold (10**400):
+    every reader of the value would fail on it, so the file (or line) is refused where it is."""
+    if _LONG_DIGITS.search(text) is None:
+        return []
+    return [p for p in _walk_problems(label, text) if p.message == TOO_LARGE]
 
 
 def unfit_numbers(raw: Mapping[str, Any]) -> list[str]:

@@ -48,6 +48,7 @@ from reportgen.formats.json_input.document import (
     line_col,
     loads_object,
     split_pointer,
+    too_large_integers,
 )
 
 BOM = b"\xef\xbb\xbf"
@@ -152,6 +153,11 @@ class LineReader:
             return None
         except RecursionError:
             self.at(number, 1, f"/{index}", "JSON nested too deeply")
+            return None
+        huge = too_large_integers(self.label, text)
+        for p in huge:
+            self._said(number, p.col, f"/{index}{p.pointer}", p.message)
+        if huge:
             return None
         if not isinstance(value, dict):
             col = len(text) - len(text.lstrip(" \t\r")) + 1

@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
+from reportgen.errors import InputError
 from reportgen.formats.aiperf import summary
-from reportgen.formats.json_input.document import parse_json
+from reportgen.formats.json_input.document import TOO_LARGE, parse_json
 from reportgen.formats.load import load, load_document
 from reportgen.formats.registry import FORMATS
 from reportgen.metrics import MetricValue, compute
@@ -360,3 +361,22 @@ def test_a_user_config_without_a_load_is_labelled_by_what_it_says(
         None,
         None,
     )
+
+
+@pytest.mark.parametrize(
+    "pointer",
+    ["/input_config/input/prompt/input_tokens/mean", "/input_config/loadgen/concurrency"],
+)
+def test_an_integer_no_float_holds_is_a_located_error_not_a_crash(pointer: str) -> None:
+    """Found by hypothesis: a configured length or concurrency of 10**400 crashed the reader."""
+    raw = json.loads((VALID / "aiperf-0.8-r2-c8.json").read_bytes())
+    node = raw
+    *parents, last = pointer.strip("/").split("/")
+    for key in parents:
+        node = node[key]
+    node[last] = "HUGE"
+    text = json.dumps(raw).replace('"HUGE"', "1" + "0" * 400).encode()
+    with pytest.raises(InputError) as caught:
+        parse_json("aiperf.json", text)
+    (problem,) = caught.value.problems
+    assert (problem.pointer, problem.message) == (pointer, TOO_LARGE)
