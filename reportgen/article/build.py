@@ -30,6 +30,7 @@ from reportgen.article.tablecsv import table_csv
 from reportgen.article.tableview import TableView
 from reportgen.errors import InputError, Problem
 from reportgen.files import read_input
+from reportgen.formats.schemas import schema_version
 from reportgen.metrics import MetricSet
 from reportgen.metrics.compare import with_comparisons
 from reportgen.metrics.lints import Finding, lint
@@ -75,8 +76,10 @@ def build_date(article_date: str, environ: dict[str, str] | None = None) -> dt.d
 def metrics_document(
     built_article: ArticleSource, metrics: MetricSet, findings: tuple[Finding, ...]
 ) -> str:
-    """The `metrics.json` text: every metric value with its provenance, plus the findings."""
+    """The `metrics.json` text (schemas/metrics.schema.json): every metric value with its
+    provenance, plus the findings."""
     doc = {
+        "schema_version": schema_version("metrics"),
         "article": built_article.slug,
         "generator": f"reportgen {__version__}",
         "inputs": [
