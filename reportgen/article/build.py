@@ -36,8 +36,6 @@ from reportgen.metrics.compare import with_comparisons
 from reportgen.metrics.lints import Finding, lint
 from reportgen.resources import template_dir
 
-OUTPUTS = ("index.html", "article.pdf", "metrics.json")  # and data/, tables/
-
 
 @dataclass(frozen=True)
 class Built:
