@@ -3,7 +3,8 @@ folders), changes out.
 
 Says which reported numbers moved when runs were re-collected, by how much, whether that is
 better or worse by each metric's direction, and which would change as the article displays them;
-`failures` applies a pull request's `--fail-on` rules.
+`failures` applies a pull request's `--fail-on` rules. A metrics.json is validated against
+`schemas/metrics.schema.json` when it is read back, every problem located at its line.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from reportgen.errors import InputError
+from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
 from reportgen.formats.json_input.document import parse_json
+from reportgen.formats.schema.validate import check, schema_version
 from reportgen.metrics.display import display_of, format_number
 from reportgen.metrics.registry import DEFINITIONS
 
@@ -81,7 +83,15 @@ def _shown(side: Side | None) -> str | None:
     return format_number(side.value, display)
 
 
-def load_side(path: Path) -> dict[str, Side]:
+@dataclass(frozen=True)
+class LoadedSide:
+    """One side of the diff as read: its metrics by id, and the warnings met reading them."""
+
+    metrics: dict[str, Side]
+    warnings: tuple[Problem, ...] = ()
+
+
+def load_side(path: Path) -> LoadedSide:
     """Metric values of a metrics.json file, or computed from an article folder."""
     if path.is_dir():
         from reportgen.article.rundata import article_metrics
@@ -91,39 +101,50 @@ def load_side(path: Path) -> dict[str, Side]:
 
         if (path / MANIFEST).is_file():
             _, metrics = article_metrics(path)
-            return {v.id: Side(v.value, v.unit, v.key, v.stat) for v in metrics.values}
+            return LoadedSide({v.id: Side(v.value, v.unit, v.key, v.stat) for v in metrics.values})
         if (path / "metrics.json").is_file():  # a build folder
             return load_side(path / "metrics.json")
         result = load(folder_run_files(path))
         if not result.ok:
             raise InputError(result.problems)
-        return {v.id: Side(v.value, v.unit, v.key, v.stat) for v in compute(result.runs).values}
+        values = compute(result.runs).values
+        return LoadedSide({v.id: Side(v.value, v.unit, v.key, v.stat) for v in values})
+    return _read_metrics_json(path)
+
+
+METRICS_SCHEMA = "metrics"  # schemas/metrics.schema.json
+UNVERSIONED = 1  # the layout of a metrics.json written before it carried `schema_version`
+
+
+def _read_metrics_json(path: Path) -> LoadedSide:
+    """A metrics.json validated against its schema (every problem located). One without
+    `schema_version`, written before reportgen recorded it, is read as `UNVERSIONED` with a
+    warning: that is its layout, and it is most often the OLD side of the first diff after an
+    upgrade, which refusing it would make impossible."""
     doc = parse_json(str(path), read_input(path, "run"))
-    listed = doc.data.get("metrics")
-    if not isinstance(listed, list):
-        raise InputError([doc.problem("", "not a metrics.json: no `metrics` list")])
+    data, warnings = doc.data, []
+    known = schema_version(METRICS_SCHEMA)
+    version = data.get("schema_version")
+    if "schema_version" not in data:
+        if "metrics" not in data:
+            raise InputError([doc.problem("", "not a metrics.json: no schema_version, no metrics")])
+        said = f"no schema_version: written by an older reportgen; read as version {UNVERSIONED}"
+        warnings.append(doc.problem("", said, "warning"))
+        data = {"schema_version": UNVERSIONED, **data}
+    elif isinstance(version, int) and not isinstance(version, bool) and version > known:
+        said = f"schema_version {version}: written by a newer reportgen; this one reads {known}"
+        raise InputError([doc.problem("/schema_version", said)])
+    problems = [doc.problem(p.pointer, p.message) for p in check(METRICS_SCHEMA, data)]
+    if problems:
+        raise InputError(problems)
     out = {}
-    for i, m in enumerate(listed):
-        ok = (
-            isinstance(m, dict)
-            and isinstance(m.get("id"), str)
-            and isinstance(m.get("value"), int | float)
-            and not isinstance(m.get("value"), bool)
-        )
-        if not ok:
-            raise InputError([doc.problem(f"/metrics/{i}", "a metric needs an id and a value")])
+    for i, m in enumerate(data["metrics"]):
         value = _float(m["value"])
         if value is None:
             raise InputError([doc.problem(f"/metrics/{i}/value", _NOT_FINITE)])
         # `definition` names the registry entry, and so the display precision.
-        stat = m.get("statistic")
-        out[m["id"]] = Side(
-            value,
-            str(m.get("unit", "")),
-            str(m.get("definition")),
-            stat if isinstance(stat, str) else None,
-        )
-    return out
+        out[m["id"]] = Side(value, m["unit"], m["definition"], m.get("statistic"))
+    return LoadedSide(out, tuple(warnings))
 
 
 _NOT_FINITE = "a metric's value must be a finite number that fits a 64-bit float"

@@ -36,12 +36,11 @@ from reportgen.article.tables.layout import TableView
 from reportgen.article.workers import Forked, InProcess
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
+from reportgen.formats.schema.validate import schema_version
 from reportgen.metrics import MetricSet
 from reportgen.metrics.compare import with_comparisons
 from reportgen.metrics.lints import Finding, lint
 from reportgen.resources import template_dir
-
-OUTPUTS = ("index.html", "article.pdf", "metrics.json")  # and data/, tables/
 
 
 @dataclass(frozen=True)
@@ -81,8 +80,10 @@ def build_date(article_date: str, environ: dict[str, str] | None = None) -> dt.d
 def metrics_document(
     built_article: ArticleSource, metrics: MetricSet, findings: tuple[Finding, ...]
 ) -> str:
-    """The `metrics.json` text: every metric value with its provenance, plus the findings."""
+    """The `metrics.json` text (schemas/metrics.schema.json): every metric value with its
+    provenance, plus the findings."""
     doc = {
+        "schema_version": schema_version("metrics"),
         "article": built_article.slug,
         "generator": f"reportgen {__version__}",
         "inputs": [

@@ -142,13 +142,6 @@ def expected_numbers(
     return tuple(first.values())
 
 
-def expected_ids(
-    article: ArticleSource, metrics: MetricSet, views: Iterable[TableView]
-) -> tuple[str, ...]:
-    """The metric ids an article shows: every table cell with data, and its headlines."""
-    return tuple(s.metric for s in expected_numbers(article, metrics, views))
-
-
 def missing_item(
     source: str, value: MetricValue, shown: Shown | None = None, line: int = 1
 ) -> Item:

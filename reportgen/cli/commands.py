@@ -164,7 +164,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"reportgen diff: error: --fail-on {exc}", file=sys.stderr)
             return EXIT_INPUT
-    moved = diff.diff(diff.load_side(args.old), diff.load_side(args.new))
+    old, new = diff.load_side(args.old), diff.load_side(args.new)
+    print_problems([*old.warnings, *new.warnings], False, sys.stderr)
+    moved = diff.diff(old.metrics, new.metrics)
     failed = diff.failures(moved, rule) if rule is not None else ()
     if args.json:
         sys.stdout.write(diff.to_json(moved))

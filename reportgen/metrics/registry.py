@@ -26,16 +26,6 @@ Better = Literal["higher", "lower"]
 STATS = ("p90", "p95", "p99", "mean", "min", "max", "n")
 # The spread of a cell measured in several files of one run: lowest, highest, how many.
 REPEAT_STATS = ("rep_min", "rep_max", "reps")
-STAT_WORDS = {
-    "p50": "median",
-    "p90": "p90",
-    "p95": "p95",
-    "p99": "p99",
-    "mean": "mean",
-    "min": "min",
-    "max": "max",
-    "n": "samples",
-}
 AXES = ("run", "context", "concurrency", "rate", "point", "prompt_tokens", "max_tokens")
 # An axis over a setting the run file states: `meta.max_concurrency`, `meta.engineName`.
 META = "meta."
@@ -338,7 +328,6 @@ THROUGHPUTS = (
     "decode.aggregate_tok_s",
     "load.output_tok_s",
 )
-EFFICIENCY = ("per_gpu", "per_w", "j_per_tok")
 
 
 def _efficiency_defs() -> dict[str, MetricDef]:
@@ -575,10 +564,6 @@ class MetricSet:
         """The id of `metric` at the given coordinates, if the metrics have it."""
         found = self.find(metric, **where)
         return None if found is None else found.id
-
-    def run_ids(self) -> tuple[str | None, ...]:
-        """The article's run ids the values belong to, in first-seen order."""
-        return tuple(dict.fromkeys(v.run for v in self.values))
 
 
 def metric_id(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import shutil
 from html.parser import HTMLParser
@@ -14,6 +15,8 @@ from pypdf import PdfReader
 from reportgen.article.build import build, render_article, render_outputs
 from reportgen.cli.main import main
 from reportgen.errors import InputError
+from reportgen.formats.schema.validate import check as schema_check
+from reportgen.formats.schema.validate import schema_version
 from reportgen.metrics.display import parse_display_attr, shown_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,6 +123,16 @@ def test_every_number_carries_its_metric(name: str, outputs: dict[str, dict[str,
         cells = [c for _, row in view.rows for c in row if not c.missing]
         spans = [n for n in numbers if n[3] == view.id and n[0] in {c.metric for c in cells}]
         assert len(spans) == len(cells)
+
+
+@pytest.mark.parametrize("name", sorted(ARTICLES))
+def test_metrics_json_is_valid_under_its_schema(
+    name: str, outputs: dict[str, dict[str, bytes]]
+) -> None:
+    doc = json.loads(outputs[name]["metrics.json"])
+    assert schema_check("metrics", doc) == []
+    assert next(iter(doc)) == "schema_version"  # first, where a reader looks
+    assert doc["schema_version"] == schema_version("metrics")
 
 
 def test_small_article_tables_follow_the_data(outputs: dict[str, dict[str, bytes]]) -> None:

@@ -182,13 +182,6 @@ def _check_filters(decl: TableDecl, metrics: MetricSet, article: ArticleSource) 
         raise table_problem(decl, problem)
 
 
-def _corner(decl: TableDecl) -> str:
-    """The top-left cell: as declared, else the rows' axis in words (`meta.` left out)."""
-    if decl.corner is not None:
-        return decl.corner
-    return decl.rows.removeprefix("meta.").replace("_", " ")
-
-
 def _check_units(decl: TableDecl) -> None:
     """A unit the caption or a header names must be the unit its numbers are shown in: a caption
     saying (s) over numbers in ms is a build error, not a table a reader misreads."""

@@ -57,14 +57,6 @@ class Word:
     text: str = ""
 
 
-@dataclass(frozen=True)
-class Flag:
-    """Something check must say about a place in the page (an offset in it)."""
-
-    offset: int
-    message: str
-
-
 @dataclass
 class Lines:
     """The lines read so far: (text, [(column of a word, its offset in the page)])."""

@@ -52,7 +52,6 @@ _CLOSES_P = _names(
     "figure footer header hgroup main menu nav ol p search section summary ul h1 h2 h3 h4 h5 "
     "h6 pre listing form plaintext table hr xmp li dd dt"
 )
-_IMPLIED_END = _names("dd dt li optgroup option p rb rp rt rtc")
 _FORMATTING = _names("a b big code em font i nobr s small strike strong tt u")
 # HTML elements that end the SVG or MathML they appear in
 _BREAKOUT = _names(

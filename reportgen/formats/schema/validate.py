@@ -50,6 +50,7 @@ SCHEMA_FILES = {
     "inference-perf-requests": "inference-perf-requests.schema.json",
     "article": "article.schema.json",
     "check-result": "check-result.schema.json",
+    "metrics": "metrics.schema.json",
 }
 
 
@@ -135,6 +136,13 @@ def _accepts(name: str, folder: Path) -> Predicate:
 def schema(name: str, folder: Path | None = None) -> dict[str, Any]:
     """The parsed schema called `name`."""
     return _schemas(folder or schema_dir()).by_name[name]
+
+
+def schema_version(name: str, folder: Path | None = None) -> int:
+    """The layout version schema `name` describes (its `schema_version` const): what the file's
+    writer records, and the newest its reader knows."""
+    version: int = schema(name, folder)["properties"]["schema_version"]["const"]
+    return version
 
 
 def _message(error: ValidationError) -> str:

@@ -156,10 +156,6 @@ class FindingGroup:
         """The distinct reasons given for the findings that are acknowledged."""
         return tuple(dict.fromkeys(f.acknowledged for f in self.findings if f.acknowledged))
 
-    @property
-    def all_acknowledged(self) -> bool:
-        return all(f.acknowledged for f in self.findings)
-
 
 def group(findings: Iterable[Finding]) -> tuple[FindingGroup, ...]:
     """Findings grouped by lint, in the order their first finding comes."""

@@ -11,10 +11,11 @@ import copy
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import fastjsonschema
 import pytest
+from helpers_articles import ROOT, built_article
 from helpers_runs import INVALID, VALID, bench_run, lmx_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,6 +24,8 @@ from referencing import Registry, Resource
 
 from reportgen.formats.registry import detect
 from reportgen.formats.schema import validate
+from reportgen.metrics.registry import Source
+from reportgen.model import ProvenanceStatus
 from reportgen.resources import schema_dir
 
 RUN_SCHEMAS = ("provenance", "lmx-speed-test", "llm-inference-bench", "lmx-matrix")
@@ -239,3 +242,45 @@ def test_a_valid_run_file_is_read_without_importing_jsonschema() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# --- metrics.json: what `reportgen build` writes and `reportgen diff` reads back ----------------
+
+
+def test_metrics_json_schema_names_every_source_and_provenance() -> None:
+    metric = validate.schema("metrics")["$defs"]["metric"]["properties"]
+    assert metric["source"]["enum"] == list(get_args(Source))
+    assert validate.schema("metrics")["$defs"]["provenance"]["enum"] == list(
+        get_args(ProvenanceStatus)
+    )
+
+
+def _broken_metrics_json() -> list[Any]:
+    """The small article's metrics.json, and copies of it broken one way each."""
+    doc = json.loads(built_article(ROOT / "tests" / "articles" / "small")[0].metrics_json)
+    broken = []
+    for path, value in [
+        (("schema_version",), 2),
+        (("metrics", 0, "value"), "1.5"),
+        (("metrics", 0, "sha256"), doc["metrics"][0]["sha256"] + "\n"),
+        (("metrics", 0, "samples"), -1),
+        (("inputs", 0, "provenance"), "guessed"),
+        (("findings",), [{"id": "x"}]),
+        (("extra",), True),
+    ]:
+        copy_of = copy.deepcopy(doc)
+        node = copy_of
+        for token in path[:-1]:
+            node = node[token]
+        node[path[-1]] = value
+        broken.append(copy_of)
+    return [doc, *broken]
+
+
+def test_compiled_and_reference_validators_agree_on_metrics_json() -> None:
+    valid, *broken = _broken_metrics_json()
+    assert_agree("metrics", valid)
+    assert validate.check("metrics", valid) == []
+    for doc in broken:
+        assert_agree("metrics", doc)
+        assert validate.check("metrics", doc) != []

@@ -55,7 +55,6 @@ TRACKED = _names(
     "block-size max-inline-size max-block-size -webkit-line-clamp line-clamp order "
     "flex-direction flex-flow content animation animation-name"
 )
-_PSEUDO = ("before", "after", "marker", "first-letter", "first-line")
 _HIDING = frozenset({"display", "visibility", "content-visibility"})
 Key = tuple[float, float, int, tuple[int, int, int], int]
 Entry = tuple[Key, Decl, frozenset[str]]
