@@ -275,7 +275,7 @@ def _document(label: str, raw: bytes) -> PackedDocument | None:
         samples[where] = _pack(structs, where, max_tokens)
         structs.clear()  # each cell's structs are freed once packed
     digest = hashlib.sha256(raw).hexdigest()
-    return PackedDocument(label, digest, "", data, samples=samples)
+    return PackedDocument(label=label, sha256=digest, text="", data=data, samples=samples)
 
 
 def fast_document(label: str, raw: bytes) -> PackedDocument | None:

@@ -385,7 +385,9 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
     definitions = EVENT_DEFINITIONS if per_event else DEFINITIONS
     found = _load(raw["load_summary"], source.label, report)
     if found is None:
-        return SweepRun(source, None, None, (), definitions), problems
+        return SweepRun(
+            source=source, engine=None, model=None, points=(), definitions=definitions
+        ), problems
     label, concurrency, rate, strategy = found
     ok, failed = int(successes["count"]), int(failures["count"])
     sent = raw["load_summary"]["count"]

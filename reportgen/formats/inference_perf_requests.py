@@ -154,15 +154,39 @@ def _sample(at: str, record: Mapping[str, Any], report: Report, tally: Tally) ->
     latency = max(record["end_time"] - record["start_time"], 0.0)
     done = record.get("error") is None
     if _errors(at, record, chunks, report) or not done:
-        return RequestSample(at, 0.0, latency, 0.0, inputs, out if done else 0, False)
+        return RequestSample(
+            pointer=at,
+            ttft_s=0.0,
+            latency_s=latency,
+            itl_s=0.0,
+            input_tokens=inputs,
+            output_tokens=out if done else 0,
+            completed=False,
+        )
     if server is None:
         tally.setdefault("client", [0, response])[0] += 1
     if not chunks:
         tally.setdefault("unstreamed", [0, response])[0] += 1
-        return RequestSample(at, 0.0, latency, 0.0, inputs, out, True)
+        return RequestSample(
+            pointer=at,
+            ttft_s=0.0,
+            latency_s=latency,
+            itl_s=0.0,
+            input_tokens=inputs,
+            output_tokens=out,
+            completed=True,
+        )
     ttft = chunks[0] - record["start_time"]
     itl = (chunks[-1] - chunks[0]) / (out - 1) if out >= 2 and len(chunks) >= 2 else 0.0
-    return RequestSample(at, ttft, latency, itl, inputs, out, True)
+    return RequestSample(
+        pointer=at,
+        ttft_s=ttft,
+        latency_s=latency,
+        itl_s=itl,
+        input_tokens=inputs,
+        output_tokens=out,
+        completed=True,
+    )
 
 
 def _reason(records: list[tuple[str, dict[str, Any]]]) -> str:
