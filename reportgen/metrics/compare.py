@@ -58,4 +58,4 @@ def with_comparisons(metrics: MetricSet, pairs: Iterable[tuple[str, str]]) -> Me
     if not added:
         return metrics
     values = tuple(sorted((*metrics.values, *added), key=lambda v: v.id))
-    return MetricSet(values, metrics.cells, metrics.runs)
+    return MetricSet(values=values, cells=metrics.cells, runs=metrics.runs)

@@ -99,7 +99,12 @@ def _median_with_own(values: list[MetricValue], own: float | None) -> Iterator[M
 
 
 def _decode(cell: DecodeCell, emit: Emitter) -> Iterator[MetricValue]:
-    at = Cell(cell.context_tokens, cell.concurrency, cell.point, extra=cell.settings)
+    at = Cell(
+        context=cell.context_tokens,
+        concurrency=cell.concurrency,
+        point=cell.point,
+        extra=cell.settings,
+    )
     tokens, seconds = cell.window_output_tokens, cell.measurement_s
     if cell.aggregate_source in TOKEN_COUNT_SOURCES and tokens and seconds:
         yield emit.value(
@@ -169,10 +174,26 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
         if p.rate_key is not None and p.tok_s is not None:  # the tool's rate, as it defines it
             rate, source, own, where = p.tok_s, "summary", None, f"{p.pointer}/{p.rate_key}"
         yield emit.value("prefill.tok_s", rate, source, where, at, summary=own, basis=p.basis)
-        state = CellState("prefill", p.context_tokens, None, "ok", None, src.label, p.pointer)
+        state = CellState(
+            kind="prefill",
+            context=p.context_tokens,
+            concurrency=None,
+            status="ok",
+            reason=None,
+            file=src.label,
+            pointer=p.pointer,
+        )
         yield replace(state, run=emit.run, point=p.point, extra=p.settings)
     for cell in run.cells:
-        state = CellState("decode", cell.context_tokens, cell.concurrency, cell.status, "", "", "")
+        state = CellState(
+            kind="decode",
+            context=cell.context_tokens,
+            concurrency=cell.concurrency,
+            status=cell.status,
+            reason="",
+            file="",
+            pointer="",
+        )
         state = replace(state, reason=cell.reason, file=src.label, pointer=cell.pointer)
         yield replace(state, run=emit.run, point=cell.point, extra=cell.settings)
         if cell.status == "ok":
@@ -244,16 +265,16 @@ def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
 def _sweep(run: SweepRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
     for point in run.points:
         yield CellState(
-            "load",
-            None,
-            point.concurrency,
-            point.status,
-            point.reason,
-            run.source.label,
-            point.pointer,
-            emit.run,
-            point.label,
-            point.rate,
+            kind="load",
+            context=None,
+            concurrency=point.concurrency,
+            status=point.status,
+            reason=point.reason,
+            file=run.source.label,
+            pointer=point.pointer,
+            run=emit.run,
+            point=point.label,
+            rate=point.rate,
         )
         if point.status == "ok":
             yield from _point(point, emit)
@@ -320,8 +341,10 @@ def compute(
             message = f"metric {v.id} is also defined by {other.file}"
         else:  # two contexts with one label, e.g. 4000 and 4096 are both "4K"
             message = f"metric {v.id} is defined twice in this file ({other.pointer}, {v.pointer})"
-        clashes.append(Problem(v.file, 1, 1, "", message))
+        clashes.append(Problem(path=v.file, line=1, col=1, pointer="", message=message))
     if clashes:
         raise InputError(clashes)
     values_out = tuple(sorted(seen.values(), key=lambda v: v.id))
-    return MetricSet(values_out, tuple(cells), runs, tuple(sorted(varying.items())))
+    return MetricSet(
+        values=values_out, cells=tuple(cells), runs=runs, varying=tuple(sorted(varying.items()))
+    )
