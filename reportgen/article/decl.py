@@ -34,7 +34,9 @@ class Place:
 
     def problem(self, message: str) -> Problem:
         """A problem located at this declaration."""
-        return Problem(self.file, self.line, self.col, self.pointer, message)
+        return Problem(
+            path=self.file, line=self.line, col=self.col, pointer=self.pointer, message=message
+        )
 
 
 @dataclass(frozen=True)

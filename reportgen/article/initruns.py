@@ -73,7 +73,15 @@ def group_runs(runs: Sequence[tuple[str, Run]]) -> list[InitRun]:
             None,
         )
         if home is None:
-            home = InitRun(f"run{len(groups) + 1}", *key, label=own)
+            kind, tool, engine, model = key
+            home = InitRun(
+                id=f"run{len(groups) + 1}",
+                kind=kind,
+                tool=tool,
+                engine=engine,
+                model=model,
+                label=own,
+            )
             groups.append(home)
         home.files.append(name)
         if run.source.format_version:

@@ -125,7 +125,13 @@ def _grid(b: CellBuilder) -> TableView:
         out_rows.append((axis_label(decl.rows, r, b.article), tuple(cells)))
     headers = tuple(axis_label(decl.columns, c, b.article) for c in cols)
     corner = decl.corner if decl.corner is not None else f"{decl.rows} \\ {decl.columns}"
-    return TableView(decl, corner, headers, tuple(out_rows), b.footnotes.items())
+    return TableView(
+        decl=decl,
+        corner=corner,
+        columns=headers,
+        rows=tuple(out_rows),
+        footnotes=b.footnotes.items(),
+    )
 
 
 def _points(b: CellBuilder) -> TableView:
@@ -164,7 +170,13 @@ def _points(b: CellBuilder) -> TableView:
         else (decl.rows.removeprefix("meta.").replace("_", " "))
     )
     headers = tuple(_with_unit(c) for c in decl.columns)
-    return TableView(decl, corner, headers, tuple(out_rows), b.footnotes.items())
+    return TableView(
+        decl=decl,
+        corner=corner,
+        columns=headers,
+        rows=tuple(out_rows),
+        footnotes=b.footnotes.items(),
+    )
 
 
 def _check_filters(decl: TableDecl, metrics: MetricSet, article: ArticleSource) -> None:
@@ -280,7 +292,13 @@ def _compare(b: CellBuilder) -> TableView:
         if decl.corner is not None
         else (decl.rows.removeprefix("meta.").replace("_", " "))
     )
-    return TableView(decl, corner, tuple(headers), tuple(out_rows), b.footnotes.items())
+    return TableView(
+        decl=decl,
+        corner=corner,
+        columns=tuple(headers),
+        rows=tuple(out_rows),
+        footnotes=b.footnotes.items(),
+    )
 
 
 def table_views(
