@@ -151,14 +151,14 @@ def diff(old: dict[str, Side], new: dict[str, Side]) -> tuple[Moved, ...]:
         assert either is not None
         out.append(
             Moved(
-                mid,
-                change,
-                None if a is None else a.value,
-                None if b is None else b.value,
-                either.unit,
-                _shown(a),
-                _shown(b),
-                either.key,
+                id=mid,
+                change=change,
+                old=None if a is None else a.value,
+                new=None if b is None else b.value,
+                unit=either.unit,
+                old_shown=_shown(a),
+                new_shown=_shown(b),
+                key=either.key,
             )
         )
     return tuple(out)

@@ -154,7 +154,13 @@ def metrics_shown(shape: Shape) -> tuple[Metric, ...]:
         said |= _words(definition.title) | _words(key.replace("_", " ").replace(".", " "))
         said -= set(_STATS)
         out.append(
-            Metric(metric, key, definition.unit, _axes(axes, definition.stats), frozenset(said))
+            Metric(
+                id=metric,
+                key=key,
+                unit=definition.unit,
+                axes=_axes(axes, definition.stats),
+                words=frozenset(said),
+            )
         )
     return tuple(sorted(out, key=lambda m: m.id))
 

@@ -174,7 +174,15 @@ def _headlines(article: ArticleSource) -> tuple[HeadlineShape, ...]:
             caption = REFERENCE.sub("{N}", h.caption.text)
             parts = [_atoms(part) for part in caption.split("{N}")]
             pattern = _joined([a for k, part in enumerate(parts) for a in [_NUMBER][:k] + part])
-            out.append(HeadlineShape(h.metric, _unit(h.metric), caption, pattern, group))
+            out.append(
+                HeadlineShape(
+                    metric=h.metric,
+                    unit=_unit(h.metric),
+                    caption=caption,
+                    pattern=pattern,
+                    group=group,
+                )
+            )
     return tuple(out)
 
 
@@ -258,9 +266,13 @@ def from_views(article: ArticleSource, views: Iterable[TableView]) -> Shape:
         )
         bare = {k: normalize(v) for k, v in _by_bare(view.columns).items()}
         cells = _Laid(grid, bare)
-        tables.append(TableShape(view.id, view.title, view.decl.unit_words, cells, laid))
+        tables.append(
+            TableShape(
+                id=view.id, title=view.title, unit_words=view.decl.unit_words, cell=cells, grid=laid
+            )
+        )
     notes = [t.note for t in article.tables()]
-    return Shape(tuple(tables), _headlines(article), _phrases(notes))
+    return Shape(tables=tuple(tables), headlines=_headlines(article), phrases=_phrases(notes))
 
 
 def _size(cell: CellView) -> tuple[bool, int, int]:
@@ -285,12 +297,14 @@ def from_declarations(article: ArticleSource) -> Shape:
             headers = {normalize(c.header): c.metric for c in decl.columns}
             by_header = {c.header: c.metric for c in decl.columns}
             bare = {b: by_header[h] for b, h in _by_bare(by_header).items()}
-            cell = _Declared(decl.rows, columns=headers, bare=bare)
+            cell = _Declared(rows=decl.rows, columns=headers, bare=bare)
         else:
-            cell = _Declared(decl.rows, decl.metric, decl.columns)
-        tables.append(TableShape(decl.id, decl.title, decl.unit_words, cell))
+            cell = _Declared(rows=decl.rows, metric=decl.metric, columns_axis=decl.columns)
+        tables.append(
+            TableShape(id=decl.id, title=decl.title, unit_words=decl.unit_words, cell=cell)
+        )
     notes = [t.note for t in article.tables()]
-    return Shape(tuple(tables), _headlines(article), _phrases(notes))
+    return Shape(tables=tuple(tables), headlines=_headlines(article), phrases=_phrases(notes))
 
 
 def _id(metric: str, labels: dict[str, str]) -> str | None:
