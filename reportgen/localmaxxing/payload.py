@@ -171,7 +171,9 @@ def build(run: CanonicalRun, metrics: MetricSet, setup: Setup) -> Payload:
     problems: list[Problem] = []
 
     def problem(pointer: str, message: str) -> None:
-        problems.append(Problem(run.source.label, 1, 1, pointer, message))
+        problems.append(
+            Problem(path=run.source.label, line=1, col=1, pointer=pointer, message=message)
+        )
 
     if run.source.provenance.status != "measured":
         problem(
@@ -185,12 +187,12 @@ def build(run: CanonicalRun, metrics: MetricSet, setup: Setup) -> Payload:
     if hw is None:
         problems.append(
             Problem(
-                "article.toml",
-                1,
-                1,
-                "/runs/setup/hardware",
-                "the article's setup states no hardware ([runs.setup.hardware] with gpu_name and "
-                "gpu_count): a leaderboard entry needs the GPU it was measured on",
+                path="article.toml",
+                line=1,
+                col=1,
+                pointer="/runs/setup/hardware",
+                message="the article's setup states no hardware ([runs.setup.hardware] with "
+                "gpu_name and gpu_count): a leaderboard entry needs the GPU it was measured on",
             )
         )
         raise InputError(problems)
