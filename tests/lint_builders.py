@@ -44,7 +44,7 @@ def source(label: str = MATRIX_FILE, fmt: str = "llm-inference-bench") -> Source
         format=fmt,  # type: ignore[arg-type]
         tool=tool,
         format_version=tool.rsplit(" ", 1)[1],
-        provenance=Provenance("measured"),
+        provenance=Provenance(status="measured"),
     )
 
 

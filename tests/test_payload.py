@@ -138,7 +138,12 @@ def test_setup_that_contradicts_the_run_is_refused() -> None:
 
 def test_build_refuses_reconstructed_runs_itself() -> None:
     run, metrics = _run(FIXTURES / "canonical-c1.json")
-    source = replace(run.source, provenance=Provenance("reconstructed", "a table", "tests"))
+    source = replace(
+        run.source,
+        provenance=Provenance(
+            status="reconstructed", reconstructed_from="a table", generator="tests"
+        ),
+    )
     with pytest.raises(InputError, match="reconstructed, not measured"):
         payload.build(replace(run, source=source), metrics, SETUP)
 
@@ -261,7 +266,12 @@ def test_mock_transport_redirect_is_a_failure_and_not_followed(
         return httpx.Response(307, headers={"Location": "https://elsewhere.test/steal"})
 
     request = submit.SubmitRequest(
-        (run,), metrics, SETUP, tmp_path, "submit", api_base="https://api.test"
+        runs=(run,),
+        metrics=metrics,
+        setup=SETUP,
+        article_dir=tmp_path,
+        mode="submit",
+        api_base="https://api.test",
     )
     with httpx.Client(transport=httpx.MockTransport(handler), follow_redirects=True) as client:
         report = submit.submit_runs(request, client=client, env=env, now=lambda: NOW)

@@ -41,7 +41,7 @@ def _read(text: str, label: str = "results.jsonl") -> tuple[SweepRun | None, lis
     if problems:
         return None, problems
     fmt = vllm_bench_lines.FORMAT
-    source = _source(fmt, "", label, doc.sha256, Provenance("measured"))
+    source = _source(fmt, "", label, doc.sha256, Provenance(status="measured"))
     return vllm_bench_lines.parse(doc, found.base, source)
 
 
