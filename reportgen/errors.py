@@ -16,7 +16,7 @@ from reportgen.terminal import one_line
 Severity = Literal["error", "warning"]
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, kw_only=True)
 class Problem:
     """One located problem in one input file."""
 

@@ -28,7 +28,7 @@ CellStatus = Literal[
 Scalar = str | int | float | bool | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Provenance:
     """Where a file's numbers come from: measured by the tools, reconstructed from a published
     text, or synthetic (generated demo or test data); `note` is the file's own words."""
@@ -40,7 +40,7 @@ class Provenance:
     command: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SourceFile:
     """One input run file as it was read."""
 
@@ -53,7 +53,7 @@ class SourceFile:
     wrapper: tuple[tuple[str, Scalar], ...] = ()  # lmx matrix wrapper metadata, scalars only
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CanonicalSample:
     """One request of one timed iteration of an lmx speed test."""
 
@@ -67,7 +67,7 @@ class CanonicalSample:
     tok_s_prefill: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CanonicalSummary:
     """The lmx file's own summary fields (medians over iterations, rounded by lmx)."""
 
@@ -78,7 +78,7 @@ class CanonicalSummary:
     tok_s_out_source: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CanonicalRun:
     """An lmx speed-test run: one canonical prompt, N iterations of `concurrency` requests."""
 
@@ -137,7 +137,7 @@ TOKEN_COUNT_SOURCES = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DecodeCell:
     """One context x concurrency cell of sustained decode."""
 
@@ -163,7 +163,7 @@ class DecodeCell:
     settings: tuple[tuple[str, Scalar], ...] = ()  # its own `meta.KEY` axes (meta.n_gen, ...)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PrefillPoint:
     """One cold prefill measurement for a context."""
 
@@ -189,7 +189,7 @@ class PrefillPoint:
     rate_key: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MatrixRun:
     """An llm-inference-bench run (bare or wrapped by `lmx speed-test matrix`)."""
 
@@ -221,7 +221,7 @@ class Summary(NamedTuple):
     n: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LoadPoint:
     """One load point of a sweep: the requests sent at one concurrency or request rate.
 
@@ -259,7 +259,7 @@ class LoadPoint:
         return dict(self.summary_at).get(quantity)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SweepRun:
     """A run of one or more load points, as load-testing tools write them."""
 
@@ -285,7 +285,7 @@ def context_label(tokens: int) -> str:
     return f"{tokens:,}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Hardware:
     """The machine a run was measured on, as the article's manifest states it."""
 
@@ -300,7 +300,7 @@ class Hardware:
     os: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Setup:
     """What the article's manifest says about hardware, model and engine (not data)."""
 

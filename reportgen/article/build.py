@@ -38,7 +38,7 @@ from reportgen.resources import template_dir
 OUTPUTS = ("index.html", "article.pdf", "metrics.json")  # and data/, tables/
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Built:
     """One article, rendered (nothing written yet)."""
 

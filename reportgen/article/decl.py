@@ -12,7 +12,7 @@ from reportgen.errors import Problem
 from reportgen.model import Scalar, Setup
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Text:
     """A piece of article text and where it was written (for located errors)."""
 
@@ -48,7 +48,7 @@ class Headline:
     place: Place
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunDecl:
     """One run of the article: its files and the setup it was measured on."""
 
@@ -89,7 +89,7 @@ class Compare:
 Where = tuple[tuple[str, tuple[Scalar, ...]], ...]  # axis -> the values to keep
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableDecl:
     """A declared table: rows along an axis; columns along an axis (one metric) or a list of
     metrics; optionally a comparison of two runs."""
@@ -111,7 +111,7 @@ class TableDecl:
     place: Place
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ChartDecl:
     """A declared chart: `metric` against `x` (an axis, or a metric for interactivity), a line
     per value of `series`."""
@@ -133,7 +133,7 @@ class ChartDecl:
     place: Place
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Section:
     """A section of the article, in the order declared."""
 
@@ -176,7 +176,7 @@ class Acknowledgement:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ArticleSource:
     """Everything an article says that is not measured data."""
 

@@ -14,7 +14,7 @@ from reportgen.model import CanonicalRun, MatrixRun, Run, SweepRun
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.jsonl?")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class InitRun:
     id: str
     kind: str  # "matrix", "sweep", "canonical"

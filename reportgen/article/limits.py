@@ -20,7 +20,7 @@ from reportgen.article.prose import parse_markdown
 from reportgen.errors import Problem
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Limits:
     """The most an article may declare of each thing a build's time grows with."""
 

@@ -157,7 +157,7 @@ def _font_css(folder: Path) -> str:
     )
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Fonts:
     """The PDF's fonts loaded into a font configuration, with what loading them logged."""
 

@@ -49,7 +49,7 @@ class Unresolved(Exception):
     """A reference names something real that has no value here; the message says why."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Resolver:
     """Turns reference names into HTML."""
 

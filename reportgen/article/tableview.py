@@ -44,7 +44,7 @@ from reportgen.model import Scalar
 __all__ = ["MARKS", "CellView", "Notes", "TableView", "table_views"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableView:
     """A table ready for the template (and for the checker, which reads tables back by it)."""
 

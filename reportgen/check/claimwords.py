@@ -93,7 +93,7 @@ def sentences(toks: Sequence[Token]) -> list[range]:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Claim:
     kind: str  # "ratio" or "change"
     value: float

@@ -33,7 +33,7 @@ class Side:
     stat: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Moved:
     """One metric id's change between OLD and NEW."""
 

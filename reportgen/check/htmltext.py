@@ -68,7 +68,7 @@ class Chart:
     shown: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Page:
     """A published HTML page as check reads it."""
 

@@ -107,7 +107,7 @@ def _words(text: str) -> frozenset[str]:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Metric:
     """One metric the article shows: its id, definition key, unit, axes and quantity words."""
 

@@ -57,7 +57,7 @@ _QUALIFIERS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ParsedTable:
     """A table found in the text: what names it, its header and rows with line numbers."""
 

@@ -70,7 +70,7 @@ _LONE = re.compile(r"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:tok/s|ms|s)\s*+$
 Lines = list[tuple[int, str]]  # (line number in the source, text)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Reported:
     """One number as an article shows it, and where."""
 

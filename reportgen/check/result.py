@@ -33,7 +33,7 @@ SEVERITY: dict[Kind, Severity] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Item:
     """One thing the checker found about one number."""
 
@@ -83,7 +83,7 @@ class SourceResult:
     items: tuple[Item, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CheckResult:
     """Everything `reportgen check` found: per source, and the lints' findings."""
 
@@ -107,7 +107,7 @@ class CheckResult:
         return fails(self.findings, strict=self.strict) or (self.strict and bool(self.items))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Shown:
     """A number the built article shows: its metric, and its table, row and column (or, for a
     headline, its caption as the row)."""

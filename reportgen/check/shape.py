@@ -40,7 +40,7 @@ class Grid:
     rows: tuple[tuple[str, tuple[tuple[bool, int, int], ...]], ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableShape:
     """One table as a published text shows it."""
 
@@ -60,7 +60,7 @@ class Phrase:
     text: Text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class HeadlineShape:
     """A declared headline number: its metric, unit, caption, and the group it is shown in (the
     key results, or one section's headlines)."""
@@ -86,7 +86,7 @@ class Expected:
     key: str  # what the alignment compares: "#" for a number, else its normalized words
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Shape:
     """Everything a published version of the article is matched against."""
 
@@ -227,7 +227,7 @@ class _Laid:
         return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Declared:
     """A declared table's cells from its labels: the metric of the column (a points table) or of
     the table, at the row's (and column's) coordinates."""

@@ -123,7 +123,7 @@ def _place(toks: Sequence[Token], start: int, end: int) -> Place:
     return toks[start].line, toks[start].col, " ".join(t.text for t in toks[start:end])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Header:
     start: int  # the token the header starts at
     end: int

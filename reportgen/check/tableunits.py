@@ -34,7 +34,7 @@ QUANTITIES = frozenset({"s", "ms", "tok/s", "req/s", "tok/s/GPU", "tok/s/W", "J/
 _OTHER = {"s": "ms", "ms": "s"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class UnitProblem:
     """A header or caption whose unit does not fit the numbers under it."""
 

@@ -47,7 +47,7 @@ _Seconds = Annotated[float, Meta(ge=0, le=FLOAT_MAX)]
 _Count = Annotated[int, Meta(ge=0, le=_BIG - 1)]
 
 
-class _Sample(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+class _Sample(msgspec.Struct, forbid_unknown_fields=True, gc=False, kw_only=True):
     """One `request_samples[]` item: the keys llm-inference-bench 0.6/0.7 writes, every one
     present (a sample without one, or with another, takes the located path)."""
 

@@ -156,7 +156,7 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - start + 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JsonDocument:
     """A parsed JSON file: its label (path as shown), raw digest, text and data."""
 
@@ -187,7 +187,7 @@ class JsonDocument:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JsonArrayDocument(JsonDocument):
     """A JSON file whose top level is an array (`parse_json(..., top_list=True)`): `data` maps
     each item's index ("0", "1", ...) to the item, so `/3/avg_ts` is a pointer into the file and

@@ -66,7 +66,7 @@ _CUT_SHORT = {
 _EXTRA = EXTRA_DATA
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JsonLinesDocument(JsonDocument):
     """A parsed JSON Lines file: `data` maps each record's index ("0", "1", ...) to the record.
 

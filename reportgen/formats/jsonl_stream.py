@@ -86,7 +86,7 @@ class LineIndex:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Streamed:
     """A JSON Lines file read through its format's reducer: the format, where its run is, the
     first record by its index (for the version), the reducer to finish, the file's digest, the

@@ -62,7 +62,7 @@ _PLAIN = json.JSONDecoder()  # to skip an item already checked by `_DECODER`
 TEST_KEY = b'"n_prompt"'  # every llama-bench test has it
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ConcatenatedDocument(JsonArrayDocument):
     """The tests of several llama-bench outputs in one file; `starts` is each test's offset."""
 
@@ -137,7 +137,7 @@ def concatenated(label: str, raw: bytes) -> ConcatenatedDocument | None:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LoggedLinesDocument(JsonLinesDocument):
     """A JSON Lines file's llama-bench tests, with the log lines among them left out."""
 
@@ -171,7 +171,7 @@ def with_log_lines(label: str, raw: bytes) -> LoggedLinesDocument | None:
     return LoggedLinesDocument(**same, skipped=tuple(skipped))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CutShortDocument(ConcatenatedDocument):
     """The complete tests of a `-o json` array that the file ends inside."""
 

@@ -73,7 +73,7 @@ def shower(body: Any, raw: bytes, key: str | None, response: httpx.Response | No
     return show
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Answer:
     """The server's answer to one dry-run or submission, as reportgen judges it."""
 

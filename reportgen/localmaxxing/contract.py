@@ -51,7 +51,7 @@ class CanonicalPrompt:
     min_output_tokens: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Contract:
     """The accepted values and endpoints of the submission API, as one agent-context told them."""
 

@@ -66,7 +66,7 @@ FORWARDED_FLAGS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Payload:
     """One submission body, exactly as it will be sent, and where its numbers came from."""
 

@@ -16,7 +16,7 @@ from reportgen.localmaxxing.payload import Payload
 from reportgen.written import PAYLOAD_SUFFIX, RECORD_FILE
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Record:
     """One successful submission, as kept in the article folder's `submissions.json`."""
 

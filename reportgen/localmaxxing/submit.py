@@ -37,7 +37,7 @@ from reportgen.written import RECORD_FILE
 Mode = Literal["local", "dry-run", "submit"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outcome:
     """What happened to one run; `lines` are redacted and ready to show."""
 
@@ -64,7 +64,7 @@ class SubmitReport:
         return 2 if any(o.status == "refused" for o in self.outcomes) else 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SubmitRequest:
     """What to submit and how."""
 

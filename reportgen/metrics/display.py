@@ -13,7 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal, localcontext
 from reportgen.metrics.registry import MetricValue
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Display:
     """How a metric is shown: decimals, the unit written after it, thousands separators."""
 

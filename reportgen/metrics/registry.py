@@ -41,7 +41,7 @@ AXES = ("run", "context", "concurrency", "rate", "point", "prompt_tokens", "max_
 META = "meta."
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MetricDef:
     """One metric's definition."""
 
@@ -443,7 +443,7 @@ _CLAIMS = {
 DEFINITIONS: dict[str, MetricDef] = {**_BASE, **_efficiency_defs(), **_COMPARE, **_CLAIMS}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MetricValue:
     """One computed number with everything needed to trust and trace it."""
 
@@ -514,7 +514,7 @@ class MetricValue:
         return doc
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CellState:
     """A cell's status, for tables: measured or why not (a decode cell, a cold prefill, or a
     load point)."""
@@ -539,7 +539,7 @@ class CellState:
         return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MetricSet:
     """Every metric value of a set of runs, plus each cell's status."""
 

@@ -15,7 +15,7 @@ from reportgen.model import MatrixRun, Run, Scalar, SourceFile, Summary, SweepRu
 from reportgen.stats import describe
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Cell:
     """Where a value sits: a decode cell, a cold prefill, a load point or the whole run."""
 

@@ -26,7 +26,7 @@ from reportgen.check.published import Reported
 from reportgen.stats import median
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CellParams:
     prefill_s: float
     base_tok_s: float
@@ -35,7 +35,7 @@ class CellParams:
     spread: float = 0.05  # sigma of the lognormal per-request speed jitter
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Request:
     stream: int
     sent: float
@@ -47,7 +47,7 @@ class _Request:
     last: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CellSim:
     samples: list[dict[str, Any]]
     window_tokens: int
@@ -204,7 +204,7 @@ def bisect(f: Callable[[float], float], lo: float, hi: float, tol: float, steps:
     return (lo + hi) / 2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Attempt:
     """One fitting attempt: its jitter, aims and knob range."""
 

@@ -62,7 +62,7 @@ Entry = tuple[Key, Decl, frozenset[str]]
 Table = tuple[dict[str, list[Entry]], dict[str, dict[str, list[Entry]]]]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Seen:
     """What the cascade gives one element: a look per scenario (`rest`: which scenarios read the
     page at rest), and what its pseudo-elements show (text of `::before`, `::after`,

@@ -27,7 +27,7 @@ SHORT = {
 DECODE_KEYS = ("decode.aggregate_tok_s", "decode.per_request_tok_s", "decode.ttft_s")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LintDef:
     """One lint: its stable id, its severity, the rule it applies, and the title that heads its
     findings in the article (several findings of one lint are listed under one entry)."""
@@ -231,7 +231,7 @@ LINTS: dict[str, LintDef] = _defs(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Finding:
     """One lint result: what is suspicious, where, the numbers, and a sentence for readers."""
 
