@@ -19,6 +19,7 @@ GROUND = frozenset(
         "__init__",
         "errors",
         "files",
+        "frozendict",
         "model",
         "samples",
         "stats",
