@@ -19,6 +19,7 @@ from helpers_runs import (
 )
 
 from reportgen.errors import InputError
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics import DEFINITIONS, CellState, MetricSet, MetricValue, compute, metric_id
 from reportgen.model import Run
 
@@ -297,7 +298,7 @@ def test_sentinel_cells_have_a_state_and_no_metric(extra: dict[str, Any], status
             reason=run.cells[1].reason,
             file="runs/x/m.json",
             pointer="/results/1",
-            extra=(("meta.engine", "paiton"),),  # the file's settings, as meta. axes
+            extra=FrozenDict({"meta.engine": "paiton"}),  # the file's settings, as meta. axes
         )
     ]
     assert state[0].reason

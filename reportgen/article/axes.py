@@ -102,7 +102,7 @@ def matches(item: Placed, where: Where) -> bool:
 def filter_problem(where: Where, items: Sequence[Placed], article: ArticleSource) -> str | None:
     """Why a declaration's `where` or `meta.` axes cannot match the data, naming what the data
     has; None when they can. `items` are the metric values (and cells) of its kind."""
-    named = {k for item in items for k, _ in getattr(item, "extra", ()) if k.startswith("meta.")}
+    named = {k for item in items for k in getattr(item, "extra", ()) if k.startswith("meta.")}
     for axis, allowed in where:
         if axis.startswith("meta.") and axis not in named:
             return unknown_setting(axis, named)

@@ -26,7 +26,7 @@ def _recorded(run: Run) -> Iterator[tuple[str, str, str]]:
     if isinstance(run, CanonicalRun):
         yield "model", run.hf_id, f"{run.pointer}/hfId"
         yield "engine", run.engine_name, f"{run.pointer}/engineName"
-        tp = dict(run.engine_flags).get("tensorParallel")
+        tp = run.engine_flags.get("tensorParallel")
         if tp is not None:
             yield "tensor_parallel", str(tp), f"{run.pointer}/engineFlags/tensorParallel"
     elif isinstance(run, MatrixRun | SweepRun):

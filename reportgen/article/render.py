@@ -168,7 +168,7 @@ def _tool_definitions(metrics: MetricSet) -> tuple[tuple[str, str, str], ...]:
         (run.source.tool, f"load.{quantity}" if isinstance(run, SweepRun) else quantity, text)
         for run in metrics.runs
         if isinstance(run, SweepRun | MatrixRun)
-        for quantity, text in run.definitions
+        for quantity, text in run.definitions.items()
     }
     return tuple(sorted(found))
 

@@ -80,7 +80,7 @@ class Resolver:
             return None if version is None else escape(version)
         if name == "article.date":
             return escape(long_date(self.date))
-        varying = dict(self.metrics.varying).get(name)
+        varying = self.metrics.varying.get(name)
         if varying is not None:
             raise Unresolved(f"{name} is not one value for the run: {varying}")
         return self._cell(name)

@@ -184,7 +184,7 @@ def _check_filters(decl: TableDecl, metrics: MetricSet, article: ArticleSource) 
     wanted = {decl.metric} if decl.metric else set()
     wanted |= {c.metric for c in decl.columns} if isinstance(decl.columns, tuple) else set()
     items = [v for v in metrics.values if v.metric in wanted]
-    named = {k for v in items for k, _ in v.extra if k.startswith("meta.")}
+    named = {k for v in items for k in v.extra if k.startswith("meta.")}
     axes = [decl.rows, *([decl.columns] if isinstance(decl.columns, str) else [])]
     for axis in axes:
         if axis.startswith("meta.") and items and axis not in named:

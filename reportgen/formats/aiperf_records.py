@@ -49,6 +49,7 @@ from reportgen.formats.aiperf import SECONDS_PER
 from reportgen.formats.base import Detection, ProblemAt, RunFormat
 from reportgen.formats.jsonfile import JsonDocument
 from reportgen.formats.records import most_in_flight, records_point
+from reportgen.frozendict import FrozenDict
 from reportgen.model import RequestSample, Scalar, SourceFile, SweepRun
 from reportgen.samples import Packer
 from reportgen.stats import close
@@ -198,7 +199,7 @@ def _reason(record: Mapping[str, Any]) -> str | None:
     return lines[-1] if lines else None
 
 
-def _definitions(tally: Tally, skipped: int) -> tuple[tuple[str, str], ...]:
+def _definitions(tally: Tally, skipped: int) -> FrozenDict[str, str]:
     fallback = tally.get("client", [0])[0]
     records = f"{fallback} record{'' if fallback == 1 else 's'}"
     client = f" (AIPerf's client count, output_sequence_length, for {records} without it)"
@@ -222,7 +223,7 @@ def _definitions(tally: Tally, skipped: int) -> tuple[tuple[str, str], ...]:
         ("output_tokens", tokens),
         ("requests", requests),
     )
-    return tuple(sorted(found))
+    return FrozenDict(sorted(found))
 
 
 class Reduction:
@@ -296,7 +297,7 @@ class Reduction:
             model=None,  # the records do not name the model
             points=(point,),
             definitions=_definitions(self.tally, sum(self.skipped.values())),
-            settings=tuple(sorted(settings.items())),
+            settings=FrozenDict(sorted(settings.items())),
         )
         return run, problems
 

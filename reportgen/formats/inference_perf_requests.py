@@ -45,6 +45,7 @@ from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import JsonDocument
 from reportgen.formats.records import most_in_flight, records_point
+from reportgen.frozendict import FrozenDict
 from reportgen.model import RequestSample, Scalar, SourceFile, SweepRun
 
 Report = Callable[[str, str, str], None]  # (pointer, message, severity)
@@ -217,7 +218,7 @@ def _one_stage(records: list[tuple[str, dict[str, Any]]], report: Report) -> Non
         )
 
 
-def _definitions(tally: Tally) -> tuple[tuple[str, str], ...]:
+def _definitions(tally: Tally) -> FrozenDict[str, str]:
     fallback = tally.get("client", [0])[0]
     records = f"{fallback} record{'' if fallback == 1 else 's'}"
     client = f" (the client tokenizer's output_tokens for {records} without server usage)"
@@ -233,7 +234,7 @@ def _definitions(tally: Tally) -> tuple[tuple[str, str], ...]:
         "stage summary counts its client tokenizer's unless the run set use_server_output_tokens"
     )
     found = (*DEFINITIONS.items(), ("itl_s", itl), ("output_tokens", tokens))
-    return tuple(sorted(found))
+    return FrozenDict(sorted(found))
 
 
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
@@ -265,7 +266,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         model=None,  # nor the model (only its config.yaml does)
         points=(point,),
         definitions=_definitions(tally),
-        settings=tuple(sorted(settings.items())),
+        settings=FrozenDict(sorted(settings.items())),
     )
     return run, problems
 

@@ -35,6 +35,7 @@ from reportgen.formats.llama_bench_read import reread
 from reportgen.formats.refusals import nearest, sibling, sibling_of_bytes
 from reportgen.formats.registry import FORMATS, detect, known_tools
 from reportgen.formats.schemas import check
+from reportgen.frozendict import FrozenDict
 from reportgen.model import Provenance, Run, Scalar, SourceFile
 from reportgen.written import is_written_by_reportgen
 
@@ -103,10 +104,10 @@ def _provenance(data: dict[str, Any], inner: dict[str, Any]) -> Provenance:
     )
 
 
-def _wrapper(data: dict[str, Any], base: str) -> tuple[tuple[str, Scalar], ...]:
+def _wrapper(data: dict[str, Any], base: str) -> FrozenDict[str, Scalar]:
     if not base:
-        return ()
-    return tuple(
+        return FrozenDict()
+    return FrozenDict(
         sorted(
             (k, v)
             for k, v in data.items()
@@ -185,7 +186,7 @@ def _source(
     label: str,
     sha256: str,
     provenance: Provenance,
-    wrapper: tuple[tuple[str, Scalar], ...] = (),
+    wrapper: FrozenDict[str, Scalar] = FrozenDict(),
 ) -> SourceFile:
     """The run file as its run names it: format, tool and version, digest, provenance, and the
     metadata of a wrapper around the run."""

@@ -21,6 +21,7 @@ from reportgen.errors import Problem
 from reportgen.formats import vllm_bench
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.jsonfile import JsonDocument, escape_pointer_token
+from reportgen.frozendict import FrozenDict
 from reportgen.model import Scalar, SourceFile, SweepRun
 
 
@@ -70,8 +71,8 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         engine=None,  # the file names the client's backend, not the server
         model=models.pop() if len(models) == 1 else None,
         points=points,
-        definitions=vllm_bench.DEFINITIONS,
-        settings=tuple(sorted(shared)),
+        definitions=FrozenDict(vllm_bench.DEFINITIONS),
+        settings=FrozenDict(sorted(shared)),
     )
     return run, problems
 

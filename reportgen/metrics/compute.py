@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 
 from reportgen.errors import InputError, Problem
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics.efficiency import efficiency
 from reportgen.metrics.registry import CellState, MetricSet, MetricValue, Source
 from reportgen.metrics.repeats import combine, varying_settings
@@ -201,7 +202,7 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
 
 
 def _cell(point: LoadPoint) -> Cell:
-    extra = tuple(
+    extra = FrozenDict(
         (axis, value)
         for axis, value in (
             ("prompt_tokens", point.prompt_tokens),
@@ -256,7 +257,7 @@ def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
             own_pointer=point.summary_pointer(quantity),
             own_pointers={
                 name.split(".", 1)[1]: place
-                for name, place in point.summary_at
+                for name, place in point.summary_at.items()
                 if name.startswith(f"{quantity}.")
             },
         )
@@ -322,7 +323,7 @@ def compute(
             if isinstance(item, MetricValue):
                 values.append(item)
             else:
-                cells.append(replace(item, extra=item.extra + meta))
+                cells.append(replace(item, extra=item.extra | meta))
     values += list(efficiency(values, setups or {}))
     values = combine(values, RUN_SETTINGS)
     if len({v.run for v in values} | {c.run for c in cells}) > 1:
@@ -346,5 +347,8 @@ def compute(
         raise InputError(clashes)
     values_out = tuple(sorted(seen.values(), key=lambda v: v.id))
     return MetricSet(
-        values=values_out, cells=tuple(cells), runs=runs, varying=tuple(sorted(varying.items()))
+        values=values_out,
+        cells=tuple(cells),
+        runs=runs,
+        varying=FrozenDict(sorted(varying.items())),
     )

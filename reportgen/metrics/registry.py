@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from reportgen.errors import Problem
+from reportgen.frozendict import FrozenDict
 from reportgen.model import CellStatus, ProvenanceStatus, Run, Scalar, context_label
 
 Source = Literal["samples", "fields", "summary", "derived", "repetitions"]
@@ -466,7 +467,7 @@ class MetricValue:
     point: str | None = None  # a sweep's load point label
     rate: float | None = None  # the load point's request rate
     basis: str | None = None  # what a derived value rests on ("power cap 700 W x 8 GPUs")
-    extra: tuple[tuple[str, Scalar], ...] = field(default=())  # other axes (prompt_tokens, ...)
+    extra: FrozenDict[str, Scalar] = field(default=FrozenDict())  # other axes (prompt_tokens, ...)
     # (file, value) of each repetition, when the value is their median (or their spread)
     repeats: tuple[tuple[str, float], ...] = ()
 
@@ -485,7 +486,7 @@ class MetricValue:
         if axis in ("context", "concurrency", "run", "point", "rate"):
             found: Scalar = getattr(self, axis)
             return found
-        return dict(self.extra).get(axis)
+        return self.extra.get(axis)
 
     def as_json(self) -> dict[str, object]:
         """The value as `metrics.json` and `reportgen metrics --json` print it."""
@@ -529,12 +530,12 @@ class CellState:
     run: str | None = None
     point: str | None = None
     rate: float | None = None
-    extra: tuple[tuple[str, Scalar], ...] = ()  # the run file's settings, as `meta.KEY` axes
+    extra: FrozenDict[str, Scalar] = FrozenDict()  # the run file's settings, as `meta.KEY` axes
 
     def coord(self, axis: str) -> Scalar:
         """The cell's position on an axis (None where it has none)."""
         if axis.startswith(META):
-            return dict(self.extra).get(axis)
+            return self.extra.get(axis)
         found: Scalar = getattr(self, axis, None)
         return found
 
@@ -547,7 +548,7 @@ class MetricSet:
     cells: tuple[CellState, ...]
     runs: tuple[Run, ...]
     # run settings whose files disagree, so no one value stands for the run: id -> the values
-    varying: tuple[tuple[str, str], ...] = ()
+    varying: FrozenDict[str, str] = FrozenDict()
     # the warnings reading the run files gave (a summary against its data, a tool's artefact)
     read_warnings: tuple[Problem, ...] = ()
     _index: dict[str, MetricValue] = field(default_factory=dict, compare=False, repr=False)
