@@ -14,6 +14,7 @@ from reportgen.article.manifest import Text
 from reportgen.article.prose import REFERENCE, Resolver, render_block, render_inline
 from reportgen.errors import InputError
 from reportgen.formats.load import load
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics import compute
 from reportgen.model import Hardware, Setup
 
@@ -49,7 +50,9 @@ def resolver() -> Resolver:
         engine_build=None,
         engine_description=None,
     )
-    return Resolver(metrics=metrics, setup=setup, tools=(("lmx", "lmx 0.1.60"),), date="2026-10-01")
+    return Resolver(
+        metrics=metrics, setup=setup, tools=FrozenDict({"lmx": "lmx 0.1.60"}), date="2026-10-01"
+    )
 
 
 def test_hostile_markdown_renders_inert(resolver: Resolver) -> None:

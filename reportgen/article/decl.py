@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from reportgen.errors import Problem
+from reportgen.frozendict import FrozenDict
 from reportgen.model import Scalar, Setup
 
 
@@ -57,13 +58,13 @@ class RunDecl:
     files: tuple[str, ...]
     setup: Setup
     bench: Text | None
-    aliases: tuple[tuple[str, tuple[str, ...]], ...]  # model/engine/gpu -> other names
-    tools: tuple[tuple[str, str], ...]  # tool -> the version the article states
+    aliases: FrozenDict[str, tuple[str, ...]]  # model/engine/gpu -> other names
+    tools: FrozenDict[str, str]  # tool -> the version the article states
     place: Place
 
     def alias(self, what: str) -> tuple[str, ...]:
         """The other names declared for the setup's model, engine or GPU."""
-        return dict(self.aliases).get(what, ())
+        return self.aliases.get(what, ())
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class Compare:
     judge: bool = True  # say "better" or "worse" by the metric's direction
 
 
-Where = tuple[tuple[str, tuple[Scalar, ...]], ...]  # axis -> the values to keep
+Where = FrozenDict[str, tuple[Scalar, ...]]  # axis -> the values to keep
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -21,6 +21,7 @@ from reportgen.article.decl import (
 from reportgen.article.toml import Locator, value_at
 from reportgen.errors import InputError, Problem
 from reportgen.files import read_input
+from reportgen.frozendict import FrozenDict
 from reportgen.model import Hardware, Setup
 
 
@@ -120,10 +121,10 @@ class ManifestReader:
                     files=tuple(raw["files"]),
                     setup=self.setup(raw["setup"]),
                     bench=self.text(f"{at}/setup/bench/text"),
-                    aliases=tuple(
+                    aliases=FrozenDict(
                         (k, tuple(v)) for k, v in sorted(raw["setup"].get("aliases", {}).items())
                     ),
-                    tools=tuple(sorted(raw["setup"].get("tools", {}).items())),
+                    tools=FrozenDict(sorted(raw["setup"].get("tools", {}).items())),
                     place=self.place(at),
                 )
             )
@@ -207,7 +208,7 @@ class ManifestReader:
 
 
 def _where(raw: dict[str, Any]) -> Where:
-    return tuple(
+    return FrozenDict(
         (axis, tuple(v) if isinstance(v, list) else (v,)) for axis, v in sorted(raw.items())
     )
 

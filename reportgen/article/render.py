@@ -33,6 +33,7 @@ from reportgen.article.tablecells import Notes
 from reportgen.article.tableview import table_views
 from reportgen.errors import InputError, Problem
 from reportgen.files import read_input
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics import DEFINITIONS, MetricDef, MetricSet
 from reportgen.metrics.lints import Finding, group
 from reportgen.model import MatrixRun, SourceFile, SweepRun
@@ -192,7 +193,9 @@ def build_context(
     numbers), no chart is drawn and none is on the page. `chart_cache`: a folder of charts
     drawn before (article/chartcache.py); `chart_drawer`: who draws the others."""
     tools = tool_versions(metrics.runs)
-    setups = tuple((r.id, r.setup) for r in article.runs) if len(article.runs) > 1 else ()
+    setups = (
+        FrozenDict((r.id, r.setup) for r in article.runs) if len(article.runs) > 1 else FrozenDict()
+    )
     resolver = Resolver(
         metrics=metrics, setup=article.setup, tools=tools, date=article.date, setups=setups
     )
