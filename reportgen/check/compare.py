@@ -42,6 +42,7 @@ from reportgen.errors import InputError
 from reportgen.files import read_input
 from reportgen.formats.jsonfile import JsonDocument
 from reportgen.formats.load import parse_run_file
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.claims import lookup
 from reportgen.metrics.display import Display, display_for, format_number, unit_factor
@@ -368,7 +369,7 @@ def article_shape(built: Built, html: str) -> Shape:
     """What a published copy of the built article is matched against: its tables and headlines,
     the prose of its page `html`, the words its charts show, and how often it shows each metric."""
     prose, chart_text = expected_prose(html)
-    times = tuple(Counter(re.findall(r'data-metric="([^"]+)"', html)).items())
+    times = FrozenDict(Counter(re.findall(r'data-metric="([^"]+)"', html)))
     shape = replace(
         from_views(built.article, built.tables),
         prose=tuple(prose),

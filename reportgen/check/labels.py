@@ -142,7 +142,7 @@ def metrics_shown(shape: Shape) -> tuple[Metric, ...]:
             words.setdefault(metric, set()).update(_words(text))
     for headline in shape.headlines:
         words.setdefault(headline.metric, set()).update(_caption_words(headline))
-    for metric, _ in shape.times:
+    for metric in shape.times:
         words.setdefault(metric, set())
     out = []
     for metric, said in words.items():

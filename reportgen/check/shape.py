@@ -21,6 +21,7 @@ from reportgen.article.prose import REFERENCE
 from reportgen.article.tablecells import MARKS, CellView
 from reportgen.article.tableview import TableView
 from reportgen.check.align import Aligner
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics.display import display_of
 from reportgen.metrics.registry import DEFINITIONS, key_of, split_metric
 
@@ -99,7 +100,7 @@ class Shape:
     charts: frozenset[tuple[str, ...]] = frozenset()
     # how many times the built article shows each metric (a key result and a table cell, say):
     # a copy may show it as often without showing it "twice"
-    times: tuple[tuple[str, int], ...] = ()
+    times: FrozenDict[str, int] = FrozenDict()
     # the metrics shown, with the words the article labels each by (`labels.metrics_shown`)
     shown: tuple[Metric, ...] = ()
 
