@@ -25,6 +25,7 @@ from reportgen.article.chartsafe import safe_svg
 from reportgen.check import compare
 from reportgen.errors import InputError
 from reportgen.files import write_output
+from reportgen.frozendict import FrozenDict
 from reportgen.localmaxxing import contract
 from reportgen.localmaxxing.payload import Payload
 from reportgen.localmaxxing.records import Record, add_record, load_records, save_payloads
@@ -116,7 +117,7 @@ def test_a_saved_payload_never_writes_through_a_link(tmp_path: Path) -> None:
         concurrency=1,
         prompt_id=None,
         text='{"a": 1}\n',
-        sources=(),
+        sources=FrozenDict(),
     )
     target = tmp_path / "saved.json"
     (tmp_path / "saved.json.tmp").symlink_to(victim)

@@ -84,7 +84,7 @@ def test_single_request_run_maps_to_the_documented_payload() -> None:
     )
     assert "GPU power cap 800 W per GPU (rated 1,400 W)" in notes
     assert run.source.sha256 in notes
-    assert built.sources == (
+    assert tuple(built.sources.items()) == (
         ("tokSOut", "canonical.c1.output_tok_s"),
         ("ttftMs", "canonical.c1.ttft_ms"),
         ("tokSPrefill", "canonical.c1.prefill_tok_s"),
@@ -118,7 +118,7 @@ def test_concurrent_run_uses_its_own_metric_ids() -> None:
     assert body["tokSOut"] == 331.4 and body["ttftMs"] == 121.5
     assert "tokSPrefill" not in body
     assert body["engineFlags"]["concurrency"] == 2
-    assert built.sources == (
+    assert tuple(built.sources.items()) == (
         ("tokSOut", "canonical.c2.output_tok_s"),
         ("ttftMs", "canonical.c2.ttft_ms"),
     )

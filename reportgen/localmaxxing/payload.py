@@ -16,6 +16,7 @@ from typing import Any
 
 from reportgen import __version__
 from reportgen.errors import InputError, Problem
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics import MetricSet, MetricValue, metric_id
 from reportgen.model import CanonicalRun, Hardware, Scalar, Setup
 
@@ -75,7 +76,7 @@ class Payload:
     concurrency: int
     prompt_id: str | None
     text: str  # the JSON body; sent and saved byte for byte
-    sources: tuple[tuple[str, str], ...]  # (payload field, metric id)
+    sources: FrozenDict[str, str]  # payload field -> metric id
 
     def body(self) -> dict[str, Any]:
         """A fresh copy of the body as a mapping."""
@@ -254,5 +255,5 @@ def build(run: CanonicalRun, metrics: MetricSet, setup: Setup) -> Payload:
         concurrency=run.concurrency,
         prompt_id=run.prompt_id,
         text=dumps({k: v for k, v in body.items() if v is not None}),
-        sources=tuple(sources),
+        sources=FrozenDict(sources),
     )
