@@ -35,7 +35,7 @@ class Side:
     stat: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Moved:
     """One metric id's change between OLD and NEW."""
 
@@ -172,14 +172,14 @@ def diff(old: dict[str, Side], new: dict[str, Side]) -> tuple[Moved, ...]:
         assert either is not None
         out.append(
             Moved(
-                mid,
-                change,
-                None if a is None else a.value,
-                None if b is None else b.value,
-                either.unit,
-                _shown(a),
-                _shown(b),
-                either.key,
+                id=mid,
+                change=change,
+                old=None if a is None else a.value,
+                new=None if b is None else b.value,
+                unit=either.unit,
+                old_shown=_shown(a),
+                new_shown=_shown(b),
+                key=either.key,
             )
         )
     return tuple(out)

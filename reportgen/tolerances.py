@@ -36,7 +36,7 @@ LATENCY_SLACK_S = 0.002
 SAMPLE_RATE = Tolerance(rel=1e-3, abs_=0.01)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Thresholds:
     """Where the lints (`reportgen.lints`) draw the line between plausible and suspicious data.
 

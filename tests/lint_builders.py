@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics import compute
 from reportgen.metrics.lints import Finding, lint
 from reportgen.model import (
@@ -44,7 +45,7 @@ def source(label: str = MATRIX_FILE, fmt: str = "llm-inference-bench") -> Source
         format=fmt,  # type: ignore[arg-type]
         tool=tool,
         format_version=tool.rsplit(" ", 1)[1],
-        provenance=Provenance("measured"),
+        provenance=Provenance(status="measured"),
     )
 
 
@@ -232,8 +233,8 @@ def canonical(
             tok_s_total=None,
             tok_s_out_source="inter_token",
         ),
-        engine_flags=(("concurrency", concurrency),),
-        evidence=(),
+        engine_flags=FrozenDict({"concurrency": concurrency}),
+        evidence=FrozenDict(),
         warnings=tuple(warnings),
     )
 

@@ -24,6 +24,7 @@ from reportgen.article.charts.plot import Line, Plot
 from reportgen.check import compare
 from reportgen.errors import InputError
 from reportgen.fileio import write_output
+from reportgen.frozendict import FrozenDict
 from reportgen.init import scaffold as init
 from reportgen.localmaxxing import contract
 from reportgen.localmaxxing.payload import Payload
@@ -87,7 +88,15 @@ def test_the_writer_without_replace_never_touches_what_is_there(tmp_path: Path) 
 
 
 def _record() -> Record:
-    return Record("run.json", "a" * 64, "b" * 64, "id-1", "2026-12-05T00:00:00", "http://x", None)
+    return Record(
+        run_file="run.json",
+        run_sha256="a" * 64,
+        payload_sha256="b" * 64,
+        submission_id="id-1",
+        submitted_at="2026-12-05T00:00:00",
+        api_base="http://x",
+        verified_run=None,
+    )
 
 
 def test_submit_never_writes_through_a_shipped_tmp_link(tmp_path: Path) -> None:
@@ -102,7 +111,14 @@ def test_submit_never_writes_through_a_shipped_tmp_link(tmp_path: Path) -> None:
 
 def test_a_saved_payload_never_writes_through_a_link(tmp_path: Path) -> None:
     victim = _victim(tmp_path)
-    payload = Payload("run.json", "a" * 64, 1, None, '{"a": 1}\n', ())
+    payload = Payload(
+        run_file="run.json",
+        run_sha256="a" * 64,
+        concurrency=1,
+        prompt_id=None,
+        text='{"a": 1}\n',
+        sources=FrozenDict(),
+    )
     target = tmp_path / "saved.json"
     (tmp_path / "saved.json.tmp").symlink_to(victim)
     save_payloads([payload], target)
@@ -205,11 +221,19 @@ def test_check_re_reads_a_run_file_to_place_a_finding_through_the_guards(tmp_pat
 
 
 def _plot() -> Plot:
-    line = Line((1.0, 2.0, 4.0), (10.0, 20.0, 30.5), "8K", "line-8K", 1)
+    line = Line(xs=(1.0, 2.0, 4.0), ys=(10.0, 20.0, 30.5), label="8K", gid="line-8K", style=1)
     return Plot(
-        "chart-t", "A title", (line,), "log2", ((1.0, "1"), (2.0, "2"), (4.0, "4")),
-        "concurrent requests", "tok/s", "tok/s", False, None,
-    )  # fmt: skip
+        svg_id="chart-t",
+        title="A title",
+        lines=(line,),
+        x_axis="log2",
+        ticks=((1.0, "1"), (2.0, "2"), (4.0, "4")),
+        x_label="concurrent requests",
+        y_label="tok/s",
+        y_unit="tok/s",
+        y_log=False,
+        legend=None,
+    )
 
 
 def _rewrite(entry: Path, svg: str) -> None:

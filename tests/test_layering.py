@@ -19,6 +19,7 @@ GROUND = frozenset(
         "__init__",
         "errors",
         "fileio",
+        "frozendict",
         "model",
         "samples",
         "stats",

@@ -43,7 +43,7 @@ from reportgen.metrics.lints import Finding, lint
 from reportgen.resources import template_dir
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Built:
     """One article, rendered (nothing written yet)."""
 
@@ -71,7 +71,15 @@ def build_date(article_date: str, environ: dict[str, str] | None = None) -> dt.d
             return dt.datetime.fromtimestamp(int(epoch), dt.UTC)
         except (ValueError, OverflowError):
             raise InputError(
-                [Problem("SOURCE_DATE_EPOCH", 1, 1, "", f"{epoch!r} is not a Unix timestamp")]
+                [
+                    Problem(
+                        path="SOURCE_DATE_EPOCH",
+                        line=1,
+                        col=1,
+                        pointer="",
+                        message=f"{epoch!r} is not a Unix timestamp",
+                    )
+                ]
             ) from None
     day = dt.date.fromisoformat(article_date)
     return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
@@ -131,7 +139,15 @@ def render_article(
     created = build_date(article.date, environ)
     tables = tuple(t for s in context.sections for t, _ in s.tables)
     html = render_html(context)  # waits for the charts last: they may be drawn meanwhile
-    return Built(article, metrics, findings, html, created, reviewed.stale, tables)
+    return Built(
+        article=article,
+        metrics=metrics,
+        findings=findings,
+        html=html,
+        created=created,
+        stale=reviewed.stale,
+        tables=tables,
+    )
 
 
 _NO_GLYPH = re.compile(r"\.notdef glyph rendered for Unicode string .*\(U\+([0-9A-F]{4,6})\)")
@@ -165,12 +181,12 @@ def _locate_glyphs(problems: tuple[Problem, ...], article: ArticleSource) -> lis
         name = unicodedata.name(char, "a private-use or unnamed character")
         out.append(
             Problem(
-                text.file,
-                line,
-                col,
-                "",
-                f"U+{ord(char):04X} ({name}) has no glyph in the PDF's fonts: the PDF would "
-                "show an empty box; write it another way",
+                path=text.file,
+                line=line,
+                col=col,
+                pointer="",
+                message=f"U+{ord(char):04X} ({name}) has no glyph in the PDF's fonts: the PDF "
+                "would show an empty box; write it another way",
             )
         )
     return out
@@ -214,7 +230,15 @@ def _raw_data(built: Built) -> dict[str, bytes]:
         raw = read_input(built.article.folder / src.label, "run", inside=built.article.folder)
         if hashlib.sha256(raw).hexdigest() != src.sha256:
             raise InputError(
-                [Problem(src.label, 1, 1, "", "changed while the article was being built")]
+                [
+                    Problem(
+                        path=src.label,
+                        line=1,
+                        col=1,
+                        pointer="",
+                        message="changed while the article was being built",
+                    )
+                ]
             )
         out[f"{DATA_DIR}/{src.label}"] = raw
     return out

@@ -33,7 +33,7 @@ def _recorded(run: Run) -> Iterator[tuple[str, str, str]]:
     if isinstance(run, CanonicalRun):
         yield "model", run.hf_id, f"{run.pointer}/hfId"
         yield "engine", run.engine_name, f"{run.pointer}/engineName"
-        tp = dict(run.engine_flags).get("tensorParallel")
+        tp = run.engine_flags.get("tensorParallel")
         if tp is not None:
             yield "tensor_parallel", str(tp), f"{run.pointer}/engineFlags/tensorParallel"
     elif isinstance(run, MatrixRun | SweepRun):
@@ -80,14 +80,15 @@ def consistency(article: ArticleSource, metrics: MetricSet) -> tuple[Finding, ..
             place = f"{decl.place.file}:{decl.place.line}"
             out.append(
                 Finding(
-                    LINT.id,
-                    LINT.severity,
-                    run.source.label,
-                    pointer,
-                    decl.label,
-                    (),
-                    f"{what}: article.toml says {said!r}, {run.source.label} records {recorded!r}",
-                    f"The article's setup ({place}) says the {what} is {said!r}, but "
+                    id=LINT.id,
+                    severity=LINT.severity,
+                    file=run.source.label,
+                    pointer=pointer,
+                    cell=decl.label,
+                    metrics=(),
+                    evidence=f"{what}: article.toml says {said!r}, "
+                    f"{run.source.label} records {recorded!r}",
+                    message=f"The article's setup ({place}) says the {what} is {said!r}, but "
                     f"{run.source.label} records {recorded!r}; correct one of them, or declare "
                     f"the file's name as an alias of the setup's ([runs.setup.aliases]).",
                 )

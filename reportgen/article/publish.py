@@ -57,7 +57,7 @@ _HASH_CHUNK = 1 << 20
 
 
 def _refuse(path: Path, message: str) -> InputError:
-    return InputError([Problem(str(path), 1, 1, "", message)])
+    return InputError([Problem(path=str(path), line=1, col=1, pointer="", message=message)])
 
 
 def marker_text(name: str, files: dict[str, bytes]) -> str:

@@ -42,6 +42,7 @@ from reportgen.errors import InputError
 from reportgen.fileio import read_input
 from reportgen.formats.json_input.document import JsonDocument
 from reportgen.formats.load import parse_run_file
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.claims import lookup
 from reportgen.metrics.display import Display, display_for, format_number, unit_factor
@@ -66,7 +67,7 @@ def _judge(r: Reported, value: MetricValue) -> str | None:
     tolerance = 0.5 * 10.0**-r.decimals
     if abs(expected - r.value) <= tolerance * (1 + 1e-9):
         return None
-    shown_as = format_number(expected, Display(max(0, r.decimals), ""))
+    shown_as = format_number(expected, Display(decimals=max(0, r.decimals), unit=""))
     unit = "" if not r.unit else r.unit if r.unit in ("%", "x") else f" {r.unit}"
     said = f"shows {r.text} but the run files give {shown_as}{unit}"
     return said + _unit_slip(r, expected)
@@ -144,18 +145,18 @@ def check_published(
     for p in unit_problems:  # one error at the header or caption, not one per cell
         items.append(
             Item(
-                "mismatch",
-                source,
-                p.line,
-                p.col,
-                p.message,
-                p.value.id,
-                p.text,
-                p.value.value,
-                p.value.file,
-                titles.get(p.cell.table or "", p.cell.table),
-                None,
-                p.cell.column,
+                kind="mismatch",
+                source=source,
+                line=p.line,
+                col=p.col,
+                message=p.message,
+                metric=p.value.id,
+                shown=p.text,
+                computed=p.value.value,
+                run_file=p.value.file,
+                table=titles.get(p.cell.table or "", p.cell.table),
+                row=None,
+                column=p.cell.column,
             )
         )
     values = [value_of(r.metric_id) if r.metric_id else None for r in reported]
@@ -174,16 +175,16 @@ def check_published(
             # an error at its cell, and the metric counts as seen: it is wrong, not missing
             items.append(
                 Item(
-                    "mismatch",
-                    source,
-                    r.line,
-                    r.col,
-                    f"malformed number {r.text!r}: {r.malformed}"
+                    kind="mismatch",
+                    source=source,
+                    line=r.line,
+                    col=r.col,
+                    message=f"malformed number {r.text!r}: {r.malformed}"
                     + (f" ({value.value:.6g}, {r.metric_id})" if value is not None else ""),
-                    r.metric_id,
-                    r.text,
-                    None if value is None else value.value,
-                    None if value is None else value.file,
+                    metric=r.metric_id,
+                    shown=r.text,
+                    computed=None if value is None else value.value,
+                    run_file=None if value is None else value.file,
                     **where,
                 )
             )
@@ -199,7 +200,17 @@ def check_published(
                     f"says {r.expected_text} (after '{r.column}')"
                 )
                 items.append(
-                    Item("mismatch", source, r.line, r.col, message, None, r.text, None, None)
+                    Item(
+                        kind="mismatch",
+                        source=source,
+                        line=r.line,
+                        col=r.col,
+                        message=message,
+                        metric=None,
+                        shown=r.text,
+                        computed=None,
+                        run_file=None,
+                    )
                 )
             continue
         if value is None and r.operands is not None and r.metric_id is None:
@@ -213,7 +224,17 @@ def check_published(
                     note = f"; {r.tentative}, so it may state something else: not judged"
                 else:
                     note = "" if other is None else unjudged(other)
-                items.append(Item(kind, source, r.line, r.col, problem + note, None, r.text))
+                items.append(
+                    Item(
+                        kind=kind,
+                        source=source,
+                        line=r.line,
+                        col=r.col,
+                        message=problem + note,
+                        metric=None,
+                        shown=r.text,
+                    )
+                )
             continue
         if value is None:
             why = (
@@ -223,15 +244,15 @@ def check_published(
             )
             items.append(
                 Item(
-                    "unverified",
-                    source,
-                    r.line,
-                    r.col,
-                    f"{r.text} {why}",
-                    r.metric_id,
-                    r.text,
-                    None,
-                    None,
+                    kind="unverified",
+                    source=source,
+                    line=r.line,
+                    col=r.col,
+                    message=f"{r.text} {why}",
+                    metric=r.metric_id,
+                    shown=r.text,
+                    computed=None,
+                    run_file=None,
                     **where,
                 )
             )
@@ -242,15 +263,15 @@ def check_published(
             first = first_at[r.metric_id]
             items.append(
                 Item(
-                    "duplicate",
-                    source,
-                    r.line,
-                    r.col,
-                    f"{r.metric_id} is shown again (first at line {first.line})",
-                    r.metric_id,
-                    r.text,
-                    value.value,
-                    value.file,
+                    kind="duplicate",
+                    source=source,
+                    line=r.line,
+                    col=r.col,
+                    message=f"{r.metric_id} is shown again (first at line {first.line})",
+                    metric=r.metric_id,
+                    shown=r.text,
+                    computed=value.value,
+                    run_file=value.file,
                     **where,
                 )
             )
@@ -269,15 +290,15 @@ def check_published(
                 problem += unjudged(held)
             items.append(
                 Item(
-                    "unverified" if r.tentative or held is not None else "mismatch",
-                    source,
-                    r.line,
-                    r.col,
-                    f"{problem} ({value.value:.6g}, {r.metric_id})",
-                    r.metric_id,
-                    r.text,
-                    value.value,
-                    value.file,
+                    kind="unverified" if r.tentative or held is not None else "mismatch",
+                    source=source,
+                    line=r.line,
+                    col=r.col,
+                    message=f"{problem} ({value.value:.6g}, {r.metric_id})",
+                    metric=r.metric_id,
+                    shown=r.text,
+                    computed=value.value,
+                    run_file=value.file,
                     **where,
                 )
             )
@@ -290,13 +311,13 @@ def check_published(
     if wanted and len(absent) == len(wanted) and not reported:
         items.append(
             Item(
-                "no-numbers",
-                source,
-                1,
-                1,
-                f"none of the article's {len(wanted)} numbers was found: no table or headline "
-                "of the article is in this file (is it the article, in HTML, Markdown, text or "
-                "PDF?)",
+                kind="no-numbers",
+                source=source,
+                line=1,
+                col=1,
+                message=f"none of the article's {len(wanted)} numbers was found: no table or "
+                "headline of the article is in this file (is it the article, in HTML, Markdown, "
+                "text or PDF?)",
             )
         )
     elif absent:
@@ -322,7 +343,13 @@ def _unseen(page: Page, source: str, shape: Shape) -> list[Item]:
     """What readers of an HTML page may see that check does not read: its notes, and each SVG
     with digits that is not one of the charts the build draws."""
     items = [
-        Item("unseen" if u.severity == "error" else "unread", source, u.line, u.col, u.message)
+        Item(
+            kind="unseen" if u.severity == "error" else "unread",
+            source=source,
+            line=u.line,
+            col=u.col,
+            message=u.message,
+        )
         for u in page.unseen
     ]
     for chart in page.charts:
@@ -332,7 +359,9 @@ def _unseen(page: Page, source: str, shape: Shape) -> list[Item]:
                 "draws for this article: check does not read numbers in drawings; show them as "
                 "text, or the build's own chart unchanged"
             )
-            items.append(Item("unseen", source, chart.line, chart.col, message))
+            items.append(
+                Item(kind="unseen", source=source, line=chart.line, col=chart.col, message=message)
+            )
     return items
 
 
@@ -340,7 +369,7 @@ def article_shape(built: Built, html: str) -> Shape:
     """What a published copy of the built article is matched against: its tables and headlines,
     the prose of its page `html`, the words its charts show, and how often it shows each metric."""
     prose, chart_text = expected_prose(html)
-    times = tuple(Counter(re.findall(r'data-metric="([^"]+)"', html)).items())
+    times = FrozenDict(Counter(re.findall(r'data-metric="([^"]+)"', html)))
     shape = replace(
         from_views(built.article, built.tables),
         prose=tuple(prose),
@@ -398,11 +427,11 @@ def check_article(
     parsed: dict[str, JsonDocument | None] = {}  # each run file parsed once, for all its findings
     places = tuple(_place(Path(f.file), f.pointer, parsed) for f in findings)
     return CheckResult(
-        article.slug,
-        tuple(sources),
-        findings + tuple(f for f, _ in built.stale),
-        strict,
-        places + tuple(place for _, place in built.stale),
+        article=article.slug,
+        sources=tuple(sources),
+        findings=findings + tuple(f for f, _ in built.stale),
+        strict=strict,
+        finding_places=places + tuple(place for _, place in built.stale),
     )
 
 

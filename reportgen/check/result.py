@@ -33,7 +33,7 @@ SEVERITY: dict[Kind, Severity] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Item:
     """One thing the checker found about one number."""
 
@@ -83,7 +83,7 @@ class SourceResult:
     items: tuple[Item, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CheckResult:
     """Everything `reportgen check` found: per source, and the lints' findings."""
 
@@ -107,7 +107,7 @@ class CheckResult:
         return fails(self.findings, strict=self.strict) or (self.strict and bool(self.items))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Shown:
     """A number the built article shows: its metric, and its table, row and column (or, for a
     headline, its caption as the row)."""
@@ -129,13 +129,23 @@ def expected_numbers(
     article: ArticleSource, metrics: MetricSet, views: Iterable[TableView]
 ) -> tuple[Shown, ...]:
     """Every number the built article shows in a headline or a table, where it shows it."""
-    resolver = Resolver(metrics, article.setup, tool_versions(metrics.runs), article.date)
-    out = [Shown(h.metric, row=plain(h.caption, resolver)) for h in article.headlines]
+    resolver = Resolver(
+        metrics=metrics, setup=article.setup, tools=tool_versions(metrics.runs), date=article.date
+    )
+    out = [Shown(metric=h.metric, row=plain(h.caption, resolver)) for h in article.headlines]
     for view in views:
         for row, cells in view.rows:
             for column, cell in zip(view.columns, cells, strict=True):
                 if cell.metric:
-                    out.append(Shown(cell.metric, view.id, view.title, row, column))
+                    out.append(
+                        Shown(
+                            metric=cell.metric,
+                            table_id=view.id,
+                            table=view.title,
+                            row=row,
+                            column=column,
+                        )
+                    )
     first: dict[str, Shown] = {}
     for shown in out:
         first.setdefault(shown.metric, shown)
@@ -148,16 +158,17 @@ def missing_item(
     """A number the article shows and `source` does not, located at its table, row and column."""
     place = f" ({shown.place()})" if shown else ""
     return Item(
-        "missing",
-        source,
-        line,
-        1,
-        f"does not show {value.id}{place}: {shown_text(value, unit=True)} from {value.file}",
-        value.id,
-        None,
-        value.value,
-        value.file,
-        shown.table if shown else None,
-        shown.row if shown else None,
-        shown.column if shown else None,
+        kind="missing",
+        source=source,
+        line=line,
+        col=1,
+        message=f"does not show {value.id}{place}: "
+        f"{shown_text(value, unit=True)} from {value.file}",
+        metric=value.id,
+        shown=None,
+        computed=value.value,
+        run_file=value.file,
+        table=shown.table if shown else None,
+        row=shown.row if shown else None,
+        column=shown.column if shown else None,
     )

@@ -42,7 +42,7 @@ class Detection:
     refusal: str | None = None  # set when the file is this format but cannot be read as one
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunFormat:
     """One input format."""
 

@@ -20,6 +20,7 @@ from reportgen.formats.json_input.document import (
     split_pointer,
     unfit_numbers,
 )
+from reportgen.frozendict import FrozenDict
 from reportgen.model import CanonicalRun, CanonicalSample, CanonicalSummary, Scalar, SourceFile
 from reportgen.stats import close, median
 
@@ -41,11 +42,9 @@ EVIDENCE_KEYS = (
 )
 
 
-def _scalars(
-    raw: dict[str, Any], keys: tuple[str, ...] | None = None
-) -> tuple[tuple[str, Scalar], ...]:
+def _scalars(raw: dict[str, Any], keys: tuple[str, ...] | None = None) -> FrozenDict[str, Scalar]:
     items = raw.items() if keys is None else ((k, raw[k]) for k in keys if k in raw)
-    return tuple(
+    return FrozenDict(
         sorted((k, v) for k, v in items if v is None or isinstance(v, str | int | float | bool))
     )
 

@@ -35,6 +35,7 @@ from reportgen.formats.llm_inference_bench.packed_document import GiveUp
 from reportgen.formats.refusals import nearest, sibling, sibling_of_bytes
 from reportgen.formats.registry import FORMATS, detect, known_tools
 from reportgen.formats.schema.validate import check
+from reportgen.frozendict import FrozenDict
 from reportgen.model import Provenance, Run, Scalar, SourceFile
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
@@ -93,7 +94,7 @@ def version_warning(fmt: RunFormat, version: str) -> str | None:
 def _provenance(data: dict[str, Any], inner: dict[str, Any]) -> Provenance:
     raw = data.get("dataProvenance") or inner.get("dataProvenance")
     if not raw:
-        return Provenance("measured")
+        return Provenance(status="measured")
     return Provenance(
         status=raw["status"],
         reconstructed_from=raw.get("reconstructedFrom"),
@@ -102,10 +103,10 @@ def _provenance(data: dict[str, Any], inner: dict[str, Any]) -> Provenance:
     )
 
 
-def _wrapper(data: dict[str, Any], base: str) -> tuple[tuple[str, Scalar], ...]:
+def _wrapper(data: dict[str, Any], base: str) -> FrozenDict[str, Scalar]:
     if not base:
-        return ()
-    return tuple(
+        return FrozenDict()
+    return FrozenDict(
         sorted(
             (k, v)
             for k, v in data.items()
@@ -184,7 +185,7 @@ def _source(
     label: str,
     sha256: str,
     provenance: Provenance,
-    wrapper: tuple[tuple[str, Scalar], ...] = (),
+    wrapper: FrozenDict[str, Scalar] = FrozenDict(),
 ) -> SourceFile:
     """The run file as its run names it: format, tool and version, digest, provenance, and the
     metadata of a wrapper around the run."""
@@ -220,7 +221,7 @@ def load_streamed(streamed: Streamed) -> tuple[Run | None, list[Problem]]:
     version, version_at = fmt.version(streamed.head)
     untested = version_warning(fmt, version)
     # a JSON Lines file has no dataProvenance
-    source = _source(fmt, version, lines.label, streamed.sha256, Provenance("measured"))
+    source = _source(fmt, version, lines.label, streamed.sha256, Provenance(status="measured"))
     run, problems = streamed.reducer.finish(source)
     if untested:
         problems.insert(0, lines.problem(streamed.where.base + version_at, untested, "warning"))
@@ -313,7 +314,11 @@ def load(
                 doc = parse_run_file(label, raw, path)
         except InputError as exc:
             other = sibling_of_bytes(FORMATS, raw) if raw is not None else None
-            problems.extend([Problem(label, 1, 1, "", other)] if other else exc.problems)
+            problems.extend(
+                [Problem(path=label, line=1, col=1, pointer="", message=other)]
+                if other
+                else exc.problems
+            )
             continue
         run, found = load_document(doc) if streamed is None else load_streamed(streamed)
         problems.extend(found)

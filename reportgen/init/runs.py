@@ -14,7 +14,7 @@ from reportgen.model import CanonicalRun, MatrixRun, Run, SweepRun
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.jsonl?")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class InitRun:
     id: str
     kind: str  # "matrix", "sweep", "canonical"
@@ -73,7 +73,15 @@ def group_runs(runs: Sequence[tuple[str, Run]]) -> list[InitRun]:
             None,
         )
         if home is None:
-            home = InitRun(f"run{len(groups) + 1}", *key, label=own)
+            kind, tool, engine, model = key
+            home = InitRun(
+                id=f"run{len(groups) + 1}",
+                kind=kind,
+                tool=tool,
+                engine=engine,
+                model=model,
+                label=own,
+            )
             groups.append(home)
         home.files.append(name)
         if run.source.format_version:

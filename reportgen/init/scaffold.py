@@ -62,13 +62,39 @@ def scaffold(
     not a valid run file or the folder already holds an article (nothing is written then)."""
     if (folder / MANIFEST).exists():
         raise InputError(
-            [Problem(str(folder / MANIFEST), 1, 1, "", "already exists: init never overwrites")]
+            [
+                Problem(
+                    path=str(folder / MANIFEST),
+                    line=1,
+                    col=1,
+                    pointer="",
+                    message="already exists: init never overwrites",
+                )
+            ]
         )
     if folder.exists() and not folder.is_dir():
-        raise InputError([Problem(str(folder), 1, 1, "", "exists and is not a folder")])
+        raise InputError(
+            [
+                Problem(
+                    path=str(folder),
+                    line=1,
+                    col=1,
+                    pointer="",
+                    message="exists and is not a folder",
+                )
+            ]
+        )
     if date is not None and not _is_date(date):
         raise InputError(
-            [Problem("--date", 1, 1, "", f"{date!r} is not a date written YYYY-MM-DD")]
+            [
+                Problem(
+                    path="--date",
+                    line=1,
+                    col=1,
+                    pointer="",
+                    message=f"{date!r} is not a date written YYYY-MM-DD",
+                )
+            ]
         )
     names = file_names(paths)
     origin = dict(zip(names, paths, strict=True))
@@ -178,7 +204,17 @@ def _move_in(work: Path, folder: Path) -> None:
             continue
         if run_file and _same(target, item):
             continue  # the run file was already in the folder
-        raise InputError([Problem(str(target), 1, 1, "", "already exists: init never overwrites")])
+        raise InputError(
+            [
+                Problem(
+                    path=str(target),
+                    line=1,
+                    col=1,
+                    pointer="",
+                    message="already exists: init never overwrites",
+                )
+            ]
+        )
     for item in sorted(work.iterdir()):
         target = folder / item.name
         if item.name != INIT_MARKER and not os.path.lexists(target):
@@ -186,7 +222,15 @@ def _move_in(work: Path, folder: Path) -> None:
                 move_output(item, target)  # never replaces what appeared there meanwhile
             except FileExistsError:
                 raise InputError(
-                    [Problem(str(target), 1, 1, "", "already exists: init never overwrites")]
+                    [
+                        Problem(
+                            path=str(target),
+                            line=1,
+                            col=1,
+                            pointer="",
+                            message="already exists: init never overwrites",
+                        )
+                    ]
                 ) from None
 
 

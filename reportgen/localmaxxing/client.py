@@ -73,7 +73,7 @@ def shower(body: Any, raw: bytes, key: str | None, response: httpx.Response | No
     return show
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Answer:
     """The server's answer to one dry-run or submission, as reportgen judges it."""
 
@@ -209,7 +209,7 @@ def interpret(
                     "the submission may or may not have been stored: check your submissions "
                     "on the site before sending it again"
                 )
-        return Answer("failed", tuple(lines), code, stop=stop)
+        return Answer(status="failed", lines=tuple(lines), http_status=code, stop=stop)
     if action == "dry-run":
         verification = _dict(body.get("verification"))
         verified = verification.get("verified")
@@ -218,7 +218,9 @@ def interpret(
             lines.append("verification: " + ("verified run" if verified else "not verified"))
         lines += [f"verification issue: {i}" for i in issues]
         verdict = verified if isinstance(verified, bool) else None
-        return Answer("dry-run passed", tuple(lines), code, verified=verdict)
+        return Answer(
+            status="dry-run passed", lines=tuple(lines), http_status=code, verified=verdict
+        )
     ident = next((body[k] for k in _ID_KEYS if body.get(k) is not None), None)
     for nested in ("run", "benchmark", "submission"):
         if ident is None:
@@ -239,7 +241,14 @@ def interpret(
             f"{retry_hint(None, response.headers, now)}"
         )
     verdict = verified_run if isinstance(verified_run, bool) else None
-    return Answer("submitted", tuple(lines), code, sub_id, stop, verdict)
+    return Answer(
+        status="submitted",
+        lines=tuple(lines),
+        http_status=code,
+        submission_id=sub_id,
+        stop=stop,
+        verified=verdict,
+    )
 
 
 def send(
@@ -277,8 +286,8 @@ def send(
                 "the submission may have reached the server: check your submissions on the "
                 "site before sending it again"
             )
-        return Answer("failed", tuple(lines), stop="timed out")
+        return Answer(status="failed", lines=tuple(lines), stop="timed out")
     except (httpx.HTTPError, lmx_contract.ContractError) as exc:
         lines = [f"{action} failed: {type(exc).__name__}: {one_line(guard(str(exc), key))}"]
-        return Answer("failed", tuple(lines), stop="no usable connection")
+        return Answer(status="failed", lines=tuple(lines), stop="no usable connection")
     return interpret(action, response, raw, now(), key)

@@ -165,7 +165,7 @@ def check(
         value = body.get(field)
         if value is not None and not (isinstance(value, int) and value >= 0):
             out.append(Finding("error", f"/{field}", f"{field} must be an integer >= 0"))
-    for field, limit in contract.max_lengths:
+    for field, limit in contract.max_lengths.items():
         value = body.get(field)
         if isinstance(value, str) and len(value) > limit:
             out.append(

@@ -49,10 +49,35 @@ HOSTILE = (
 def _plot(text: str) -> Plot:
     """A chart whose every string is `text`: title, legend, labels, ticks, point labels."""
     lines = (
-        Line((1.0, 2.0), (3.0, 4.0), text, f"line-{text}", 0, (text, text)),
-        Line((1.0, 2.0), (5.0, 6.0), text + "b", f"line-{text}b", 1, (text, text)),
+        Line(
+            xs=(1.0, 2.0),
+            ys=(3.0, 4.0),
+            label=text,
+            gid=f"line-{text}",
+            style=0,
+            points=(text, text),
+        ),
+        Line(
+            xs=(1.0, 2.0),
+            ys=(5.0, 6.0),
+            label=text + "b",
+            gid=f"line-{text}b",
+            style=1,
+            points=(text, text),
+        ),
     )
-    return Plot("chart-x", text, lines, "from-zero", (), text, text, "tok/s", False, text)
+    return Plot(
+        svg_id="chart-x",
+        title=text,
+        lines=lines,
+        x_axis="from-zero",
+        ticks=(),
+        x_label=text,
+        y_label=text,
+        y_unit="tok/s",
+        y_log=False,
+        legend=text,
+    )
 
 
 @pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
@@ -66,9 +91,18 @@ def test_chart_draws_any_string_as_plain_text(text: str) -> None:
 
 def test_chart_category_ticks_are_plain_text() -> None:
     text = "$\\undefinedmacro{x}$"
-    lines = (Line((0.0, 1.0), (3.0, 4.0), text, "line", 0),)
+    lines = (Line(xs=(0.0, 1.0), ys=(3.0, 4.0), label=text, gid="line", style=0),)
     plot = Plot(
-        "chart-x", "t", lines, "categorical", ((0.0, text), (1.0, "b")), "x", "y", "s", True, None
+        svg_id="chart-x",
+        title="t",
+        lines=lines,
+        x_axis="categorical",
+        ticks=((0.0, text), (1.0, "b")),
+        x_label="x",
+        y_label="y",
+        y_unit="s",
+        y_log=True,
+        legend=None,
     )
     assert text in draw_plot(plot)
 
@@ -318,13 +352,20 @@ def test_a_json_file_of_many_bad_values_reports_the_first(tmp_path: Path, capsys
 
 
 def test_capping_twice_counts_once() -> None:
-    problems = [Problem("f", n, 1, f"/{n}", "bad") for n in range(1, 251)]
+    problems = [
+        Problem(path="f", line=n, col=1, pointer=f"/{n}", message="bad") for n in range(1, 251)
+    ]
     once = cap_problems(problems)
     assert len(once) == PER_FILE + 1 and left_out(once[-1]) == 150
     assert once[-1].line == PER_FILE + 1  # at the first one left out
     assert cap_problems(once) == once
     assert InputError(problems).problems == tuple(once)  # any stage's error is capped too
-    assert cap_problems([*once, Problem("g", 1, 1, "", "other")])[-1].path == "g"
+    assert (
+        cap_problems([*once, Problem(path="g", line=1, col=1, pointer="", message="other")])[
+            -1
+        ].path
+        == "g"
+    )
     kept = Capped(limit=2)
     for p in problems[:5]:
         kept.add(p)
@@ -386,9 +427,18 @@ def test_an_init_killed_midway_leaves_nothing_after_the_next(tmp_path: Path) -> 
 
 
 def test_a_chart_of_the_largest_floats_draws() -> None:
-    lines = (Line((0.0, 1.0), (1.7e308, 1.0), "a", "line", 0),)
+    lines = (Line(xs=(0.0, 1.0), ys=(1.7e308, 1.0), label="a", gid="line", style=0),)
     plot = Plot(
-        "chart-x", "t", lines, "categorical", ((0.0, "a"), (1.0, "b")), "x", "y", "s", False, None
+        svg_id="chart-x",
+        title="t",
+        lines=lines,
+        x_axis="categorical",
+        ticks=((0.0, "a"), (1.0, "b")),
+        x_label="x",
+        y_label="y",
+        y_unit="s",
+        y_log=False,
+        legend=None,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # numpy, on the way to the tick labels
@@ -396,8 +446,24 @@ def test_a_chart_of_the_largest_floats_draws() -> None:
 
 
 def test_a_series_named_with_an_underscore_keeps_its_legend_entry() -> None:
-    lines = tuple(Line((1.0, 2.0), (3.0, 4.0 + i), n, f"line-{n}", i) for i, n in enumerate(NAMES))
-    svg = draw_plot(Plot("chart-x", "t", lines, "from-zero", (), "x", "y", "s", False, "run"))
+    lines = tuple(
+        Line(xs=(1.0, 2.0), ys=(3.0, 4.0 + i), label=n, gid=f"line-{n}", style=i)
+        for i, n in enumerate(NAMES)
+    )
+    svg = draw_plot(
+        Plot(
+            svg_id="chart-x",
+            title="t",
+            lines=lines,
+            x_axis="from-zero",
+            ticks=(),
+            x_label="x",
+            y_label="y",
+            y_unit="s",
+            y_log=False,
+            legend="run",
+        )
+    )
     assert all(f">{name}</text>" in svg for name in NAMES)
 
 

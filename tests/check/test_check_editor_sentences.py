@@ -239,7 +239,16 @@ def test_an_ambiguous_ratio_with_operands_is_never_a_mismatch() -> None:
 
 
 def _ratio_of(text: str, value: float, decimals: int, operands: tuple[str, str]) -> Reported:
-    return Reported(1, 1, text, value, decimals, "x", None, operands=operands)
+    return Reported(
+        line=1,
+        col=1,
+        text=text,
+        value=value,
+        decimals=decimals,
+        unit="x",
+        metric_id=None,
+        operands=operands,
+    )
 
 
 def test_a_ratio_is_checked_against_its_operands_at_their_precision() -> None:

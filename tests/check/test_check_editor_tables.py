@@ -66,7 +66,10 @@ def _key_numbers(folder: Path) -> list[tuple[str, str]]:
     built, _ = _article(folder)
     by_id = built.metrics.by_id()
     resolver = Resolver(
-        built.metrics, built.article.setup, tool_versions(built.metrics.runs), built.article.date
+        metrics=built.metrics,
+        setup=built.article.setup,
+        tools=tool_versions(built.metrics.runs),
+        date=built.article.date,
     )
     return [
         (shown_text(by_id[h.metric], unit=True).replace("\u00a0", " "), plain(h.caption, resolver))
@@ -80,7 +83,7 @@ def _converted(folder: Path, metric: str, unit: str, decimals: int) -> str:
     value = built.metrics.by_id()[metric]
     factor = unit_factor(value.unit, unit)
     assert factor is not None
-    return format_number(value.value * factor, Display(decimals, unit))
+    return format_number(value.value * factor, Display(decimals=decimals, unit=unit))
 
 
 def _wrong(text: str) -> str:

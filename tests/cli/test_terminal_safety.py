@@ -116,16 +116,18 @@ def test_every_rendering_of_a_hostile_item_is_data() -> None:
     from reportgen.check.result import CheckResult, Item, SourceResult
 
     item = Item(
-        "mismatch",
-        "a,b:c%d\n::error::x.md",
-        3,
-        7,
-        f"shows 999 where the article says 183 (after '{HOSTILE}')",
+        kind="mismatch",
+        source="a,b:c%d\n::error::x.md",
+        line=3,
+        col=7,
+        message=f"shows 999 where the article says 183 (after '{HOSTILE}')",
         row=HOSTILE,
         column=HOSTILE,
         table=HOSTILE,
     )
-    result = CheckResult("art", (SourceResult(item.source, "published", 1, (item,)),), ())
+    result = CheckResult(
+        article="art", sources=(SourceResult(item.source, "published", 1, (item,)),), findings=()
+    )
     github = report.to_github(result).splitlines()
     assert github[0].startswith("::error file=a%2Cb%3Ac%25d\\n%3A%3Aerror%3A%3Ax.md,line=3,col=7,")
     assert "::shows 999 where the article says 183 (after '\\x1b[32mPASS" in github[0]

@@ -196,8 +196,20 @@ def test_init_places_a_trial_build_problem_outside_its_temporary_folder(
     def fails(work: Path) -> None:
         raise InputError(
             [
-                Problem("run.json", 3, 5, "/results/0", "a problem in the run file"),
-                Problem(str(work / "article.toml"), 7, 1, "", "a problem in the manifest"),
+                Problem(
+                    path="run.json",
+                    line=3,
+                    col=5,
+                    pointer="/results/0",
+                    message="a problem in the run file",
+                ),
+                Problem(
+                    path=str(work / "article.toml"),
+                    line=7,
+                    col=1,
+                    pointer="",
+                    message="a problem in the manifest",
+                ),
             ]
         )
 

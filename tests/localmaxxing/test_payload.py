@@ -84,7 +84,7 @@ def test_single_request_run_maps_to_the_documented_payload() -> None:
     )
     assert "GPU power cap 800 W per GPU (rated 1,400 W)" in notes
     assert run.source.sha256 in notes
-    assert built.sources == (
+    assert tuple(built.sources.items()) == (
         ("tokSOut", "canonical.c1.output_tok_s"),
         ("ttftMs", "canonical.c1.ttft_ms"),
         ("tokSPrefill", "canonical.c1.prefill_tok_s"),
@@ -118,7 +118,7 @@ def test_concurrent_run_uses_its_own_metric_ids() -> None:
     assert body["tokSOut"] == 331.4 and body["ttftMs"] == 121.5
     assert "tokSPrefill" not in body
     assert body["engineFlags"]["concurrency"] == 2
-    assert built.sources == (
+    assert tuple(built.sources.items()) == (
         ("tokSOut", "canonical.c2.output_tok_s"),
         ("ttftMs", "canonical.c2.ttft_ms"),
     )
@@ -138,7 +138,12 @@ def test_setup_that_contradicts_the_run_is_refused() -> None:
 
 def test_build_refuses_reconstructed_runs_itself() -> None:
     run, metrics = _run(FIXTURES / "canonical-c1.json")
-    source = replace(run.source, provenance=Provenance("reconstructed", "a table", "tests"))
+    source = replace(
+        run.source,
+        provenance=Provenance(
+            status="reconstructed", reconstructed_from="a table", generator="tests"
+        ),
+    )
     with pytest.raises(InputError, match="reconstructed, not measured"):
         payload.build(replace(run, source=source), metrics, SETUP)
 
@@ -261,7 +266,12 @@ def test_mock_transport_redirect_is_a_failure_and_not_followed(
         return httpx.Response(307, headers={"Location": "https://elsewhere.test/steal"})
 
     request = submit.SubmitRequest(
-        (run,), metrics, SETUP, tmp_path, "submit", api_base="https://api.test"
+        runs=(run,),
+        metrics=metrics,
+        setup=SETUP,
+        article_dir=tmp_path,
+        mode="submit",
+        api_base="https://api.test",
     )
     with httpx.Client(transport=httpx.MockTransport(handler), follow_redirects=True) as client:
         report = submit.submit_runs(request, client=client, env=env, now=lambda: NOW)

@@ -22,9 +22,9 @@ def recorded() -> list[tuple[str, str]]:
     for path in sorted((ROOT / "tests" / "examples" / "valid").iterdir()):
         for run in load([path]).runs:
             if isinstance(run, SweepRun):
-                found |= {(TOOL[run.source.format], f"load.{q}") for q, _ in run.definitions}
+                found |= {(TOOL[run.source.format], f"load.{q}") for q in run.definitions}
             elif isinstance(run, MatrixRun):  # llama-bench: whole keys
-                found |= {(TOOL[run.source.format], key) for key, _ in run.definitions}
+                found |= {(TOOL[run.source.format], key) for key in run.definitions}
     return sorted(found)
 
 

@@ -19,6 +19,7 @@ from helpers_runs import (
 )
 
 from reportgen.errors import InputError
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics import DEFINITIONS, CellState, MetricSet, MetricValue, compute, metric_id
 from reportgen.model import Run
 
@@ -290,14 +291,14 @@ def test_sentinel_cells_have_a_state_and_no_metric(extra: dict[str, Any], status
     state = [c for c in metrics.cells if c.kind == "decode" and c.concurrency == 8]
     assert state == [
         CellState(
-            "decode",
-            32768,
-            8,
-            status,
-            run.cells[1].reason,
-            "runs/x/m.json",
-            "/results/1",
-            extra=(("meta.engine", "paiton"),),  # the file's settings, as meta. axes
+            kind="decode",
+            context=32768,
+            concurrency=8,
+            status=status,
+            reason=run.cells[1].reason,
+            file="runs/x/m.json",
+            pointer="/results/1",
+            extra=FrozenDict({"meta.engine": "paiton"}),  # the file's settings, as meta. axes
         )
     ]
     assert state[0].reason

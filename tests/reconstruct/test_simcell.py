@@ -10,7 +10,13 @@ from reportgen.reconstruct.simcell import CellParams, simulate
 
 
 @pytest.mark.parametrize("concurrency", [1, 2, 8, 16])
-@pytest.mark.parametrize("params", [CellParams(0.6, 60.0, 0.5), CellParams(2.4, 40.0, 0.0, 2.0)])
+@pytest.mark.parametrize(
+    "params",
+    [
+        CellParams(prefill_s=0.6, base_tok_s=60.0, stall=0.5),
+        CellParams(prefill_s=2.4, base_tok_s=40.0, stall=0.0, gap_s=2.0),
+    ],
+)
 def test_cell_model_invariants(concurrency: int, params: CellParams) -> None:
     sim = simulate(
         concurrency,

@@ -29,7 +29,7 @@ WIDTH_IN, HEIGHT_IN = 4.8, 3.6
 XAxis = Literal["log2", "categorical", "from-zero"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Line:
     """One series: its points (NaN where a cell has no value), legend label, SVG group id, the
     index of its style (colour, marker, dash), and a label beside each point when `points`."""
@@ -42,7 +42,7 @@ class Line:
     points: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Plot:
     """One chart as drawn: `svg_id` prefixes every id in its SVG, `title` labels the SVG."""
 

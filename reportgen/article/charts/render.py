@@ -186,26 +186,26 @@ def _line(
     positions = numbers if log2 else [float(i) for i in range(len(xs))]
     lines = tuple(
         Line(
-            tuple(positions),
-            tuple(index.get((s, x), math.nan) for x in xs),
-            series_name(series_axis, s, article) if series_axis else None,
-            f"line-{axis_label(series_axis, s, article)}" if series_axis else "line",
-            i,
+            xs=tuple(positions),
+            ys=tuple(index.get((s, x), math.nan) for x in xs),
+            label=series_name(series_axis, s, article) if series_axis else None,
+            gid=f"line-{axis_label(series_axis, s, article)}" if series_axis else "line",
+            style=i,
         )
         for i, s in enumerate(series)
     )
     labels = [axis_label(decl.x, x, article) for x in xs]
     plot = Plot(
-        f"chart-{decl.id}",
-        decl.title,
-        lines,
-        "log2" if log2 else "categorical",
-        tuple(zip(positions, labels, strict=True)),
-        decl.x_label or axis_words(decl.x),
-        y_label,
-        display.unit,
-        decl.y_log,
-        _legend(decl, len(series)),
+        svg_id=f"chart-{decl.id}",
+        title=decl.title,
+        lines=lines,
+        x_axis="log2" if log2 else "categorical",
+        ticks=tuple(zip(positions, labels, strict=True)),
+        x_label=decl.x_label or axis_words(decl.x),
+        y_label=y_label,
+        y_unit=display.unit,
+        y_log=decl.y_log,
+        legend=_legend(decl, len(series)),
     )
     missing = gaps(decl, article, series, xs, index, cells, notes)
     return missing, plot
@@ -259,25 +259,25 @@ def _interactivity(
         )
         lines.append(
             Line(
-                tuple(x.value * x_display.scale for x, _ in line),
-                tuple(y.value * y_display.scale for _, y in line),
-                series_name(series_axis, s, article) if series_axis else None,
-                f"line-{axis_label(series_axis, s, article)}" if series_axis else "line",
-                i,
-                tuple(axis_label(label_axis, y.coord(label_axis), article) for _, y in line),
+                xs=tuple(x.value * x_display.scale for x, _ in line),
+                ys=tuple(y.value * y_display.scale for _, y in line),
+                label=series_name(series_axis, s, article) if series_axis else None,
+                gid=f"line-{axis_label(series_axis, s, article)}" if series_axis else "line",
+                style=i,
+                points=tuple(axis_label(label_axis, y.coord(label_axis), article) for _, y in line),
             )
         )
     plot = Plot(
-        f"chart-{decl.id}",
-        decl.title,
-        tuple(lines),
-        "from-zero",
-        (),
-        x_label,
-        y_label,
-        y_display.unit,
-        decl.y_log,
-        _legend(decl, len(series)),
+        svg_id=f"chart-{decl.id}",
+        title=decl.title,
+        lines=tuple(lines),
+        x_axis="from-zero",
+        ticks=(),
+        x_label=x_label,
+        y_label=y_label,
+        y_unit=y_display.unit,
+        y_log=decl.y_log,
+        legend=_legend(decl, len(series)),
     )
     words = f" Each point is labelled by its {axis_words(label_axis)}."
     return Markup(words), plot
@@ -293,7 +293,9 @@ def _legend(decl: ChartDecl, series: int) -> str | None:
 def _caption(decl: ChartDecl, article: ArticleSource, metrics: MetricSet) -> Markup:
     if decl.caption is None:
         return Markup("")
-    resolver = Resolver(metrics, article.setup, tool_versions(metrics.runs), article.date)
+    resolver = Resolver(
+        metrics=metrics, setup=article.setup, tools=tool_versions(metrics.runs), date=article.date
+    )
     return render_inline(decl.caption, resolver)
 
 

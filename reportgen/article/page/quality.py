@@ -50,15 +50,15 @@ def review(article: ArticleSource, findings: tuple[Finding, ...]) -> Reviewed:
             continue
         cells = f" for {', '.join(ack.cells)}" if ack.cells else ""
         finding = Finding(
-            UNUSED.id,
-            UNUSED.severity,
-            str(article.folder / MANIFEST),
-            f"/acknowledge/{i}",
-            None,
-            (),
-            f"lint {ack.lint}{cells}",
-            f"The acknowledgement of {ack.lint}{cells} matches no finding of the data: remove "
-            "it, or correct its lint id or cells.",
+            id=UNUSED.id,
+            severity=UNUSED.severity,
+            file=str(article.folder / MANIFEST),
+            pointer=f"/acknowledge/{i}",
+            cell=None,
+            metrics=(),
+            evidence=f"lint {ack.lint}{cells}",
+            message=f"The acknowledgement of {ack.lint}{cells} matches no finding of the data: "
+            "remove it, or correct its lint id or cells.",
         )
         stale.append((finding, (ack.reason.line, 1)))
     return Reviewed(tuple(out), tuple(stale))

@@ -33,6 +33,7 @@ from reportgen.article.tables.layout import table_views
 from reportgen.article.workers import Forked, InProcess
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics import DEFINITIONS, MetricDef, MetricSet
 from reportgen.metrics.lints import Finding, group
 from reportgen.model import MatrixRun, SourceFile, SweepRun
@@ -107,15 +108,15 @@ def environment(folder: Path | None = None) -> jinja2.Environment:
 def _input(src: SourceFile) -> InputFile:
     p = src.provenance
     return InputFile(
-        src.label,
-        src.sha256,
-        src.format,
-        src.tool,
-        p.status,
-        p.reconstructed_from,
-        p.generator,
-        p.note,
-        f"{DATA_DIR}/{src.label}",
+        name=src.label,
+        sha256=src.sha256,
+        format=src.format,
+        tool=src.tool,
+        provenance=p.status,
+        reconstructed_from=p.reconstructed_from,
+        generator=p.generator,
+        note=p.note,
+        link=f"{DATA_DIR}/{src.label}",
     )
 
 
@@ -142,11 +143,11 @@ def _headlines(
         if value is None:
             problems.append(
                 Problem(
-                    h.place.file,
-                    h.place.line,
-                    h.place.col,
-                    h.place.pointer,
-                    f"headline metric {h.metric} is not computed from the article's runs",
+                    path=h.place.file,
+                    line=h.place.line,
+                    col=h.place.col,
+                    pointer=h.place.pointer,
+                    message=f"headline metric {h.metric} is not computed from the article's runs",
                 )
             )
             continue
@@ -168,7 +169,7 @@ def _tool_definitions(metrics: MetricSet) -> tuple[tuple[str, str, str], ...]:
         (run.source.tool, f"load.{quantity}" if isinstance(run, SweepRun) else quantity, text)
         for run in metrics.runs
         if isinstance(run, SweepRun | MatrixRun)
-        for quantity, text in run.definitions
+        for quantity, text in run.definitions.items()
     }
     return tuple(sorted(found))
 
@@ -192,8 +193,12 @@ def build_context(
     numbers), no chart is drawn and none is on the page. `chart_cache`: a folder of charts
     drawn before (article/charts/cache.py); `chart_drawer`: who draws the others."""
     tools = tool_versions(metrics.runs)
-    setups = tuple((r.id, r.setup) for r in article.runs) if len(article.runs) > 1 else ()
-    resolver = Resolver(metrics, article.setup, tools, article.date, setups)
+    setups = (
+        FrozenDict((r.id, r.setup) for r in article.runs) if len(article.runs) > 1 else FrozenDict()
+    )
+    resolver = Resolver(
+        metrics=metrics, setup=article.setup, tools=tools, date=article.date, setups=setups
+    )
     inputs = tuple(_input(run.source) for run in metrics.runs)
 
     def inline(text: Text | None) -> Markup | None:
@@ -212,14 +217,14 @@ def build_context(
     def section(s: Section) -> SectionView:
         level = 1 if s.title is None else 2
         return SectionView(
-            s.id,
-            s.title,
-            s.kind,
-            None if s.prose is None else render_block(s.prose, resolver, heading_level=level),
-            s.prose_at,
-            _headlines(s.headlines, metrics, resolver),
-            tuple((tables[t.id], inline(t.note)) for t in s.tables),
-            tuple(drawn[c.id] for c in s.charts if c.id in drawn),
+            id=s.id,
+            title=s.title,
+            kind=s.kind,
+            prose=None if s.prose is None else render_block(s.prose, resolver, heading_level=level),
+            prose_at=s.prose_at,
+            headlines=_headlines(s.headlines, metrics, resolver),
+            tables=tuple((tables[t.id], inline(t.note)) for t in s.tables),
+            charts=tuple(drawn[c.id] for c in s.charts if c.id in drawn),
         )
 
     many = len(article.runs) > 1

@@ -24,7 +24,7 @@ class HeadlineView:
     caption: Markup
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class InputFile:
     name: str
     sha256: str
@@ -66,7 +66,7 @@ class SetupView:
     rows: tuple[tuple[str, Markup], ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SectionView:
     id: str
     title: str | None
@@ -78,7 +78,7 @@ class SectionView:
     charts: tuple[Chart, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ArticleContext:
     """Everything the template shows; the template adds no data of its own."""
 

@@ -157,7 +157,7 @@ def _font_css(folder: Path) -> str:
     )
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Fonts:
     """The PDF's fonts loaded into a font configuration, with what loading them logged."""
 
@@ -177,7 +177,9 @@ def _load_fonts(folder: Path | None) -> _Fonts:
             if folder
             else []
         )
-    return _Fonts(folder, config, stylesheets, fetcher, log.records)
+    return _Fonts(
+        folder=folder, config=config, stylesheets=stylesheets, fetcher=fetcher, records=log.records
+    )
 
 
 _AHEAD: list[_Fonts] = []
@@ -216,8 +218,17 @@ def render_pdf(
         document.metadata.modified = stamp
         pdf: bytes = document.write_pdf()
     refused = fonts.fetcher.refused + fetcher.refused
-    problems = [Problem(label, 1, 1, "", f"the PDF may not load {url}") for url in refused] + [
-        Problem(label, 1, 1, "", f"WeasyPrint {r.levelname.lower()}: {r.getMessage()}")
+    problems = [
+        Problem(path=label, line=1, col=1, pointer="", message=f"the PDF may not load {url}")
+        for url in refused
+    ] + [
+        Problem(
+            path=label,
+            line=1,
+            col=1,
+            pointer="",
+            message=f"WeasyPrint {r.levelname.lower()}: {r.getMessage()}",
+        )
         for r in fonts.records + log.records
         if not any(url in r.getMessage() for url in refused)
     ]

@@ -143,7 +143,9 @@ class _References:
         line, col = _position(self.text, found.start())
 
         def problem(message: str) -> Markup:
-            self.problems.append(Problem(self.text.file, line, col, "", message))
+            self.problems.append(
+                Problem(path=self.text.file, line=line, col=col, pointer="", message=message)
+            )
             return Markup("")
 
         if flt is not None and flt not in FILTERS:
@@ -166,12 +168,12 @@ class _References:
             line, col = _position(self.text, found.start())
             self.problems.append(
                 Problem(
-                    self.text.file,
-                    line,
-                    col,
-                    "",
-                    f"reference {found.group(0)} stands in code, a link or an image, where it "
-                    "is not resolved: write it in running text",
+                    path=self.text.file,
+                    line=line,
+                    col=col,
+                    pointer="",
+                    message=f"reference {found.group(0)} stands in code, a link or an image, where "
+                    "it is not resolved: write it in running text",
                 )
             )
 

@@ -12,6 +12,7 @@ from markupsafe import Markup, escape
 
 from reportgen.article.axes import STATUS_WORDS
 from reportgen.article.page.numbers import number_html
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics import MetricSet
 from reportgen.metrics.claims import claim_problem, claim_value, is_claim
 from reportgen.metrics.registry import CellState
@@ -25,10 +26,10 @@ HARDWARE_FIELDS = tuple(f.name for f in fields(Hardware))
 SETUP_FIELDS = HARDWARE_FIELDS + tuple(f.name for f in fields(Setup) if f.name != "hardware")
 
 
-def tool_versions(runs: tuple[Run, ...]) -> tuple[tuple[str, str], ...]:
+def tool_versions(runs: tuple[Run, ...]) -> FrozenDict[str, str]:
     """(tool, version) of each tool that wrote the runs, for `{{ version.TOOL }}`."""
     found = {run.source.tool.split(" ")[0]: run.source.format_version for run in runs}
-    return tuple(sorted(found.items()))
+    return FrozenDict(sorted(found.items()))
 
 
 def cell_name(cell: CellState, *, runs: bool = False) -> str:
@@ -49,15 +50,15 @@ class Unresolved(Exception):
     """A reference names something real that has no value here; the message says why."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Resolver:
     """Turns reference names into HTML."""
 
     metrics: MetricSet
     setup: Setup
-    tools: tuple[tuple[str, str], ...]  # (tool name, version)
+    tools: FrozenDict[str, str]  # tool name -> version
     date: str
-    setups: tuple[tuple[str, Setup], ...] = ()  # run id -> setup, in an article of several runs
+    setups: FrozenDict[str, Setup] = FrozenDict()  # run id -> setup, in an article of several runs
 
     def resolve(self, name: str, flt: str | None = None) -> Markup | None:
         """The HTML for a reference, None when nothing has that name; `Unresolved` when it
@@ -74,13 +75,13 @@ class Resolver:
         if kind == "setup":
             return self._setup(rest)
         if kind == "version":
-            version = next((v for tool, v in self.tools if tool == rest), None)
+            version = self.tools.get(rest)
             if version == "":
                 raise Unresolved(f"the {rest} files do not record the tool's version")
             return None if version is None else escape(version)
         if name == "article.date":
             return escape(long_date(self.date))
-        varying = dict(self.metrics.varying).get(name)
+        varying = self.metrics.varying.get(name)
         if varying is not None:
             raise Unresolved(f"{name} is not one value for the run: {varying}")
         return self._cell(name)
@@ -114,7 +115,7 @@ class Resolver:
 
     def _setup(self, name: str) -> Markup | None:
         run, _, field_name = name.partition(".")
-        setup = dict(self.setups).get(run) if field_name else None
+        setup = self.setups.get(run) if field_name else None
         if setup is None:
             setup, field_name = self.setup, name
         if field_name not in SETUP_FIELDS:
@@ -135,8 +136,8 @@ class Resolver:
         """Every name that resolves, for "did you mean" suggestions."""
         names = [v.id for v in self.metrics.values]
         names += [f"setup.{f}" for f in SETUP_FIELDS]
-        names += [f"setup.{run}.{f}" for run, _ in self.setups if run for f in SETUP_FIELDS]
-        names += [f"version.{tool}" for tool, _ in self.tools] + ["article.date"]
+        names += [f"setup.{run}.{f}" for run in self.setups if run for f in SETUP_FIELDS]
+        names += [f"version.{tool}" for tool in self.tools] + ["article.date"]
         names += [f"{c}.{w}" for c in self._cells() for w in ("status", "reason")]
         return names
 

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Literal
 
 from reportgen.errors import Problem
+from reportgen.frozendict import FrozenDict
 from reportgen.model import Scalar, Setup
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Text:
     """A piece of article text and where it was written (for located errors)."""
 
@@ -34,7 +35,9 @@ class Place:
 
     def problem(self, message: str) -> Problem:
         """A problem located at this declaration."""
-        return Problem(self.file, self.line, self.col, self.pointer, message)
+        return Problem(
+            path=self.file, line=self.line, col=self.col, pointer=self.pointer, message=message
+        )
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,7 @@ class Headline:
     place: Place
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunDecl:
     """One run of the article: its files and the setup it was measured on."""
 
@@ -55,13 +58,13 @@ class RunDecl:
     files: tuple[str, ...]
     setup: Setup
     bench: Text | None
-    aliases: tuple[tuple[str, tuple[str, ...]], ...]  # model/engine/gpu -> other names
-    tools: tuple[tuple[str, str], ...]  # tool -> the version the article states
+    aliases: FrozenDict[str, tuple[str, ...]]  # model/engine/gpu -> other names
+    tools: FrozenDict[str, str]  # tool -> the version the article states
     place: Place
 
     def alias(self, what: str) -> tuple[str, ...]:
         """The other names declared for the setup's model, engine or GPU."""
-        return dict(self.aliases).get(what, ())
+        return self.aliases.get(what, ())
 
 
 @dataclass(frozen=True)
@@ -84,10 +87,10 @@ class Compare:
     judge: bool = True  # say "better" or "worse" by the metric's direction
 
 
-Where = tuple[tuple[str, tuple[Scalar, ...]], ...]  # axis -> the values to keep
+Where = FrozenDict[str, tuple[Scalar, ...]]  # axis -> the values to keep
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableDecl:
     """A declared table: rows along an axis; columns along an axis (one metric) or a list of
     metrics; optionally a comparison of two runs."""
@@ -109,7 +112,7 @@ class TableDecl:
     place: Place
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ChartDecl:
     """A declared chart: `metric` against `x` (an axis, or a metric for interactivity), a line
     per value of `series`."""
@@ -131,7 +134,7 @@ class ChartDecl:
     place: Place
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Section:
     """A section of the article, in the order declared."""
 
@@ -174,7 +177,7 @@ class Acknowledgement:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ArticleSource:
     """Everything an article says that is not measured data."""
 

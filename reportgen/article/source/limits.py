@@ -20,7 +20,7 @@ from reportgen.article.source.declarations import ArticleSource, Text
 from reportgen.errors import Problem
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Limits:
     """The most an article may declare of each thing a build's time grows with."""
 
@@ -90,10 +90,10 @@ def over_limits(article: ArticleSource, limits: Limits = LIMITS) -> list[Problem
 def _over(text: Text, what: str, count: int, most: int) -> Problem:
     """The problem of a prose file that takes the article past a limit."""
     return Problem(
-        text.file,
-        1,
-        1,
-        "",
-        f"with this file the article's prose has {count:,} {what}; an article may have at most "
-        f"{most:,}, which keeps its build bounded: shorten it, or split the article",
+        path=text.file,
+        line=1,
+        col=1,
+        pointer="",
+        message=f"with this file the article's prose has {count:,} {what}; an article may have at "
+        f"most {most:,}, which keeps its build bounded: shorten it, or split the article",
     )

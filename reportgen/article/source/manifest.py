@@ -72,16 +72,15 @@ def load_article(folder: Path) -> ArticleSource:
     label = str(path)
     if not folder.is_dir():
         what = "no such article folder" if not folder.exists() else "not a folder"
-        raise InputError([Problem(str(folder), 1, 1, "", what)])
+        raise InputError([Problem(path=str(folder), line=1, col=1, pointer="", message=what)])
     if not path.exists():
-        raise InputError([Problem(label, 1, 1, "", f"no {MANIFEST} in {folder}")])
+        raise InputError(
+            [Problem(path=label, line=1, col=1, pointer="", message=f"no {MANIFEST} in {folder}")]
+        )
     text = decode(read_input(path, "text", label=label, inside=folder), label, MANIFEST)
     data = parse_toml(text, label)
     reader = ManifestReader(folder, label, text, data)
-    problems = [
-        Problem(label, *reader.where.locate(p.pointer), p.pointer, p.message)
-        for p in check("article", data)
-    ]
+    problems = [reader.problem(p.pointer, p.message) for p in check("article", data)]
     if problems:
         raise InputError(problems)
     runs = reader.runs()
@@ -89,8 +88,7 @@ def load_article(folder: Path) -> ArticleSource:
     try:
         dt.date.fromisoformat(data["date"])  # the schema checks its form, not the calendar
     except ValueError as exc:
-        at = reader.where.locate("/date")
-        problems.append(Problem(label, *at, "/date", f"{data['date']!r} is not a date: {exc}"))
+        problems.append(reader.problem("/date", f"{data['date']!r} is not a date: {exc}"))
     _unique(problems, "run", [(r.id, r.place) for r in runs])
     _unique(problems, "table", [(t.id, t.place) for s in sections for t in s.tables])
     _unique(problems, "chart", [(c.id, c.place) for s in sections for c in s.charts])

@@ -22,6 +22,7 @@ from reportgen.article.source.declarations import (
 from reportgen.article.source.toml import Locator, value_at
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
+from reportgen.frozendict import FrozenDict
 from reportgen.model import Hardware, Setup
 
 
@@ -31,7 +32,13 @@ def decode(raw: bytes, label: str, what: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise InputError([Problem(label, line, 1, "", f"{what} is not valid UTF-8")]) from None
+        raise InputError(
+            [
+                Problem(
+                    path=label, line=line, col=1, pointer="", message=f"{what} is not valid UTF-8"
+                )
+            ]
+        ) from None
 
 
 class ManifestReader:
@@ -44,12 +51,19 @@ class ManifestReader:
     def place(self, pointer: str) -> Place:
         return Place(self.label, *self.where.locate(pointer), pointer)
 
+    def problem(self, pointer: str, message: str) -> Problem:
+        """An error located at `pointer` in the manifest."""
+        line, col = self.where.locate(pointer)
+        return Problem(path=self.label, line=line, col=col, pointer=pointer, message=message)
+
     def text(self, pointer: str) -> Text | None:
         value = value_at(self.data, pointer)
         if value is None:
             return None
         line, col = self.where.locate(pointer)
-        return Text(str(value), self.label, line, col + 1)  # the text starts after its quote
+        return Text(
+            text=str(value), file=self.label, line=line, col=col + 1
+        )  # the text starts after its quote
 
     def required(self, pointer: str) -> Text:
         found = self.text(pointer)
@@ -59,7 +73,7 @@ class ManifestReader:
     def prose(self, name: str) -> Text:
         label = f"{self.folder}/{name}"
         raw = read_input(self.folder / name, "text", label=label, inside=self.folder)
-        return Text(decode(raw, label, "prose"), label, 1, 1, markdown=True)
+        return Text(text=decode(raw, label, "prose"), file=label, line=1, col=1, markdown=True)
 
     def headlines(self, items: list[dict[str, Any]], at: str) -> tuple[Headline, ...]:
         return tuple(
@@ -108,10 +122,10 @@ class ManifestReader:
                     files=tuple(raw["files"]),
                     setup=self.setup(raw["setup"]),
                     bench=self.text(f"{at}/setup/bench/text"),
-                    aliases=tuple(
+                    aliases=FrozenDict(
                         (k, tuple(v)) for k, v in sorted(raw["setup"].get("aliases", {}).items())
                     ),
-                    tools=tuple(sorted(raw["setup"].get("tools", {}).items())),
+                    tools=FrozenDict(sorted(raw["setup"].get("tools", {}).items())),
                     place=self.place(at),
                 )
             )
@@ -195,7 +209,7 @@ class ManifestReader:
 
 
 def _where(raw: dict[str, Any]) -> Where:
-    return tuple(
+    return FrozenDict(
         (axis, tuple(v) if isinstance(v, list) else (v,)) for axis, v in sorted(raw.items())
     )
 

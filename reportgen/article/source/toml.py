@@ -48,10 +48,24 @@ def parse_toml(text: str, label: str) -> dict[str, Any]:
         found = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
         line, col = (int(found.group(1)), int(found.group(2))) if found else (1, 1)
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
-        raise InputError([Problem(label, line, col, "", f"invalid TOML: {message}")]) from None
+        raise InputError(
+            [
+                Problem(
+                    path=label, line=line, col=col, pointer="", message=f"invalid TOML: {message}"
+                )
+            ]
+        ) from None
     except RecursionError:
         raise InputError(
-            [Problem(label, 1, 1, "", "invalid TOML: tables or arrays nested too deeply")]
+            [
+                Problem(
+                    path=label,
+                    line=1,
+                    col=1,
+                    pointer="",
+                    message="invalid TOML: tables or arrays nested too deeply",
+                )
+            ]
         ) from None
 
 

@@ -171,7 +171,7 @@ def check_metric(decl: TableDecl, metric: str) -> tuple[str, str | None]:
 def verdict(key: str, change: MetricValue) -> Markup:
     """better / worse / same, by the metric's direction, for a delta or a ratio."""
     better = DEFINITIONS[key].better
-    shown = format_number(change.value, Display(3, ""))
+    shown = format_number(change.value, Display(decimals=3, unit=""))
     neutral = 0.0 if change.key == "compare.delta" else 1.0
     if better is None or float(shown) == neutral:
         return Markup('<span class="verdict">(same)</span>') if better else Markup("")

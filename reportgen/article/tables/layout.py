@@ -44,7 +44,7 @@ from reportgen.model import Scalar
 __all__ = ["MARKS", "CellView", "Notes", "TableView", "table_views"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableView:
     """A table ready for the template (and for the checker, which reads tables back by it)."""
 
@@ -125,7 +125,13 @@ def _grid(b: CellBuilder) -> TableView:
         out_rows.append((axis_label(decl.rows, r, b.article), tuple(cells)))
     headers = tuple(axis_label(decl.columns, c, b.article) for c in cols)
     corner = decl.corner if decl.corner is not None else f"{decl.rows} \\ {decl.columns}"
-    return TableView(decl, corner, headers, tuple(out_rows), b.footnotes.items())
+    return TableView(
+        decl=decl,
+        corner=corner,
+        columns=headers,
+        rows=tuple(out_rows),
+        footnotes=b.footnotes.items(),
+    )
 
 
 def _points(b: CellBuilder) -> TableView:
@@ -164,7 +170,13 @@ def _points(b: CellBuilder) -> TableView:
         else (decl.rows.removeprefix("meta.").replace("_", " "))
     )
     headers = tuple(_with_unit(c) for c in decl.columns)
-    return TableView(decl, corner, headers, tuple(out_rows), b.footnotes.items())
+    return TableView(
+        decl=decl,
+        corner=corner,
+        columns=headers,
+        rows=tuple(out_rows),
+        footnotes=b.footnotes.items(),
+    )
 
 
 def _check_filters(decl: TableDecl, metrics: MetricSet, article: ArticleSource) -> None:
@@ -172,7 +184,7 @@ def _check_filters(decl: TableDecl, metrics: MetricSet, article: ArticleSource) 
     wanted = {decl.metric} if decl.metric else set()
     wanted |= {c.metric for c in decl.columns} if isinstance(decl.columns, tuple) else set()
     items = [v for v in metrics.values if v.metric in wanted]
-    named = {k for v in items for k, _ in v.extra if k.startswith("meta.")}
+    named = {k for v in items for k in v.extra if k.startswith("meta.")}
     axes = [decl.rows, *([decl.columns] if isinstance(decl.columns, str) else [])]
     for axis in axes:
         if axis.startswith("meta.") and items and axis not in named:
@@ -273,7 +285,13 @@ def _compare(b: CellBuilder) -> TableView:
         if decl.corner is not None
         else (decl.rows.removeprefix("meta.").replace("_", " "))
     )
-    return TableView(decl, corner, tuple(headers), tuple(out_rows), b.footnotes.items())
+    return TableView(
+        decl=decl,
+        corner=corner,
+        columns=tuple(headers),
+        rows=tuple(out_rows),
+        footnotes=b.footnotes.items(),
+    )
 
 
 def table_views(

@@ -107,7 +107,7 @@ def _words(text: str) -> frozenset[str]:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Metric:
     """One metric the article shows: its id, definition key, unit, axes and quantity words."""
 
@@ -142,7 +142,7 @@ def metrics_shown(shape: Shape) -> tuple[Metric, ...]:
             words.setdefault(metric, set()).update(_words(text))
     for headline in shape.headlines:
         words.setdefault(headline.metric, set()).update(_caption_words(headline))
-    for metric, _ in shape.times:
+    for metric in shape.times:
         words.setdefault(metric, set())
     out = []
     for metric, said in words.items():
@@ -154,7 +154,13 @@ def metrics_shown(shape: Shape) -> tuple[Metric, ...]:
         said |= _words(definition.title) | _words(key.replace("_", " ").replace(".", " "))
         said -= set(_STATS)
         out.append(
-            Metric(metric, key, definition.unit, _axes(axes, definition.stats), frozenset(said))
+            Metric(
+                id=metric,
+                key=key,
+                unit=definition.unit,
+                axes=_axes(axes, definition.stats),
+                words=frozenset(said),
+            )
         )
     return tuple(sorted(out, key=lambda m: m.id))
 

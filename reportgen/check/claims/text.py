@@ -243,16 +243,16 @@ class _Sentence:
         where = near(self.toks, i, self.span.start)
         shown = c.words
         return Reported(
-            tok.line,
-            tok.col,
-            shown,
-            value,
-            c.decimals,
-            unit,
-            claim,
-            None,
-            None,
-            where,
+            line=tok.line,
+            col=tok.col,
+            text=shown,
+            value=value,
+            decimals=c.decimals,
+            unit=unit,
+            metric_id=claim,
+            table=None,
+            row=None,
+            column=where,
             in_prose=True,
         )
 
@@ -313,16 +313,16 @@ class _Sentence:
             return None
         tok, where = self.toks[i], near(self.toks, i, self.span.start)
         return Reported(
-            tok.line,
-            tok.col,
-            text,
-            parsed[0],
-            parsed[1],
-            unit,
-            metric.id,
-            None,
-            None,
-            where,
+            line=tok.line,
+            col=tok.col,
+            text=text,
+            value=parsed[0],
+            decimals=parsed[1],
+            unit=unit,
+            metric_id=metric.id,
+            table=None,
+            row=None,
+            column=where,
             in_prose=True,
         )
 

@@ -54,7 +54,9 @@ def derived_problem(r: Reported) -> str | None:
     if low <= r.value + half and r.value - half <= high:
         return None
     given = (
-        format_number(top / bottom, Display(max(0, r.decimals), "")) + "x" if bottom else "no ratio"
+        format_number(top / bottom, Display(decimals=max(0, r.decimals), unit="")) + "x"
+        if bottom
+        else "no ratio"
     )
     return f"shows {r.text} but its operands {r.operands[0]} and {r.operands[1]} give {given}"
 

@@ -93,7 +93,7 @@ def sentences(toks: Sequence[Token]) -> list[range]:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Claim:
     kind: str  # "ratio" or "change"
     value: float
@@ -145,7 +145,16 @@ def claim_at(toks: Sequence[Token], i: int) -> Claim | None:
             *(word(toks, k) for k in range(i + 1, j)),
         ]
     )
-    return Claim(kind, value, decimals, text, j, relation, sign, words)
+    return Claim(
+        kind=kind,
+        value=value,
+        decimals=decimals,
+        text=text,
+        end=j,
+        relation=relation,
+        sign=sign,
+        words=words,
+    )
 
 
 def says_bigger(relation: str | None, subject: Metric) -> bool | None:

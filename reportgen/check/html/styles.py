@@ -88,7 +88,8 @@ class _Collector:
             first = next((k for k in el.kids if isinstance(k, Text)), None)
             at = self.tree.position(first.start) if first is not None else (line, col)
             media = el.attrs.get("media", "")
-            self._read(Source(text, *at, _media(conds, media)))
+            line, col = at
+            self._read(Source(text=text, line=line, col=col, conds=_media(conds, media)))
         elif el.tag == "link" and "stylesheet" in el.attrs.get("rel", "").lower().split():
             rel = el.attrs.get("rel", "").lower().split()
             extra = conds
@@ -141,7 +142,7 @@ class _Collector:
             )
             return
         name = "a data: stylesheet" if data is not None else href[:80]
-        source = Source(text, line, col, conds, where=name)
+        source = Source(text=text, line=line, col=col, conds=conds, where=name)
         self._read(source, layer, depth, "" if data is not None else href)
 
 

@@ -68,7 +68,7 @@ class Chart:
     shown: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Page:
     """A published HTML page as check reads it."""
 
@@ -286,7 +286,9 @@ def read_html(html: str, fetch: Fetch = no_files) -> Page:
     unseen = sorted(set(unseen), key=lambda u: (u.line, u.col, u.message))
     at = placed(walk.reader.lines)
     starts = tuple([0] + [m.end() for m in re.finditer("\n", tree.text)])
-    return Page(at.lines, at, starts, tuple(unseen), tuple(walk.charts))
+    return Page(
+        lines=at.lines, placed=at, starts=starts, unseen=tuple(unseen), charts=tuple(walk.charts)
+    )
 
 
 def chart_forms(html: str) -> frozenset[tuple[str, ...]]:

@@ -54,12 +54,31 @@ def _loose_pair(toks: Sequence[Token], i: int) -> Pair | str | None:
 def _reported(tok: Token, pair: Pair | str, h: HeadlineShape) -> Reported:
     if isinstance(pair, str):  # a malformed number, wrong where its caption says what it is
         return Reported(
-            tok.line, tok.col, tok.text, math.nan, 0, None, h.metric, None, None, h.caption, pair
+            line=tok.line,
+            col=tok.col,
+            text=tok.text,
+            value=math.nan,
+            decimals=0,
+            unit=None,
+            metric_id=h.metric,
+            table=None,
+            row=None,
+            column=h.caption,
+            malformed=pair,
         )
     value, decimals, unit = pair
     shown = f"{tok.text} {unit}"
     return Reported(
-        tok.line, tok.col, shown, value, decimals, unit, h.metric, None, None, h.caption
+        line=tok.line,
+        col=tok.col,
+        text=shown,
+        value=value,
+        decimals=decimals,
+        unit=unit,
+        metric_id=h.metric,
+        table=None,
+        row=None,
+        column=h.caption,
     )
 
 

@@ -35,7 +35,7 @@ _ROOT = Path(__file__).resolve().parents[2]  # the folder holding the reportgen 
 
 
 def _refuse(label: str, message: str) -> InputError:
-    return InputError([Problem(label, 1, 1, "", message)])
+    return InputError([Problem(path=label, line=1, col=1, pointer="", message=message)])
 
 
 def _limits() -> None:  # pragma: no cover - runs in the child, before it starts Python

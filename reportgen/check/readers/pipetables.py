@@ -57,7 +57,7 @@ _QUALIFIERS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ParsedTable:
     """A table found in the text: what names it, its header and rows with line numbers."""
 
@@ -265,13 +265,13 @@ def find_tables(lines: Lines, shape: Shape) -> list[ParsedTable]:
         rows = tuple((n, cells(raw)) for n, raw in block[1:] if not _is_delimiter(raw))
         tables.append(
             ParsedTable(
-                title.shape,
-                title.text,
-                block[0][0],
-                tuple(c for _, c in head),
-                rows,
-                0 if title.index is None else lines[title.index][0],
-                tuple(col for col, _ in head),
+                shape=title.shape,
+                caption=title.text,
+                line=block[0][0],
+                header=tuple(c for _, c in head),
+                rows=rows,
+                caption_line=0 if title.index is None else lines[title.index][0],
+                header_cols=tuple(col for col, _ in head),
             )
         )
     return tables

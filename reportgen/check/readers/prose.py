@@ -196,20 +196,31 @@ def _reported(tok: Token, near: str, unit: str | None, metric: str) -> Reported 
         if why is None:
             return None
         return Reported(
-            tok.line, tok.col, text, math.nan, 0, None, metric, None, None, near, why, in_prose=True
+            line=tok.line,
+            col=tok.col,
+            text=text,
+            value=math.nan,
+            decimals=0,
+            unit=None,
+            metric_id=metric,
+            table=None,
+            row=None,
+            column=near,
+            malformed=why,
+            in_prose=True,
         )
     value, decimals, written = parsed
     return Reported(
-        tok.line,
-        tok.col,
-        text,
-        value,
-        decimals,
-        written or unit,
-        metric,
-        None,
-        None,
-        near,
+        line=tok.line,
+        col=tok.col,
+        text=text,
+        value=value,
+        decimals=decimals,
+        unit=written or unit,
+        metric_id=metric,
+        table=None,
+        row=None,
+        column=near,
         in_prose=True,
     )
 
@@ -272,16 +283,16 @@ def prose_numbers(
         # a number the article's source writes literally, or one the article does not have
         literal = None if partner is None else core(partner.text)
         found = Reported(
-            tok.line,
-            tok.col,
-            core(tok.text),
-            math.nan,
-            0,
-            None,
-            None,
-            None,
-            None,
-            before,
+            line=tok.line,
+            col=tok.col,
+            text=core(tok.text),
+            value=math.nan,
+            decimals=0,
+            unit=None,
+            metric_id=None,
+            table=None,
+            row=None,
+            column=before,
             expected_text=literal,
             in_prose=True,
         )

@@ -70,7 +70,7 @@ _LONE = re.compile(r"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:tok/s|ms|s)\s*+$
 Lines = list[tuple[int, str]]  # (line number in the source, text)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Reported:
     """One number as an article shows it, and where."""
 
@@ -172,21 +172,31 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
                 why = malformed(cell)
                 if why is not None:
                     yield Reported(
-                        line, col, cell, math.nan, 0, None, metric, name, row_label, head, why
+                        line=line,
+                        col=col,
+                        text=cell,
+                        value=math.nan,
+                        decimals=0,
+                        unit=None,
+                        metric_id=metric,
+                        table=name,
+                        row=row_label,
+                        column=head,
+                        malformed=why,
                     )
                 continue
             value, decimals, written = parsed
             yield Reported(
-                line,
-                col,
-                cell,
-                value,
-                decimals,
-                written or unit or caption_unit,
-                metric,
-                name,
-                row_label,
-                head,
+                line=line,
+                col=col,
+                text=cell,
+                value=value,
+                decimals=decimals,
+                unit=written or unit or caption_unit,
+                metric_id=metric,
+                table=name,
+                row=row_label,
+                column=head,
                 unit_soft=not (written or unit),
                 unit_from=None if written else at if unit else by_caption,
             )
@@ -218,16 +228,16 @@ def _phrase_numbers(lines: Lines, shape: Shape, taken: set[int]) -> Iterator[Rep
                 end = found.end(group)
                 unit = re.match(r"\s*(tok/s|ms|s)\b", raw[end:])
                 yield Reported(
-                    n,
-                    found.start(group) + 1,
-                    text,
-                    value,
-                    decimals,
-                    unit.group(1) if unit else None,
-                    metric,
-                    None,
-                    None,
-                    normalize(phrase.text.text)[:60],
+                    line=n,
+                    col=found.start(group) + 1,
+                    text=text,
+                    value=value,
+                    decimals=decimals,
+                    unit=unit.group(1) if unit else None,
+                    metric_id=metric,
+                    table=None,
+                    row=None,
+                    column=normalize(phrase.text.text)[:60],
                     in_prose=True,
                 )
             taken.add(n)
@@ -284,16 +294,16 @@ def reported_in_lines(
         taken.add(n)
         out.append(
             Reported(
-                n,
-                col,
-                shown,
-                value,
-                len(frac) - 1 if frac else 0,
-                unit,
-                metric,
-                None,
-                None,
-                words.strip(),
+                line=n,
+                col=col,
+                text=shown,
+                value=value,
+                decimals=len(frac) - 1 if frac else 0,
+                unit=unit,
+                metric_id=metric,
+                table=None,
+                row=None,
+                column=words.strip(),
             )
         )
     out.extend(_phrase_numbers(lines, shape, taken))

@@ -21,6 +21,7 @@ from reportgen.article.source.manifest import ArticleSource, Text
 from reportgen.article.tables.cells import MARKS, CellView
 from reportgen.article.tables.layout import TableView
 from reportgen.check.readers.align import Aligner
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics.display import display_of
 from reportgen.metrics.registry import DEFINITIONS, key_of, split_metric
 
@@ -40,7 +41,7 @@ class Grid:
     rows: tuple[tuple[str, tuple[tuple[bool, int, int], ...]], ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableShape:
     """One table as a published text shows it."""
 
@@ -60,7 +61,7 @@ class Phrase:
     text: Text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class HeadlineShape:
     """A declared headline number: its metric, unit, caption, and the group it is shown in (the
     key results, or one section's headlines)."""
@@ -86,7 +87,7 @@ class Expected:
     key: str  # what the alignment compares: "#" for a number, else its normalized words
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Shape:
     """Everything a published version of the article is matched against."""
 
@@ -99,7 +100,7 @@ class Shape:
     charts: frozenset[tuple[str, ...]] = frozenset()
     # how many times the built article shows each metric (a key result and a table cell, say):
     # a copy may show it as often without showing it "twice"
-    times: tuple[tuple[str, int], ...] = ()
+    times: FrozenDict[str, int] = FrozenDict()
     # the metrics shown, with the words the article labels each by (`labels.metrics_shown`)
     shown: tuple[Metric, ...] = ()
 
@@ -174,7 +175,15 @@ def _headlines(article: ArticleSource) -> tuple[HeadlineShape, ...]:
             caption = REFERENCE.sub("{N}", h.caption.text)
             parts = [_atoms(part) for part in caption.split("{N}")]
             pattern = _joined([a for k, part in enumerate(parts) for a in [_NUMBER][:k] + part])
-            out.append(HeadlineShape(h.metric, _unit(h.metric), caption, pattern, group))
+            out.append(
+                HeadlineShape(
+                    metric=h.metric,
+                    unit=_unit(h.metric),
+                    caption=caption,
+                    pattern=pattern,
+                    group=group,
+                )
+            )
     return tuple(out)
 
 
@@ -219,7 +228,7 @@ class _Laid:
         return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Declared:
     """A declared table's cells from its labels: the metric of the column (a points table) or of
     the table, at the row's (and column's) coordinates."""
@@ -258,9 +267,13 @@ def from_views(article: ArticleSource, views: Iterable[TableView]) -> Shape:
         )
         bare = {k: normalize(v) for k, v in _by_bare(view.columns).items()}
         cells = _Laid(grid, bare)
-        tables.append(TableShape(view.id, view.title, view.decl.unit_words, cells, laid))
+        tables.append(
+            TableShape(
+                id=view.id, title=view.title, unit_words=view.decl.unit_words, cell=cells, grid=laid
+            )
+        )
     notes = [t.note for t in article.tables()]
-    return Shape(tuple(tables), _headlines(article), _phrases(notes))
+    return Shape(tables=tuple(tables), headlines=_headlines(article), phrases=_phrases(notes))
 
 
 def _size(cell: CellView) -> tuple[bool, int, int]:
@@ -285,12 +298,14 @@ def from_declarations(article: ArticleSource) -> Shape:
             headers = {normalize(c.header): c.metric for c in decl.columns}
             by_header = {c.header: c.metric for c in decl.columns}
             bare = {b: by_header[h] for b, h in _by_bare(by_header).items()}
-            cell = _Declared(decl.rows, columns=headers, bare=bare)
+            cell = _Declared(rows=decl.rows, columns=headers, bare=bare)
         else:
-            cell = _Declared(decl.rows, decl.metric, decl.columns)
-        tables.append(TableShape(decl.id, decl.title, decl.unit_words, cell))
+            cell = _Declared(rows=decl.rows, metric=decl.metric, columns_axis=decl.columns)
+        tables.append(
+            TableShape(id=decl.id, title=decl.title, unit_words=decl.unit_words, cell=cell)
+        )
     notes = [t.note for t in article.tables()]
-    return Shape(tuple(tables), _headlines(article), _phrases(notes))
+    return Shape(tables=tuple(tables), headlines=_headlines(article), phrases=_phrases(notes))
 
 
 def _id(metric: str, labels: dict[str, str]) -> str | None:

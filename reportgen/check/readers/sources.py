@@ -43,7 +43,7 @@ class PublishedText:
 
 
 def _refuse(label: str, message: str, line: int = 1) -> InputError:
-    return InputError([Problem(label, line, 1, "", message)])
+    return InputError([Problem(path=label, line=line, col=1, pointer="", message=message)])
 
 
 def _looks_html(path: Path, text: str) -> bool:

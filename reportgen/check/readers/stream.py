@@ -123,7 +123,7 @@ def _place(toks: Sequence[Token], start: int, end: int) -> Place:
     return toks[start].line, toks[start].col, " ".join(t.text for t in toks[start:end])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Header:
     start: int  # the token the header starts at
     end: int
@@ -162,7 +162,7 @@ def _in_order(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
         del left[k]
     if left and not (order and _own_line(toks, at, i)):
         return None
-    return _Header(at, i, tuple(order), places=tuple(places))
+    return _Header(start=at, end=i, columns=tuple(order), places=tuple(places))
 
 
 @lru_cache(maxsize=256)
@@ -205,7 +205,7 @@ def _stacked(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
         i += 1
     if tuple(sorted(got)) != want:
         return None
-    return _Header(at, i, tuple((k, None) for k in range(len(grid.columns))))
+    return _Header(start=at, end=i, columns=tuple((k, None) for k in range(len(grid.columns))))
 
 
 def _cells(
@@ -239,7 +239,17 @@ def _cells(
             if why is None:
                 break  # not this table any more
             yield Reported(
-                tok.line, tok.col, tok.text, math.nan, 0, None, metric, shape.id, label, column, why
+                line=tok.line,
+                col=tok.col,
+                text=tok.text,
+                value=math.nan,
+                decimals=0,
+                unit=None,
+                metric_id=metric,
+                table=shape.id,
+                row=label,
+                column=column,
+                malformed=why,
             )
             i += 1
             continue
@@ -253,16 +263,16 @@ def _cells(
             if i < len(toks) and parse_number(toks[i].text) is None and not malformed(toks[i].text):
                 i += 1
         yield Reported(
-            tok.line,
-            tok.col,
-            tok.text,
-            value,
-            decimals,
-            written or unit or head.unit,
-            metric,
-            shape.id,
-            label,
-            column,
+            line=tok.line,
+            col=tok.col,
+            text=tok.text,
+            value=value,
+            decimals=decimals,
+            unit=written or unit or head.unit,
+            metric_id=metric,
+            table=shape.id,
+            row=label,
+            column=column,
             unit_soft=not (written or unit),
             unit_from=None if written else head.places[j] if unit else head.unit_at,
         )
@@ -333,7 +343,7 @@ def _bare(
     for start in range(at, min(at + 80, limit)):
         if "" not in firsts and _first_word(toks, start) not in firsts:
             continue  # no row label starts here (most starts end here)
-        found = _rows(toks, _Header(start, start, columns), shape, grid, limit)
+        found = _rows(toks, _Header(start=start, end=start, columns=columns), shape, grid, limit)
         # Without a header to go by, numbers are this table's only when every cell is there,
         # each written as the built table writes it (a chart's axis ticks are not).
         if len(found) == len(built) and all(

@@ -34,7 +34,7 @@ QUANTITIES = frozenset({"s", "ms", "tok/s", "req/s", "tok/s/GPU", "tok/s/W", "J/
 _OTHER = {"s": "ms", "ms": "s"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class UnitProblem:
     """A header or caption whose unit does not fit the numbers under it."""
 
@@ -82,7 +82,11 @@ def settle_units(
         if unfit:
             k, value = unfit[0]
             said = f"{text!r} names {unit}, but {value.id} is in {value.unit}"
-            problems.append(UnitProblem(line, col, text, said, reported[k], value))
+            problems.append(
+                UnitProblem(
+                    line=line, col=col, text=text, message=said, cell=reported[k], value=value
+                )
+            )
             for k, _ in unfit:  # judged as the article shows it
                 out[k] = replace(reported[k], unit=None, unit_soft=True)
         fit = [(k, v) for k, v in cells if unit_factor(v.unit, unit) is not None]
@@ -97,7 +101,9 @@ def settle_units(
             f"{text!r} names {unit}, but its numbers are {value.metric} in {other} "
             f"(1000x off: {reported[k].text} is {value.id} in {other})"
         )
-        problems.append(UnitProblem(line, col, text, said, reported[k], value))
+        problems.append(
+            UnitProblem(line=line, col=col, text=text, message=said, cell=reported[k], value=value)
+        )
         for k, _ in fit:
             out[k] = replace(reported[k], unit=other, unit_soft=False)
     return out, problems

@@ -49,6 +49,7 @@ from reportgen.formats.aiperf.summary import SECONDS_PER
 from reportgen.formats.base import Detection, ProblemAt, RunFormat
 from reportgen.formats.json_input.document import JsonDocument
 from reportgen.formats.records import most_in_flight, records_point
+from reportgen.frozendict import FrozenDict
 from reportgen.model import RequestSample, Scalar, SourceFile, SweepRun
 from reportgen.samples import Packer
 from reportgen.stats import close
@@ -144,7 +145,15 @@ def _sample(at: str, record: Mapping[str, Any], report: Report, tally: Tally) ->
     done = record.get("error") is None and not meta.get("was_cancelled")
     wrong = _errors(at, meta, (latency, ttft) if done else (0.0, None), report)
     if wrong or not done or latency is None:
-        return RequestSample(at, 0.0, latency or window, 0.0, inputs or 0, out, False)
+        return RequestSample(
+            pointer=at,
+            ttft_s=0.0,
+            latency_s=latency or window,
+            itl_s=0.0,
+            input_tokens=inputs or 0,
+            output_tokens=out,
+            completed=False,
+        )
     if server is None:
         tally.setdefault("client", [0, at])[0] += 1
     elif client is not None and abs(client - server) > 1:
@@ -152,7 +161,15 @@ def _sample(at: str, record: Mapping[str, Any], report: Report, tally: Tally) ->
     if latency > window + tol.LATENCY_SLACK_S:
         tally.setdefault("latency", [0, f"{at}/metrics/request_latency/value"])[0] += 1
     if ttft is None or out < 2:
-        return RequestSample(at, ttft or 0.0, latency, 0.0, inputs or 0, out, True)
+        return RequestSample(
+            pointer=at,
+            ttft_s=ttft or 0.0,
+            latency_s=latency,
+            itl_s=0.0,
+            input_tokens=inputs or 0,
+            output_tokens=out,
+            completed=True,
+        )
     own, t = _seconds(metrics, "inter_token_latency"), tol.SUMMARY_SECONDS
     decode = latency - ttft
     if (
@@ -162,7 +179,15 @@ def _sample(at: str, record: Mapping[str, Any], report: Report, tally: Tally) ->
         and not close(own * (client - 1), decode, rel=t.rel, abs_=t.abs_)
     ):
         tally.setdefault("itl", [0, f"{at}/metrics/inter_token_latency/value"])[0] += 1
-    return RequestSample(at, ttft, latency, decode / (out - 1), inputs or 0, out, True)
+    return RequestSample(
+        pointer=at,
+        ttft_s=ttft,
+        latency_s=latency,
+        itl_s=decode / (out - 1),
+        input_tokens=inputs or 0,
+        output_tokens=out,
+        completed=True,
+    )
 
 
 def _reason(record: Mapping[str, Any]) -> str | None:
@@ -174,7 +199,7 @@ def _reason(record: Mapping[str, Any]) -> str | None:
     return lines[-1] if lines else None
 
 
-def _definitions(tally: Tally, skipped: int) -> tuple[tuple[str, str], ...]:
+def _definitions(tally: Tally, skipped: int) -> FrozenDict[str, str]:
     fallback = tally.get("client", [0])[0]
     records = f"{fallback} record{'' if fallback == 1 else 's'}"
     client = f" (AIPerf's client count, output_sequence_length, for {records} without it)"
@@ -198,7 +223,7 @@ def _definitions(tally: Tally, skipped: int) -> tuple[tuple[str, str], ...]:
         ("output_tokens", tokens),
         ("requests", requests),
     )
-    return tuple(sorted(found))
+    return FrozenDict(sorted(found))
 
 
 class Reduction:
@@ -272,7 +297,7 @@ class Reduction:
             model=None,  # the records do not name the model
             points=(point,),
             definitions=_definitions(self.tally, sum(self.skipped.values())),
-            settings=tuple(sorted(settings.items())),
+            settings=FrozenDict(sorted(settings.items())),
         )
         return run, problems
 

@@ -42,6 +42,7 @@ from reportgen.formats.aiperf.config import Workload, workload
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.json_input.document import JsonDocument
 from reportgen.formats.refusals import csv_header
+from reportgen.frozendict import FrozenDict
 from reportgen.model import CellStatus, LoadPoint, Scalar, SourceFile, Summary, SweepRun
 from reportgen.stats import close
 
@@ -342,9 +343,7 @@ def _reason(raw: dict[str, Any]) -> str:
     return "no request succeeded"
 
 
-def _settings(
-    raw: dict[str, Any], load: Workload, metrics: Metrics
-) -> tuple[tuple[str, Scalar], ...]:
+def _settings(raw: dict[str, Any], load: Workload, metrics: Metrics) -> FrozenDict[str, Scalar]:
     config = raw["input_config"]
     endpoint = config.get("endpoint") or {}
     located = metrics.get("benchmark_duration")
@@ -360,7 +359,7 @@ def _settings(
         "skipped_phases": load.skipped_phases or None,
         "warmup_request_count": (config.get("loadgen") or {}).get("warmup_request_count"),
     }
-    return tuple(sorted((k, v) for k, v in found.items() if isinstance(v, str | int | float)))
+    return FrozenDict(sorted((k, v) for k, v in found.items() if isinstance(v, str | int | float)))
 
 
 def _seconds(entry: Any) -> float | None:
@@ -426,10 +425,10 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         requests_ok=ok,
         requests_failed=failed,
         samples=(),
-        summaries=stats,
+        summaries=FrozenDict(stats),
         prompt_tokens=load.prompt_tokens,
         max_tokens=load.max_tokens,
-        summary_at=(("aggregate_tok_s", shown_at), *summary_at),
+        summary_at=FrozenDict((("aggregate_tok_s", shown_at), *summary_at)),
     )
     output = ("output_tok_s", _BY_WINDOW if window is None else window.definition)
     run = SweepRun(
@@ -437,7 +436,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         engine=None,  # AIPerf is a client: it does not name the server
         model=load.model,
         points=(point,),
-        definitions=tuple(sorted((*DEFINITIONS, output))),
+        definitions=FrozenDict(sorted((*DEFINITIONS, output))),
         settings=_settings(raw, load, metrics),
     )
     return run, problems

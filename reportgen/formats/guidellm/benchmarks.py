@@ -62,6 +62,7 @@ from reportgen.formats.guidellm.stats import (
 )
 from reportgen.formats.json_input.document import JsonDocument
 from reportgen.formats.refusals import HEAD_BYTES
+from reportgen.frozendict import FrozenDict
 from reportgen.model import LoadPoint, Scalar, SourceFile, SweepRun
 
 # setting name -> its path under the file's `config.spec` (the run's arguments)
@@ -126,9 +127,9 @@ _COMMON = (
     ),
 )
 # the definitions of a run by the release that wrote it: 0.8 and later, 0.7, 0.4 to 0.6
-DEFINITIONS = (("ttft_s", _TTFT_08), *_COMMON, ("output_tok_s", _RATE_08))
-DEFINITIONS_07 = (("ttft_s", _TTFT_07), *_COMMON, ("output_tok_s", _RATE_04))
-DEFINITIONS_04 = (("ttft_s", _TTFT_04), *_COMMON, ("output_tok_s", _RATE_04))
+DEFINITIONS = FrozenDict((("ttft_s", _TTFT_08), *_COMMON, ("output_tok_s", _RATE_08)))
+DEFINITIONS_07 = FrozenDict((("ttft_s", _TTFT_07), *_COMMON, ("output_tok_s", _RATE_04)))
+DEFINITIONS_04 = FrozenDict((("ttft_s", _TTFT_04), *_COMMON, ("output_tok_s", _RATE_04)))
 _RELEASE = re.compile(r"v?(\d+)\.(\d+)")
 # GuideLLM's YAML report: its top-level `benchmarks:` key at the start of a line
 _YAML_BENCHMARKS = re.compile(r"^benchmarks:\s*$", re.MULTILINE)
@@ -320,7 +321,7 @@ def _model(raw: dict[str, Any]) -> str | None:
     return next((m for m in named if isinstance(m, str) and m), None)
 
 
-def _settings(raw: dict[str, Any]) -> tuple[tuple[str, Scalar], ...]:
+def _settings(raw: dict[str, Any]) -> FrozenDict[str, Scalar]:
     """The run's settings the file states: the report's schema version, and the backend, profile
     and data arguments (0.7 on under `config.spec`, 0.4 to 0.6 in `args`)."""
     layout = scalar_at(raw, "metadata", "version")  # the report's schema version
@@ -333,7 +334,7 @@ def _settings(raw: dict[str, Any]) -> tuple[tuple[str, Scalar], ...]:
         value = scalar_at(raw, "args", key)
         if value is not None and name not in dict(settings):
             settings.append((name, value))
-    return tuple(sorted(settings))
+    return FrozenDict(sorted(settings))
 
 
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:

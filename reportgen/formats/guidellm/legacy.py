@@ -45,6 +45,7 @@ from reportgen.formats.guidellm.stats import (
     unique_labels,
 )
 from reportgen.formats.json_input.document import JsonDocument
+from reportgen.frozendict import FrozenDict
 from reportgen.model import LoadPoint, Scalar, SourceFile, SweepRun
 
 DEFINITIONS = (
@@ -165,7 +166,7 @@ def _point(bench: dict[str, Any], at: str, label: str, report: Report) -> LoadPo
     )
 
 
-def _settings(benchmarks: list[dict[str, Any]]) -> tuple[tuple[str, Scalar], ...]:
+def _settings(benchmarks: list[dict[str, Any]]) -> FrozenDict[str, Scalar]:
     """The run's settings as the first benchmark states them: backend, profile and data."""
     first = benchmarks[0]
     found = {
@@ -173,7 +174,7 @@ def _settings(benchmarks: list[dict[str, Any]]) -> tuple[tuple[str, Scalar], ...
         "profile": scalar_at(first, "args", "profile", "type_"),
         "data": scalar_at(first, "request_loader", "data"),
     }
-    return tuple(sorted((k, v) for k, v in found.items() if v is not None))
+    return FrozenDict(sorted((k, v) for k, v in found.items() if v is not None))
 
 
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
@@ -198,7 +199,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         engine=None,  # the file names the client's backend, not the server
         model=next((m for m in models if isinstance(m, str) and m), None),
         points=points,
-        definitions=DEFINITIONS,
+        definitions=FrozenDict(DEFINITIONS),
         settings=_settings(benchmarks),
     )
     return run, problems

@@ -17,6 +17,7 @@ from typing import Any
 from reportgen import tolerances as tol
 from reportgen.formats.guidellm.requests import QUANTITIES, Report
 from reportgen.formats.json_input.document import FLOAT_MAX, TOO_LARGE, escape_pointer_token
+from reportgen.frozendict import FrozenDict
 from reportgen.model import CellStatus, LoadPoint, RequestSample, Scalar, Summary
 from reportgen.stats import close
 
@@ -179,7 +180,7 @@ def statistics_point(
         requests_ok=ok,
         requests_failed=errored,
         samples=samples,
-        summaries=found,
+        summaries=FrozenDict(found),
         prompt_tokens=prompt_tokens(metrics),
-        summary_at=(("aggregate_tok_s", f"{at}/{_OWN_RATE}"), *found_at),
+        summary_at=FrozenDict((("aggregate_tok_s", f"{at}/{_OWN_RATE}"), *found_at)),
     )

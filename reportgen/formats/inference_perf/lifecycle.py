@@ -47,6 +47,7 @@ from reportgen import tolerances as tol
 from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.json_input.document import JsonDocument
+from reportgen.frozendict import FrozenDict
 from reportgen.model import CellStatus, LoadPoint, Scalar, SourceFile, Summary, SweepRun
 from reportgen.stats import close
 
@@ -360,7 +361,7 @@ def _fixed(stats: Any) -> int | None:
     return int(value) if isinstance(value, int | float) and float(value).is_integer() else None
 
 
-def _settings(raw: dict[str, Any], counted_by: str | None) -> tuple[tuple[str, Scalar], ...]:
+def _settings(raw: dict[str, Any], counted_by: str | None) -> FrozenDict[str, Scalar]:
     load, successes = raw["load_summary"], raw["successes"]
     found: dict[str, Any] = {
         "requests_sent": load.get("count"),
@@ -369,7 +370,7 @@ def _settings(raw: dict[str, Any], counted_by: str | None) -> tuple[tuple[str, S
         "token_count_mismatches": successes.get("token_count_mismatches"),
         "output_tokens_counted_by": counted_by,
     }
-    return tuple(sorted((k, v) for k, v in found.items() if isinstance(v, str | int | float)))
+    return FrozenDict(sorted((k, v) for k, v in found.items() if isinstance(v, str | int | float)))
 
 
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
@@ -382,10 +383,12 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
 
     successes, failures = raw["successes"], raw["failures"]
     per_event = "token_count_mismatches" not in successes  # 0.4 and earlier
-    definitions = EVENT_DEFINITIONS if per_event else DEFINITIONS
+    definitions = FrozenDict(EVENT_DEFINITIONS if per_event else DEFINITIONS)
     found = _load(raw["load_summary"], source.label, report)
     if found is None:
-        return SweepRun(source, None, None, (), definitions), problems
+        return SweepRun(
+            source=source, engine=None, model=None, points=(), definitions=definitions
+        ), problems
     label, concurrency, rate, strategy = found
     ok, failed = int(successes["count"]), int(failures["count"])
     sent = raw["load_summary"]["count"]
@@ -427,11 +430,13 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         requests_ok=ok,
         requests_failed=failed,
         samples=(),
-        summaries=stats,
+        summaries=FrozenDict(stats),
         prompt_tokens=_fixed(successes.get("prompt_tokens", successes.get("prompt_len"))),
-        summary_at=(
-            ("aggregate_tok_s", "/successes/throughput/output_tokens_per_sec"),
-            *summary_at,
+        summary_at=FrozenDict(
+            (
+                ("aggregate_tok_s", "/successes/throughput/output_tokens_per_sec"),
+                *summary_at,
+            )
         ),
     )
     run = SweepRun(

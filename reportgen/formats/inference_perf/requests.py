@@ -45,6 +45,7 @@ from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.json_input.document import JsonDocument
 from reportgen.formats.records import most_in_flight, records_point
+from reportgen.frozendict import FrozenDict
 from reportgen.model import RequestSample, Scalar, SourceFile, SweepRun
 
 Report = Callable[[str, str, str], None]  # (pointer, message, severity)
@@ -154,15 +155,39 @@ def _sample(at: str, record: Mapping[str, Any], report: Report, tally: Tally) ->
     latency = max(record["end_time"] - record["start_time"], 0.0)
     done = record.get("error") is None
     if _errors(at, record, chunks, report) or not done:
-        return RequestSample(at, 0.0, latency, 0.0, inputs, out if done else 0, False)
+        return RequestSample(
+            pointer=at,
+            ttft_s=0.0,
+            latency_s=latency,
+            itl_s=0.0,
+            input_tokens=inputs,
+            output_tokens=out if done else 0,
+            completed=False,
+        )
     if server is None:
         tally.setdefault("client", [0, response])[0] += 1
     if not chunks:
         tally.setdefault("unstreamed", [0, response])[0] += 1
-        return RequestSample(at, 0.0, latency, 0.0, inputs, out, True)
+        return RequestSample(
+            pointer=at,
+            ttft_s=0.0,
+            latency_s=latency,
+            itl_s=0.0,
+            input_tokens=inputs,
+            output_tokens=out,
+            completed=True,
+        )
     ttft = chunks[0] - record["start_time"]
     itl = (chunks[-1] - chunks[0]) / (out - 1) if out >= 2 and len(chunks) >= 2 else 0.0
-    return RequestSample(at, ttft, latency, itl, inputs, out, True)
+    return RequestSample(
+        pointer=at,
+        ttft_s=ttft,
+        latency_s=latency,
+        itl_s=itl,
+        input_tokens=inputs,
+        output_tokens=out,
+        completed=True,
+    )
 
 
 def _reason(records: list[tuple[str, dict[str, Any]]]) -> str:
@@ -193,7 +218,7 @@ def _one_stage(records: list[tuple[str, dict[str, Any]]], report: Report) -> Non
         )
 
 
-def _definitions(tally: Tally) -> tuple[tuple[str, str], ...]:
+def _definitions(tally: Tally) -> FrozenDict[str, str]:
     fallback = tally.get("client", [0])[0]
     records = f"{fallback} record{'' if fallback == 1 else 's'}"
     client = f" (the client tokenizer's output_tokens for {records} without server usage)"
@@ -209,7 +234,7 @@ def _definitions(tally: Tally) -> tuple[tuple[str, str], ...]:
         "stage summary counts its client tokenizer's unless the run set use_server_output_tokens"
     )
     found = (*DEFINITIONS.items(), ("itl_s", itl), ("output_tokens", tokens))
-    return tuple(sorted(found))
+    return FrozenDict(sorted(found))
 
 
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
@@ -241,7 +266,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         model=None,  # nor the model (only its config.yaml does)
         points=(point,),
         definitions=_definitions(tally),
-        settings=tuple(sorted(settings.items())),
+        settings=FrozenDict(sorted(settings.items())),
     )
     return run, problems
 

@@ -156,7 +156,7 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - start + 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JsonDocument:
     """A parsed JSON file: its label (path as shown), raw digest, text and data."""
 
@@ -177,10 +177,17 @@ class JsonDocument:
     def problem(self, pointer: str, message: str, severity: str = "error") -> Problem:
         """A problem located at `pointer` in this file."""
         line, col = self.locate(pointer)
-        return Problem(self.label, line, col, pointer, message, severity)  # type: ignore[arg-type]
+        return Problem(
+            path=self.label,
+            line=line,
+            col=col,
+            pointer=pointer,
+            message=message,
+            severity=severity,  # type: ignore[arg-type]
+        )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JsonArrayDocument(JsonDocument):
     """A JSON file whose top level is an array (`parse_json(..., top_list=True)`): `data` maps
     each item's index ("0", "1", ...) to the item, so `/3/avg_ts` is a pointer into the file and
@@ -190,7 +197,13 @@ class JsonArrayDocument(JsonDocument):
 def not_an_object(label: str, text: str, kind: str) -> Problem:
     """The problem of a file whose top level is `kind` ("an array"), at its first character."""
     line, col = line_col(text, _skip_ws(text, 0))
-    return Problem(label, line, col, "", f"top level must be an object, not {kind}")
+    return Problem(
+        path=label,
+        line=line,
+        col=col,
+        pointer="",
+        message=f"top level must be an object, not {kind}",
+    )
 
 
 def _skip_ws(text: str, i: int) -> int:
@@ -254,7 +267,9 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
         if escape is not None:
             line, col = line_col(text, at)
             message = LONE_SURROGATE.format(what, escape)
-            problems.add(Problem(label, line, col, pointer_of(path), message))
+            problems.add(
+                Problem(path=label, line=line, col=col, pointer=pointer_of(path), message=message)
+            )
 
     def value(i: int, path: list[str | int]) -> int:
         i = _skip_ws(text, i)
@@ -270,11 +285,11 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
                     line, col = line_col(text, key_at)
                     problems.add(
                         Problem(
-                            label,
-                            line,
-                            col,
-                            pointer_of([*path, key]),
-                            f"duplicate key {key!r} in object",
+                            path=label,
+                            line=line,
+                            col=col,
+                            pointer=pointer_of([*path, key]),
+                            message=f"duplicate key {key!r} in object",
                         )
                     )
                 seen.add(key)
@@ -297,11 +312,11 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
             line, col = line_col(text, i)
             problems.add(
                 Problem(
-                    label,
-                    line,
-                    col,
-                    pointer_of(path),
-                    f"{word} is not valid JSON; a measurement must be a finite number",
+                    path=label,
+                    line=line,
+                    col=col,
+                    pointer=pointer_of(path),
+                    message=f"{word} is not valid JSON; a measurement must be a finite number",
                 )
             )
             return i + len(word)
@@ -311,7 +326,8 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
                 lone(decoded, i, path)
             elif type(decoded) is int and not -FLOAT_MAX <= decoded <= FLOAT_MAX:
                 line, col = line_col(text, i)
-                problems.add(Problem(label, line, col, pointer_of(path), TOO_LARGE))
+                at = pointer_of(path)
+                problems.add(Problem(path=label, line=line, col=col, pointer=at, message=TOO_LARGE))
         except json.JSONDecodeError:
             raise
         except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
@@ -321,11 +337,11 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
             line, col = line_col(text, i)
             problems.add(
                 Problem(
-                    label,
-                    line,
-                    col,
-                    pointer_of(path),
-                    f"integer with {end - i - (ch == '-')} digits is far too long for a "
+                    path=label,
+                    line=line,
+                    col=col,
+                    pointer=pointer_of(path),
+                    message=f"integer with {end - i - (ch == '-')} digits is far too long for a "
                     "measurement",
                 )
             )
@@ -334,7 +350,9 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
     try:
         value(0, [])
     except RecursionError:
-        problems.add(Problem(label, 1, 1, "", "JSON nested too deeply"))
+        problems.add(
+            Problem(path=label, line=1, col=1, pointer="", message="JSON nested too deeply")
+        )
     except (ValueError, IndexError):
         pass  # malformed JSON: the permissive parse below locates the syntax error
     try:
@@ -343,7 +361,9 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
         problems.add(_syntax_problem(label, text, exc))
     except RecursionError:
         pass
-    return problems.problems() or [Problem(label, 1, 1, "", "invalid JSON")]
+    return problems.problems() or [
+        Problem(path=label, line=1, col=1, pointer="", message="invalid JSON")
+    ]
 
 
 _LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
@@ -369,7 +389,7 @@ def _syntax_problem(label: str, text: str, exc: json.JSONDecodeError) -> Problem
         what = EXTRA_DATA
     else:
         what = f"invalid JSON: {exc.msg}"
-    return Problem(label, exc.lineno, exc.colno, "", what)
+    return Problem(path=label, line=exc.lineno, col=exc.colno, pointer="", message=what)
 
 
 def parse_json(label: str, raw: bytes, *, top_list: bool = False) -> JsonDocument:
@@ -378,7 +398,15 @@ def parse_json(label: str, raw: bytes, *, top_list: bool = False) -> JsonDocumen
     digest = hashlib.sha256(raw).hexdigest()
     if raw.startswith(_BOM):
         raise InputError(
-            [Problem(label, 1, 1, "", "file starts with a UTF-8 byte order mark; JSON must not")]
+            [
+                Problem(
+                    path=label,
+                    line=1,
+                    col=1,
+                    pointer="",
+                    message="file starts with a UTF-8 byte order mark; JSON must not",
+                )
+            ]
         )
     try:
         text = raw.decode("utf-8")
@@ -387,33 +415,49 @@ def parse_json(label: str, raw: bytes, *, top_list: bool = False) -> JsonDocumen
         line = before.count(b"\n") + 1
         col = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
         raise InputError(
-            [Problem(label, line, col, "", f"invalid UTF-8 (byte 0x{raw[exc.start]:02x})")]
+            [
+                Problem(
+                    path=label,
+                    line=line,
+                    col=col,
+                    pointer="",
+                    message=f"invalid UTF-8 (byte 0x{raw[exc.start]:02x})",
+                )
+            ]
         ) from None
     try:
         data = loads_object(text)
     except _Rejected:
         walked = [p for p in _walk_problems(label, text) if not infinity_allowed(p, text)]
-        raise InputError(walked or [Problem(label, 1, 1, "", "invalid JSON")]) from None
+        raise InputError(
+            walked or [Problem(path=label, line=1, col=1, pointer="", message="invalid JSON")]
+        ) from None
     except json.JSONDecodeError as exc:
         raise InputError([_syntax_problem(label, text, exc)]) from None
     except Overflow as exc:
         line, col = line_col(text, _offset_of(text, [exc.key]))
-        raise InputError([Problem(label, line, col, f"/{exc.key}", TOO_LARGE)]) from None
+        raise InputError(
+            [Problem(path=label, line=line, col=col, pointer=f"/{exc.key}", message=TOO_LARGE)]
+        ) from None
     except ValueError:  # an integer with more digits than int() converts
         raise InputError(_walk_problems(label, text)) from None
     except RecursionError:
-        raise InputError([Problem(label, 1, 1, "", "JSON nested too deeply")]) from None
+        raise InputError(
+            [Problem(path=label, line=1, col=1, pointer="", message="JSON nested too deeply")]
+        ) from None
     huge = too_large_integers(label, text)
     if huge:
         raise InputError(huge)
     if isinstance(data, list) and top_list:
-        return JsonArrayDocument(label, digest, text, {str(i): v for i, v in enumerate(data)})
+        return JsonArrayDocument(
+            label=label, sha256=digest, text=text, data={str(i): v for i, v in enumerate(data)}
+        )
     if not isinstance(data, dict):
         kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
             type(data), "a number"
         )
         raise InputError([not_an_object(label, text, kind)])
-    return JsonDocument(label, digest, text, data)
+    return JsonDocument(label=label, sha256=digest, text=text, data=data)
 
 
 # A run of 309 digits or more starting a number: an integer that may not fit a 64-bit float

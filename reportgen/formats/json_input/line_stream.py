@@ -77,10 +77,17 @@ class LineIndex:
     def problem(self, pointer: str, message: str, severity: str = "error") -> Problem:
         """A problem located at `pointer` in this file."""
         line, col = self.locate(pointer)
-        return Problem(self.label, line, col, pointer, message, severity)  # type: ignore[arg-type]
+        return Problem(
+            path=self.label,
+            line=line,
+            col=col,
+            pointer=pointer,
+            message=message,
+            severity=severity,  # type: ignore[arg-type]
+        )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Streamed:
     """A JSON Lines file read through its format's reducer: the format, where its run is, the
     first record by its index (for the version), the reducer to finish, the file's digest, the
@@ -124,7 +131,7 @@ def stream_json_lines(
     Raises `InputError` with every syntax problem."""
     limit, digest = cap_bytes("run"), hashlib.sha256()
     if handle.read(len(BOM)) == BOM:
-        raise InputError([Problem(label, 1, 1, "", BOM_MESSAGE)])
+        raise InputError([Problem(path=label, line=1, col=1, pointer="", message=BOM_MESSAGE)])
     handle.seek(0)
     reader, lines, folder = LineReader(label), LineIndex(label, path, inside), schema_dir()
     head: dict[str, Any] = {}
@@ -164,7 +171,13 @@ def stream_json_lines(
     assert found is not None and reducer is not None  # record "0" parsed, and is streamed
     sha = digest.hexdigest()
     return Streamed(
-        found[0], found[1], head, reducer, sha, tuple(schema_problems.problems()), lines
+        fmt=found[0],
+        where=found[1],
+        head=head,
+        reducer=reducer,
+        sha256=sha,
+        problems=tuple(schema_problems.problems()),
+        lines=lines,
     )
 
 
@@ -173,4 +186,4 @@ def _unlocated(lines: LineIndex, pointer: str, message: str = "") -> Problem:
     tokens = split_pointer(pointer)
     index = int(tokens[0]) if tokens and tokens[0].isdigit() else 0
     number = lines.numbers[index] if index < len(lines.numbers) else 1
-    return Problem(lines.label, number, 1, pointer, message)
+    return Problem(path=lines.label, line=number, col=1, pointer=pointer, message=message)

@@ -67,7 +67,7 @@ _CUT_SHORT = {
 _EXTRA = EXTRA_DATA
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JsonLinesDocument(JsonDocument):
     """A parsed JSON Lines file: `data` maps each record's index ("0", "1", ...) to the record.
 
@@ -115,7 +115,9 @@ class LineReader:
     def at(self, number: int, col: int, pointer: str, message: str) -> bool:
         """Record a problem at line `number`, column `col`; True when it is kept (the first
         `errors.PER_FILE` are, the others only counted)."""
-        return self.capped.add(Problem(self.label, number, col, pointer, message))
+        return self.capped.add(
+            Problem(path=self.label, line=number, col=col, pointer=pointer, message=message)
+        )
 
     def found(self) -> list[Problem]:
         """Every problem kept, and one that counts those left out."""
@@ -167,10 +169,14 @@ class LineReader:
 
     def _walked(self, number: int, index: int, text: str) -> None:
         if self.capped.full:  # the slow walk explains; past the cap the line is one problem
-            self.capped.count(Problem(self.label, number, 1, f"/{index}", ""))
+            self.capped.count(
+                Problem(path=self.label, line=number, col=1, pointer=f"/{index}", message="")
+            )
             return
         found = [p for p in _walk_problems(self.label, text) if not infinity_allowed(p, text)]
-        for p in found or [Problem(self.label, 1, 1, "", "invalid JSON")]:
+        for p in found or [
+            Problem(path=self.label, line=1, col=1, pointer="", message="invalid JSON")
+        ]:
             self._said(number, p.col, f"/{index}{p.pointer}", p.message)
 
     def _said(self, number: int, col: int, pointer: str, message: str) -> None:
@@ -196,7 +202,7 @@ def line_position(number: int, line: bytes, tokens: list[str]) -> tuple[int, int
 def parse_json_lines(label: str, raw: bytes) -> JsonLinesDocument:
     """Parse one JSON Lines file's bytes; raise `InputError` with every located problem."""
     if raw.startswith(BOM):
-        raise InputError([Problem(label, 1, 1, "", BOM_MESSAGE)])
+        raise InputError([Problem(path=label, line=1, col=1, pointer="", message=BOM_MESSAGE)])
     reader = LineReader(label)
     records: dict[str, Any] = {}
     spans: list[tuple[int, int, int]] = []
@@ -216,4 +222,6 @@ def parse_json_lines(label: str, raw: bytes) -> JsonLinesDocument:
     if reader.capped:
         raise InputError(reader.found())
     digest = hashlib.sha256(raw).hexdigest()
-    return JsonLinesDocument(label, digest, "", records, raw=raw, spans=tuple(spans))
+    return JsonLinesDocument(
+        label=label, sha256=digest, text="", data=records, raw=raw, spans=tuple(spans)
+    )

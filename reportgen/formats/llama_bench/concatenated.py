@@ -62,7 +62,7 @@ _PLAIN = json.JSONDecoder()  # to skip an item already checked by `_DECODER`
 TEST_KEY = b'"n_prompt"'  # every llama-bench test has it
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ConcatenatedDocument(JsonArrayDocument):
     """The tests of several llama-bench outputs in one file; `starts` is each test's offset."""
 
@@ -132,10 +132,12 @@ def concatenated(label: str, raw: bytes) -> ConcatenatedDocument | None:
         return None
     digest = hashlib.sha256(raw).hexdigest()
     data = {str(k): t for k, t in enumerate(tests)}
-    return ConcatenatedDocument(label, digest, text, data, starts=tuple(starts))
+    return ConcatenatedDocument(
+        label=label, sha256=digest, text=text, data=data, starts=tuple(starts)
+    )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LoggedLinesDocument(JsonLinesDocument):
     """A JSON Lines file's llama-bench tests, with the log lines among them left out."""
 
@@ -169,7 +171,7 @@ def with_log_lines(label: str, raw: bytes) -> LoggedLinesDocument | None:
     return LoggedLinesDocument(**same, skipped=tuple(skipped))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CutShortDocument(ConcatenatedDocument):
     """The complete tests of a `-o json` array that the file ends inside."""
 
@@ -216,7 +218,13 @@ def cut_short(label: str, raw: bytes) -> CutShortDocument | None:
     data = {str(k): t for k, t in enumerate(tests)}
     stops = line_col(text, len(text.rstrip()))
     return CutShortDocument(
-        label, digest, text, data, starts=tuple(starts), stops_at=stops, partial=partial
+        label=label,
+        sha256=digest,
+        text=text,
+        data=data,
+        starts=tuple(starts),
+        stops_at=stops,
+        partial=partial,
     )
 
 
@@ -230,7 +238,11 @@ def how_read(doc: JsonDocument) -> list[Problem]:
             "into the file beside the tests (stderr redirected into it?); left out, and the "
             "tests read from the other lines"
         )
-        return [Problem(doc.label, number, 1, "", message, "warning")]
+        return [
+            Problem(
+                path=doc.label, line=number, col=1, pointer="", message=message, severity="warning"
+            )
+        ]
     if isinstance(doc, CutShortDocument):
         last = "; a test cut in the middle is left out" if doc.partial else ""
         message = (
@@ -238,7 +250,12 @@ def how_read(doc: JsonDocument) -> list[Problem]:
             "llama-bench stopped before its closing ] (out of memory, or interrupted?); the "
             "complete tests are read"
         )
-        return [Problem(doc.label, *doc.stops_at, "", message, "warning")]
+        line, col = doc.stops_at
+        return [
+            Problem(
+                path=doc.label, line=line, col=col, pointer="", message=message, severity="warning"
+            )
+        ]
     return []
 
 

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reportgen.frozendict import FrozenDict
 from reportgen.model import Scalar
 
 META = "meta."
@@ -94,7 +95,7 @@ class Configuration:
 
     label: str
     token: str
-    settings: tuple[tuple[str, Scalar], ...]
+    settings: FrozenDict[str, Scalar]
 
 
 @dataclass(frozen=True)
@@ -261,7 +262,7 @@ def sweep(tests: Sequence[dict[str, Any]]) -> Sweep:
         settings: list[tuple[str, Scalar]] = [(META + key, raw) for key, _, _, raw in parts4]
         if parts4:
             settings.insert(0, (META + "config", label))
-        configurations.append(Configuration(label, name if parts4 else "", tuple(settings)))
+        configurations.append(Configuration(label, name if parts4 else "", FrozenDict(settings)))
     prompts = {t["n_prompt"] for t in tests if t.get("n_prompt") and not t.get("n_gen")}
     gens = {t["n_gen"] for t in tests if t.get("n_gen") and not t.get("n_prompt")}
     return Sweep(tuple(configurations), len(order) > 1, len(prompts) > 1, len(gens) > 1)

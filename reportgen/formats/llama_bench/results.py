@@ -78,6 +78,7 @@ from reportgen.formats.llama_bench.configs import (
     model_name,
     sweep,
 )
+from reportgen.frozendict import FrozenDict
 from reportgen.model import (
     CellSummary,
     DecodeCell,
@@ -218,13 +219,13 @@ def _point(kind: str, test: dict[str, Any], shape: Sweep, config: Configuration)
     return "-".join(parts) or None
 
 
-def _axes(test: dict[str, Any], config: Configuration) -> tuple[tuple[str, Scalar], ...]:
+def _axes(test: dict[str, Any], config: Configuration) -> FrozenDict[str, Scalar]:
     lengths: tuple[tuple[str, Scalar], ...] = (
         ("meta.n_prompt", test["n_prompt"]),
         ("meta.n_gen", test["n_gen"]),
         ("meta.n_depth", test.get("n_depth") or 0),
     )
-    return lengths + config.settings
+    return FrozenDict(lengths) | config.settings
 
 
 def _prefill(test: dict[str, Any], at: str, point: str | None, axes: Any) -> PrefillPoint:
@@ -306,7 +307,7 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[MatrixRun, 
         prefill=tuple(sorted(prefill, key=lambda p: (p.context_tokens, p.point or ""))),
         cells=tuple(sorted(cells, key=lambda c: (c.context_tokens, c.point or ""))),
         summary_table=(),
-        definitions=DEFINITIONS,
+        definitions=FrozenDict(DEFINITIONS),
     )
     return run, problems
 

@@ -47,7 +47,7 @@ _Seconds = Annotated[float, Meta(ge=0, le=FLOAT_MAX)]
 _Count = Annotated[int, Meta(ge=0, le=_BIG - 1)]
 
 
-class _Sample(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+class _Sample(msgspec.Struct, forbid_unknown_fields=True, gc=False, kw_only=True):
     """One `request_samples[]` item: the keys llm-inference-bench 0.6/0.7 writes, every one
     present (a sample without one, or with another, takes the located path)."""
 
@@ -275,7 +275,7 @@ def _document(label: str, raw: bytes) -> PackedDocument | None:
         samples[where] = _pack(structs, where, max_tokens)
         structs.clear()  # each cell's structs are freed once packed
     digest = hashlib.sha256(raw).hexdigest()
-    return PackedDocument(label, digest, "", data, samples=samples)
+    return PackedDocument(label=label, sha256=digest, text="", data=data, samples=samples)
 
 
 def fast_document(label: str, raw: bytes) -> PackedDocument | None:

@@ -17,7 +17,7 @@ class GiveUp(Exception):
     """The fast path stops: the file goes to the located path."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PackedDocument(JsonDocument):
     """A bench file decoded by the fast path: `data` holds `[]` for every `request_samples`, and
     `samples` the cell's packed samples by the cell's pointer. Locating anything gives up."""

@@ -37,6 +37,7 @@ from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.json_input.document import JsonDocument, escape_pointer_token
 from reportgen.formats.records import ms_statistics
 from reportgen.formats.sglang.requests import fit_record, request_samples
+from reportgen.frozendict import FrozenDict
 from reportgen.model import (
     CellStatus,
     LoadPoint,
@@ -190,10 +191,10 @@ def _point(raw: dict[str, Any], at: str, label: str, report: Report) -> LoadPoin
         requests_ok=completed,
         requests_failed=len(samples) - done,
         samples=samples,
-        summaries=summaries,
+        summaries=FrozenDict(summaries),
         prompt_tokens=raw.get("random_input_len") if fixed else None,
         max_tokens=raw.get("random_output_len") if fixed else None,
-        summary_at=(("aggregate_tok_s", f"{at}/output_throughput"), *summary_at),
+        summary_at=FrozenDict((("aggregate_tok_s", f"{at}/output_throughput"), *summary_at)),
     )
 
 
@@ -242,8 +243,8 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         engine=None,  # the file names the client's backend, not the server
         model=paths.pop() if len(paths) == 1 else None,
         points=points,
-        definitions=tuple(sorted(definitions)),
-        settings=tuple(sorted(settings)),
+        definitions=FrozenDict(sorted(definitions)),
+        settings=FrozenDict(sorted(settings)),
     )
     return run, problems
 

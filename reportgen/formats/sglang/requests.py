@@ -62,5 +62,15 @@ def request_samples(raw: dict[str, Any], at: str, report: Report) -> tuple[Reque
         itl = decode / (out - 1) if done and out > 1 else 0.0
         # pointer, TTFT, latency, ITL, input and output tokens, completed
         at_k, ttft = f"{at}/ttfts/{k}", float(ttft)
-        samples.append(RequestSample(at_k, ttft, ttft + decode, itl, inputs[k], out, done))
+        samples.append(
+            RequestSample(
+                pointer=at_k,
+                ttft_s=ttft,
+                latency_s=ttft + decode,
+                itl_s=itl,
+                input_tokens=inputs[k],
+                output_tokens=out,
+                completed=done,
+            )
+        )
     return tuple(samples)

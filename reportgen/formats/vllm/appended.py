@@ -22,6 +22,7 @@ from reportgen.errors import Problem
 from reportgen.formats.base import Detection, RunFormat
 from reportgen.formats.json_input.document import JsonDocument, escape_pointer_token
 from reportgen.formats.vllm import bench_serve
+from reportgen.frozendict import FrozenDict
 from reportgen.model import Scalar, SourceFile, SweepRun
 
 
@@ -71,8 +72,8 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         engine=None,  # the file names the client's backend, not the server
         model=models.pop() if len(models) == 1 else None,
         points=points,
-        definitions=bench_serve.DEFINITIONS,
-        settings=tuple(sorted(shared)),
+        definitions=FrozenDict(bench_serve.DEFINITIONS),
+        settings=FrozenDict(sorted(shared)),
     )
     return run, problems
 

@@ -30,6 +30,7 @@ from reportgen.formats.json_input.document import (
 )
 from reportgen.formats.records import ms_statistics, parallel_arrays
 from reportgen.formats.vllm import lists
+from reportgen.frozendict import FrozenDict
 from reportgen.model import (
     CellStatus,
     LoadPoint,
@@ -245,9 +246,9 @@ def point(raw: dict[str, Any], at: str, shown_as: str, report: Report) -> LoadPo
         requests_ok=completed,
         requests_failed=failed,
         samples=samples,
-        summaries=summaries,
+        summaries=FrozenDict(summaries),
         prompt_tokens=lens[0] if lens and len(set(lens)) == 1 else None,
-        summary_at=(("aggregate_tok_s", f"{at}/output_throughput"), *summary_at),
+        summary_at=FrozenDict((("aggregate_tok_s", f"{at}/output_throughput"), *summary_at)),
     )
 
 
@@ -274,8 +275,8 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         engine=None,  # the file names the client's backend, not the server
         model=str(raw["model_id"]),
         points=(point(raw, base, label(raw), report),),
-        definitions=DEFINITIONS,
-        settings=tuple(sorted(settings(raw))),
+        definitions=FrozenDict(DEFINITIONS),
+        settings=FrozenDict(sorted(settings(raw))),
     )
     return run, problems
 

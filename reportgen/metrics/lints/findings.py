@@ -77,7 +77,7 @@ def _add(lint: LintDef) -> LintDef:
     return lint
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Finding:
     """One lint result: what is suspicious, where, the numbers, and a sentence for readers."""
 
@@ -177,16 +177,16 @@ def finding(
     concurrency: int | None = None,
 ) -> Finding:
     return Finding(
-        lint_id,
-        LINTS[lint_id].severity,
-        file,
-        pointer,
-        cell,
-        tuple(metrics),
-        evidence,
-        message,
-        context,
-        concurrency,
+        id=lint_id,
+        severity=LINTS[lint_id].severity,
+        file=file,
+        pointer=pointer,
+        cell=cell,
+        metrics=tuple(metrics),
+        evidence=evidence,
+        message=message,
+        context=context,
+        concurrency=concurrency,
     )
 
 

@@ -44,11 +44,21 @@ def _svgs(folder: Path, cache: Path | None) -> list[str]:
 
 
 def _plot(**changes: object) -> Plot:
-    line = Line((1.0, 2.0, 4.0), (10.0, float("nan"), 30.5), "8K", "line-8K", 1)
+    line = Line(
+        xs=(1.0, 2.0, 4.0), ys=(10.0, float("nan"), 30.5), label="8K", gid="line-8K", style=1
+    )
     plot = Plot(
-        "chart-t", "A title", (line,), "log2", ((1.0, "1"), (2.0, "2"), (4.0, "4")),
-        "concurrent requests", "tok/s", "tok/s", False, None,
-    )  # fmt: skip
+        svg_id="chart-t",
+        title="A title",
+        lines=(line,),
+        x_axis="log2",
+        ticks=((1.0, "1"), (2.0, "2"), (4.0, "4")),
+        x_label="concurrent requests",
+        y_label="tok/s",
+        y_unit="tok/s",
+        y_log=False,
+        legend=None,
+    )
     return dataclasses.replace(plot, **changes)  # type: ignore[arg-type]
 
 

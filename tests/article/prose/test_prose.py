@@ -14,6 +14,7 @@ from reportgen.article.prose.render import REFERENCE, Resolver, render_block, re
 from reportgen.article.source.manifest import Text
 from reportgen.errors import InputError
 from reportgen.formats.load import load
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics import compute
 from reportgen.model import Hardware, Setup
 
@@ -40,12 +41,22 @@ HOSTILE = """# Title <script>alert(1)</script>
 @pytest.fixture(scope="module")
 def resolver() -> Resolver:
     metrics = compute(load([SMALL / "canonical.json", SMALL / "bench.json"]).runs)
-    setup = Setup(Hardware("GPU <b>x</b>", 1, 24.0), "a/b", None, None, "e", None, None)
-    return Resolver(metrics, setup, (("lmx", "lmx 0.1.60"),), "2026-10-01")
+    setup = Setup(
+        hardware=Hardware(gpu_name="GPU <b>x</b>", gpu_count=1, gpu_vram_gb=24.0),
+        hf_id="a/b",
+        checkpoint=None,
+        quantization=None,
+        engine_name="e",
+        engine_build=None,
+        engine_description=None,
+    )
+    return Resolver(
+        metrics=metrics, setup=setup, tools=FrozenDict({"lmx": "lmx 0.1.60"}), date="2026-10-01"
+    )
 
 
 def test_hostile_markdown_renders_inert(resolver: Resolver) -> None:
-    html = str(render_block(Text(HOSTILE, "x.md", 1, markdown=True), resolver))
+    html = str(render_block(Text(text=HOSTILE, file="x.md", line=1, markdown=True), resolver))
     assert "<script" not in html and "<iframe" not in html and "<style" not in html
     assert "<img" not in html
     assert not re.search(r"\son\w+=", html.replace("&quot;", '"').split("&lt;")[0])
@@ -67,15 +78,17 @@ def test_hostile_markdown_renders_inert(resolver: Resolver) -> None:
 
 
 def test_setup_text_is_escaped(resolver: Resolver) -> None:
-    html = str(render_inline(Text("{{ setup.gpu_name }}", "a.toml", 3, 9), resolver))
+    html = str(
+        render_inline(Text(text="{{ setup.gpu_name }}", file="a.toml", line=3, col=9), resolver)
+    )
     assert html == "GPU &lt;b&gt;x&lt;/b&gt;"
 
 
 def test_unknown_references_are_located(resolver: Resolver) -> None:
     text = Text(
-        "ok {{ canonical.c1.output_tok_s }}\nthen {{ nope.x }} and {{ setup.colour }}",
-        "p.md",
-        1,
+        text="ok {{ canonical.c1.output_tok_s }}\nthen {{ nope.x }} and {{ setup.colour }}",
+        file="p.md",
+        line=1,
         markdown=True,
     )
     with pytest.raises(InputError) as info:
@@ -91,17 +104,22 @@ def test_unknown_references_are_located(resolver: Resolver) -> None:
 def test_setup_references_take_scalar_fields_only(resolver: Resolver) -> None:
     # `hardware` is a group of fields, not a field: it is unknown, never its Python repr.
     with pytest.raises(InputError) as info:
-        render_inline(Text("{{ setup.hardware }}", "a.toml", 3, 9), resolver)
+        render_inline(Text(text="{{ setup.hardware }}", file="a.toml", line=3, col=9), resolver)
     assert "unknown reference {{ setup.hardware }}" in info.value.problems[0].format()
     html = str(
-        render_inline(Text("{{ setup.gpu_count }} and {{ setup.engine_name }}", "a", 1), resolver)
+        render_inline(
+            Text(text="{{ setup.gpu_count }} and {{ setup.engine_name }}", file="a", line=1),
+            resolver,
+        )
     )
     assert html == "1 and e"
 
 
 def test_manifest_reference_column(resolver: Resolver) -> None:
     with pytest.raises(InputError) as info:
-        render_inline(Text("at {{ decode.1K.c1.ttft_s }}", "article.toml", 7, 12), resolver)
+        render_inline(
+            Text(text="at {{ decode.1K.c1.ttft_s }}", file="article.toml", line=7, col=12), resolver
+        )
     assert info.value.problems[0].format().startswith("article.toml:7:15 /: unknown reference")
 
 
@@ -156,7 +174,7 @@ def test_a_reference_outside_running_text_is_refused_at_its_place(
     resolver: Resolver, prose: str, line: int, col: int
 ) -> None:
     with pytest.raises(InputError) as info:
-        render_block(Text("Intro.\n\n" + prose, "p.md", 1, markdown=True), resolver)
+        render_block(Text(text="Intro.\n\n" + prose, file="p.md", line=1, markdown=True), resolver)
     written = REFERENCE.search(prose)
     assert written is not None
     assert [p.format() for p in info.value.problems] == [
@@ -166,7 +184,9 @@ def test_a_reference_outside_running_text_is_refused_at_its_place(
 
 
 def test_a_reference_in_link_text_resolves_and_stays_out_of_attributes(resolver: Resolver) -> None:
-    text = Text('[speed {{ canonical.c1.output_tok_s }}](https://example.org "t")', "p.md", 1)
+    text = Text(
+        text='[speed {{ canonical.c1.output_tok_s }}](https://example.org "t")', file="p.md", line=1
+    )
     html = str(render_block(replace(text, markdown=True), resolver))
     assert re.fullmatch(
         r'<p><a href="https://example.org" title="t">speed <span class="num" '
@@ -188,7 +208,7 @@ def test_a_reference_in_link_text_resolves_and_stays_out_of_attributes(resolver:
 def test_text_that_only_looks_like_a_reference_is_shown_as_text(
     resolver: Resolver, prose: str
 ) -> None:
-    html = str(render_block(Text(prose, "p.md", 1, markdown=True), resolver))
+    html = str(render_block(Text(text=prose, file="p.md", line=1, markdown=True), resolver))
     assert "data-metric" not in html and "<span" not in html
     assert html.startswith("<p>") and html.endswith("</p>\n")
 

@@ -263,7 +263,7 @@ def test_a_05_report_is_read_from_its_records_with_its_own_output_rate() -> None
     (point,) = run.points
     assert run.source.tool == "guidellm 0.5.0" and run.model == data["args"]["model"]
     assert run.definitions == DEFINITIONS_04
-    assert ("backend", "openai_http") in run.settings and ("report_version", 1) in run.settings
+    assert run.settings["backend"] == "openai_http" and run.settings["report_version"] == 1
     assert len(point.samples) == len(bench["requests"]["successful"])
     values = _values(run)
     # before 0.8, GuideLLM's rate is not tokens over the duration: its own figure is shown
@@ -391,7 +391,7 @@ def test_a_legacy_report_is_read_from_its_records() -> None:
     bench = data["benchmarks"][0]
     (point,) = run.points
     assert (point.label, point.concurrency, point.strategy) == ("c1", 1, "concurrent")
-    assert run.definitions == LEGACY_DEFINITIONS and run.model == "tiny-llama"
+    assert tuple(run.definitions.items()) == LEGACY_DEFINITIONS and run.model == "tiny-llama"
     assert (point.requests_ok, point.requests_failed) == (6, 0)
     records = bench["requests"]["successful"]
     for s, r in zip(point.samples, records, strict=True):

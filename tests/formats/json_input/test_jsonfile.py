@@ -428,8 +428,8 @@ def test_surrogate_pair_is_one_character() -> None:
 
 
 def test_input_error_sorts_and_joins_its_problems() -> None:
-    late = Problem("f.json", 9, 1, "/b", "late")
-    early = Problem("f.json", 2, 5, "/a", "early")
+    late = Problem(path="f.json", line=9, col=1, pointer="/b", message="late")
+    early = Problem(path="f.json", line=2, col=5, pointer="/a", message="early")
     error = InputError([late, early])
     assert error.problems == (early, late)
     assert str(error) == "f.json:2:5 /a: early\nf.json:9:1 /b: late"

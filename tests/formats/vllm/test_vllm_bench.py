@@ -43,7 +43,7 @@ def test_detailed_file_is_one_load_point_from_its_requests() -> None:
     )
     assert len(point.samples) == 4 and point.prompt_tokens == 128
     assert run.source.tool == "vllm bench serve" and run.model == "example/Tiny-1B"
-    assert ("engine_version", "0.11.0") in run.settings  # a --metadata pair, kept
+    assert run.settings["engine_version"] == "0.11.0"  # a --metadata pair, kept
     values = {v.id: v for v in compute([run]).values}
     assert values["load.r2.ttft_s"].source == "samples"
     assert values["load.r2.ttft_s"].summary_pointer == "/median_ttft_ms"

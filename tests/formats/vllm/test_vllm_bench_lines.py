@@ -41,7 +41,7 @@ def _read(text: str, label: str = "results.jsonl") -> tuple[SweepRun | None, lis
     if problems:
         return None, problems
     fmt = appended.FORMAT
-    source = _source(fmt, "", label, doc.sha256, Provenance("measured"))
+    source = _source(fmt, "", label, doc.sha256, Provenance(status="measured"))
     return appended.parse(doc, found.base, source)
 
 

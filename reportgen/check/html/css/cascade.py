@@ -61,7 +61,7 @@ Entry = tuple[Key, Decl, frozenset[str]]
 Table = tuple[dict[str, list[Entry]], dict[str, dict[str, list[Entry]]]]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Seen:
     """What the cascade gives one element: a look per scenario (`rest`: which scenarios read the
     page at rest), and what its pseudo-elements show (text of `::before`, `::after`,
@@ -141,7 +141,16 @@ def _presentational(el: Node) -> list[Decl]:
     out = []
     for prop, value in pairs:
         tokens = tuple(tinycss2.parse_component_value_list(value[:100]))
-        out.append(Decl(prop, tokens, False, 0, 0, f"its {prop.split('-')[-1]} attribute"))
+        out.append(
+            Decl(
+                prop=prop,
+                value=tokens,
+                important=False,
+                line=0,
+                col=0,
+                where=f"its {prop.split('-')[-1]} attribute",
+            )
+        )
     return out
 
 
@@ -176,7 +185,7 @@ class Cascade:
         notes = [Note(1, 1, _too_complex("too many @media and other conditions"))] if more else []
         rest = tuple(sc.rest for sc in found)
         root = Look()
-        self.tree.root.look = Seen((root,) * len(found), rest)
+        self.tree.root.look = Seen(looks=(root,) * len(found), rest=rest)
         memo: dict[tuple[object, ...], Look] = {}
         for el, (entries, pseudo) in zip(elements, tables, strict=True):
             parent = el.parent.look if el.parent is not None else None
@@ -184,7 +193,7 @@ class Cascade:
             if not entries and not pseudo:  # it inherits all it has: one look per parent look
                 el.look = _inherited(el, parents, rest)
                 continue
-            seen = Seen(self._looks(el, entries, parents, found, memo), rest)
+            seen = Seen(looks=self._looks(el, entries, parents, found, memo), rest=rest)
             if pseudo:
                 self._generated(el, seen, pseudo, found)
             el.look = seen
@@ -421,7 +430,7 @@ def _inherited(el: Node, parents: tuple[Look, ...], rest: tuple[bool, ...]) -> S
     """The `Seen` of an element no declaration applies to (computed once per parent look)."""
     first = parents[0]
     if all(p is first for p in parents):
-        return Seen((compute(el, first, _NOTHING, False),) * len(parents), rest)
+        return Seen(looks=(compute(el, first, _NOTHING, False),) * len(parents), rest=rest)
     known: dict[int, Look] = {}
     looks = []
     for p in parents:
@@ -429,7 +438,7 @@ def _inherited(el: Node, parents: tuple[Look, ...], rest: tuple[bool, ...]) -> S
         if look is None:
             look = known[id(p)] = compute(el, p, _NOTHING, False)
         looks.append(look)
-    return Seen(tuple(looks), rest)
+    return Seen(looks=tuple(looks), rest=rest)
 
 
 def _words(tokens: Iterable[ast.Node]) -> list[str]:

@@ -14,7 +14,7 @@ from reportgen.errors import Severity
 UNLAYERED = 1 << 20  # the layer of rules in no @layer: after every named one
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Source:
     """CSS text and where it is: its first character's line and column in the page, the
     conditions it holds under (a `<style media>`), and the file it is from ("": the page)."""
@@ -36,7 +36,7 @@ class Note:
     severity: Severity = "error"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Decl:
     """A declaration: its property (lower case, custom properties as written), value tokens,
     whether `!important`, and where it is (`where`: "file.css line N" outside the page)."""
@@ -67,7 +67,7 @@ class Rule:
     order: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Import:
     """An `@import` to read: its address, where it is, and the conditions and layer it is in."""
 
@@ -78,7 +78,7 @@ class Import:
     layer: int
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Styles:
     """Everything read from a page's stylesheets so far."""
 

@@ -111,7 +111,7 @@ class Reader:
         out = []
         for d in tinycss2.parse_blocks_contents(text, skip_comments=True, skip_whitespace=True):
             if isinstance(d, ast.Declaration):
-                decl = self._decl(d, Source("", line, col), at=(line, col))
+                decl = self._decl(d, Source(text="", line=line, col=col), at=(line, col))
                 out.append(replace(decl, where=f"a style attribute, first at line {line}"))
         self._check(out, page_box=False)
         self._inline[text] = tuple(out)
@@ -136,7 +136,9 @@ class Reader:
             value = value[1:]
         while value and value[-1].type == "whitespace":
             value = value[:-1]
-        decl = Decl(name, value, bool(d.important), line, col, where)
+        decl = Decl(
+            prop=name, value=value, important=bool(d.important), line=line, col=col, where=where
+        )
         if name.startswith("--"):
             self.styles.custom.setdefault(name, []).append(decl)
         return decl
@@ -235,7 +237,11 @@ class Reader:
                 )
                 if named is not None:
                     layer = styles.layer(brief(named.arguments, 200) or f"#import{line}:{col}")
-                self.on_import(Import(href.value, line, col, _cond(conds, media), layer))
+                self.on_import(
+                    Import(
+                        href=href.value, line=line, col=col, conds=_cond(conds, media), layer=layer
+                    )
+                )
             return
         if name not in ("charset", "layer") or node.content is not None:
             self._late = True

@@ -93,7 +93,10 @@ def var_shown(styles: Styles) -> list[Note]:
                     continue
                 name = next((a.value for a in t.arguments if a.type == "ident"), "")
                 for value in styles.custom.get(name, []):
-                    why = shown_by(Decl(decl.prop, value.value, False, 0, 0), counted=True)
+                    why = shown_by(
+                        Decl(prop=decl.prop, value=value.value, important=False, line=0, col=0),
+                        counted=True,
+                    )
                     if why is not None:
                         out.append(Note(decl.line, decl.col, shown(why, decl)))
                         break
