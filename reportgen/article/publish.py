@@ -159,7 +159,7 @@ def not_ours(path: Path, name: str) -> str | None:
     return None
 
 
-# The temporary file `files.write_output` makes for a file it writes (left by a kill).
+# The temporary file `fileio.write_output` makes for a file it writes (left by a kill).
 _WRITER_TEMP = re.compile(r"\.[^/]{1,64}\.[0-9a-f]{16}\.tmp")
 
 
@@ -181,7 +181,7 @@ def _marked(path: Path, name: str) -> bool:
     )
 
 
-# What `files.write_output` leaves of the marker when killed while writing it.
+# What `fileio.write_output` leaves of the marker when killed while writing it.
 _MARKER_TEMP = re.compile(re.escape(f".{MARKER}.") + r"[0-9a-f]{16}\.tmp")
 
 

@@ -1,5 +1,5 @@
 """CLI glue for `reportgen submit`: parse options, load the runs and the article's setup, call
-`reportgen.submit.submit_runs`, print its report.
+`reportgen.localmaxxing.submit.submit_runs`, print its report.
 
 Exit codes: 0 ok; 1 a request failed or the server refused it; 2 bad input or usage, or refused
 locally (reconstructed data, a contract violation, already submitted, no API key).

@@ -1,6 +1,6 @@
 """Parse stage for GenAI-Perf's `profile_export_genai_perf.json`: one `genai-perf profile` run, one
 load point, read from GenAI-Perf's own statistics (its per-metric objects are AIPerf's layout,
-without `count` and `sum`, so `aiperf.summaries` reads them).
+without `count` and `sum`, so `aiperf.summary.summaries` reads them).
 
 Schema-valid raw JSON in, a `SweepRun` of that one point plus semantic problems out. The only
 module that reads GenAI-Perf's raw keys. The file never records GenAI-Perf's version; it is

@@ -11,8 +11,8 @@ The cache is a folder: `reportgen build` uses `$REPORTGEN_CACHE_DIR/charts`, els
 `$XDG_CACHE_HOME/reportgen/charts`, else `~/.cache/reportgen/charts` (a user cache, not the output
 folder: it serves every article and every output folder, and an output folder is meant to be
 published whole). Each entry is one file, `<key[:2]>/<key>.svg`, whose first line holds the
-SHA-256 of the rest; it is written through `files.write_output` (a new temporary file, renamed into
-place), so a reader finds a whole entry or none. It is read through `files.read_cached`: a symlink,
+SHA-256 of the rest; it is written through `fileio.write_output` (a new temporary file, renamed into
+place), so a reader finds a whole entry or none. It is read through `fileio.read_cached`: a symlink,
 a FIFO, a device or an oversized file is no entry. The hash proves an entry whole, not who wrote
 it, so an entry is taken only when it also holds nothing but what the chart writer emits for that
 chart (article/charts/allowlist.py: no script, handler, foreign content, external link or DTD). An

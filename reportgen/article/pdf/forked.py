@@ -2,7 +2,7 @@
 imported WeasyPrint while this process read the runs, computed the metrics and drew the charts.
 
 Importing WeasyPrint costs a fresh `reportgen build` about as much as everything before the PDF,
-and neither needs the other. The worker renders with `article.pdf.render_pdf`, the same function
+and neither needs the other. The worker renders with `pdf.render.render_pdf`, the same function
 in a copy of this process, so the same bytes; an `InputError` comes back as the same error. When
 it cannot help (no `os.fork`, other threads running, WeasyPrint already imported here) the PDF is
 rendered in this process.

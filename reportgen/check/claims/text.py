@@ -15,7 +15,7 @@ here, in its sentence:
 - a quote: a number with a unit (s, ms, tok/s, req/s, or a count's "output tokens") that
   states one metric or setting.
 
-How each is worded is `claimwords`'s.
+How each is worded is `claims.words`'s.
 
 The subject (the words before the claim and up to "than") and the object (after it) are each
 tied to the one metric they name best (`labels.best`); the object shares the subject's
@@ -39,7 +39,7 @@ tentative. For a number said as a bound or an estimate ("within 0.5 s", "about 3
 a match and a difference is unverified (`Reported.tentative`), never a mismatch.
 
 Worst case: linear in the copy's tokens. A number reads the tokens between it and its
-neighbouring numbers (a ratio: at most `claimwords.REACH` more for its operands), and at most
+neighbouring numbers (a ratio: at most `words.REACH` more for its operands), and at most
 its whole sentence's words (read once per sentence); in a sentence of more than `LONG` tokens,
 at most `WINDOW` tokens either side (24 s per MB of one endless sentence of claims on the
 2-core VM).

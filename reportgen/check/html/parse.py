@@ -432,7 +432,7 @@ def _link(root: Node) -> None:
 
 
 def parse_tree(html: str) -> Tree:
-    """The element tree of a page (defused first: see htmlinput.py)."""
+    """The element tree of a page (defused first: see prepare.py)."""
     text = defused(html)
     builder = _Builder(text)
     builder.feed(text)

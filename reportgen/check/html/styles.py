@@ -3,11 +3,11 @@ passed in): the tree in, a `Seen` on every element and the notes of what could n
 
 The stylesheets are the page's `<style>` elements (in SVG too; not in `<template>`), its
 `<link rel=stylesheet>` files and their `@import`s, in document order, and its `style`
-attributes. A linked or imported stylesheet is read by `fetch` (sources.py reads files beside
-the copy); one that cannot be read means check cannot see what the page shows, so it fails
-closed at the `<link>` (or `@import`) with what to do. A `data:` address is read in place.
+attributes. A linked or imported stylesheet is read by `fetch` (readers/sources.py reads files
+beside the copy); one that cannot be read means check cannot see what the page shows, so it
+fails closed at the `<link>` (or `@import`) with what to do. A `data:` address is read in place.
 
-Worst case: linear in the page and its CSS (capped in sheets.py); at most `MAX_SHEETS`
+Worst case: linear in the page and its CSS (capped in css/sheets.py); at most `MAX_SHEETS`
 stylesheet files, imports nested at most `MAX_IMPORTS` deep.
 """
 

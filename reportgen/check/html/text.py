@@ -2,12 +2,12 @@
 HTML in, a `Page` out: its text as numbered lines for the published-text readers, where each of
 their words is in the page, and what check cannot see there.
 
-1. `htmltree.py` builds the element tree as a browser does;
-2. `htmlstyles.py` resolves the page's CSS onto it (css/), so each element knows whether readers
+1. `tree.py` builds the element tree as a browser does;
+2. `styles.py` resolves the page's CSS onto it (css/), so each element knows whether readers
    see its text and which styles may keep them from seeing it;
-3. the tree is read into lines (`htmllines.py`): hidden text left out, generated text read where
+3. the tree is read into lines (`lines.py`): hidden text left out, generated text read where
    it shows, a table as pipe rows under its caption;
-4. what shows text besides the text (`htmlchannels.py`) is read, compared with the build's charts,
+4. what shows text besides the text (`channels.py`) is read, compared with the build's charts,
    or failed closed; a number (or a unit) that a style may hide is an error at its place.
 
 Worst case: linear in the page and its CSS (see each module).
@@ -44,7 +44,7 @@ from reportgen.check.html.styles import Fetch, no_files, resolve
 from reportgen.check.html.tree import HEADINGS, Node, Text, Tree
 from reportgen.errors import Severity
 
-# The elements whose text the built page's prose reader (prose.py) leaves out.
+# The elements whose text the built page's prose reader (readers/prose.py) leaves out.
 SKIP = frozenset({"script", "style", "svg", "head", "noscript", "template"})
 
 

@@ -1,4 +1,4 @@
-"""A published HTML page as an element tree (pure): the nodes `htmlparse.py` builds and the
+"""A published HTML page as an element tree (pure): the nodes `parse.py` builds and the
 names HTML gives its elements' roles.
 
 `Node` is an element with its attributes, namespace, children and its place among its

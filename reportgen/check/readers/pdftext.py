@@ -4,7 +4,7 @@ pypdf bounds each stream it decompresses, not the work of a page: a form drawn o
 parsed each time it is drawn, up to 5,000 times, and a content stream may hold millions of
 operators. So the text is extracted by `python -m reportgen.check.readers.pdftext` with the PDF on
 its standard input, limited to `CPU_SECONDS` of CPU time and `MEMORY_BYTES` of address space
-(`resource.setrlimit`), and with the words cap of a published copy (`files.cap_count`). It writes
+(`resource.setrlimit`), and with the words cap of a published copy (`fileio.cap_count`). It writes
 the text, page after page, on its standard output; a PDF it cannot read, or one past a cap, is one
 message on its standard error and exit status 2. CPU time, not time on the clock, is the limit, so a
 loaded machine slows extraction without refusing a PDF.

@@ -18,7 +18,7 @@ A number that aligns with nothing in the article is returned as unverified, with
 before it, for the fact and claim readers to try.
 
 Worst case: the alignment's (`align.py`: n log n in the copy's words plus a bounded `difflib`
-budget) and the claim reader's (`claimtext.py`: linear), each number judged in constant time.
+budget) and the claim reader's (`claims/text.py`: linear), each number judged in constant time.
 """
 
 from __future__ import annotations
@@ -234,7 +234,7 @@ def prose_numbers(
 ) -> list[Reported]:
     """Every number among `toks` (the copy's prose, tables and headlines taken out): judged
     against the built article where it aligns; else, when its sentence states a claim or quotes
-    a metric `shown` by the article (`claimtext.tie`), judged against that; else unverified."""
+    a metric `shown` by the article (`claims.text.tie`), judged against that; else unverified."""
     exp = list(expected)
     pub = [t for t in toks if t.words or is_number(t.text)]
     keys = [_key(t.text) for t in pub]

@@ -96,7 +96,7 @@ class Shape:
     phrases: tuple[Phrase, ...]
     prose: tuple[Expected, ...] = ()  # the built article's prose, to align copies with
     chart_text: frozenset[str] = frozenset()  # the words the built article's charts show
-    # the built article's charts as an HTML copy must show them to show them (htmlchannels.form)
+    # the built article's charts as an HTML copy must show them to show them (channels.form)
     charts: frozenset[tuple[str, ...]] = frozenset()
     # how many times the built article shows each metric (a key result and a table cell, say):
     # a copy may show it as often without showing it "twice"

@@ -2,7 +2,7 @@
 text as numbered lines for the readers.
 
 A PDF's text is extracted with pypdf (no external tool), in a child process bounded in CPU time
-and memory (`check.pdftext`); a file that is none of these (binary, not UTF-8, a damaged PDF) is
+and memory (`readers.pdftext`); a file that is none of these (binary, not UTF-8, a damaged PDF) is
 refused with a located error.
 
 Caps. Reading costs by what a copy holds, not only by its bytes: each reader takes a few

@@ -2,7 +2,7 @@
 point, read from AIPerf's own statistics (the file holds no per-request records).
 
 Schema-valid raw JSON in, a `SweepRun` of that one point plus semantic problems out. The only
-module that reads AIPerf's raw keys (`aiperf_config` reads its configuration); `summaries` also
+module that reads AIPerf's raw keys (`config` reads its configuration); `summaries` also
 serves GenAI-Perf, whose per-metric objects have the same layout. The file is recognised by its
 layout, never refused for its version. Layouts, from AIPerf's source (0.1.1 to 0.13.0; docs/
 tool-formats-research.md, section 4):
@@ -12,7 +12,7 @@ tool-formats-research.md, section 4):
 - 0.2.x and 0.3.x: the metrics at the top level, as in every later version; no version in the
   file (read by its layout, with one warning that it names none).
 - 0.4 to 0.8: `schema_version` 1.0 (1.1 from 0.8), `aiperf_version` and `benchmark_id`.
-- 0.9 to 0.11: `schema_version` 1.3, configuration by phases (`aiperf_config`).
+- 0.9 to 0.11: `schema_version` 1.3, configuration by phases (`config`).
 - 0.12 and 0.13: `schema_version` 1.4, `warmup_metrics` beside the profiling ones.
 
 Definitions, the same in every version unless said:

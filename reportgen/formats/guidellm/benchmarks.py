@@ -3,8 +3,8 @@
 One file is one run of one or more benchmarks, each a load point at the strategy its
 `config.strategy` names. Schema-valid raw JSON in, a `SweepRun` of one point per benchmark plus
 semantic problems out; read from the request records when the file keeps all of the measured
-ones (`guidellm_requests`), else from GuideLLM's own statistics (`guidellm_stats`). GuideLLM 0.2
-and 0.3 wrote another layout, read by `guidellm_legacy`. Layouts (docs/tool-formats-research.md,
+ones (`requests`), else from GuideLLM's own statistics (`stats`). GuideLLM 0.2
+and 0.3 wrote another layout, read by `legacy`. Layouts (docs/tool-formats-research.md,
 section 3):
 
 - 0.4: `{args, benchmarks}`, no `metadata`: the file names no version;
@@ -16,7 +16,7 @@ measured window, epoch s), `duration`, `warmup_duration`, `cooldown_duration`, `
 `requests`. The records are every request sent, warm-up and cool-down ones too, unless GuideLLM
 sampled them (`config.sample_size`, `config.sample_requests` before 0.7); its statistics are over
 those overlapping the measured window, and so are reportgen's. The 0.2/0.3 layout
-(`{benchmarks}` alone, each with `args` and no `config`) goes to `guidellm_legacy`.
+(`{benchmarks}` alone, each with `args` and no `config`) goes to `legacy`.
 
 Definitions:
 
@@ -164,7 +164,7 @@ def _release(raw: dict[str, Any]) -> tuple[int, int] | None:
 def detect(data: dict[str, Any]) -> Detection | None:
     """A GuideLLM report: `benchmarks` with `metadata.guidellm_version`, or, as 0.2 to 0.4 wrote
     it, with no `metadata` and GuideLLM's benchmarks (`type_` "generative_benchmark"; those of
-    0.2/0.3 carry `args`, read by `guidellm_legacy`)."""
+    0.2/0.3 carry `args`, read by `legacy`)."""
     benchmarks = data.get("benchmarks")
     if not isinstance(benchmarks, list):
         return None

@@ -1,5 +1,5 @@
 """GuideLLM's own statistics and strategies as reportgen's load-point values, for both of its
-report layouts (`guidellm`: 0.4 and later; `guidellm_legacy`: 0.2 and 0.3).
+report layouts (`benchmarks`: 0.4 and later; `legacy`: 0.2 and 0.3).
 
 Raw GuideLLM JSON in (a benchmark's strategy, its `metrics` blocks); labels, `Summary`s in
 seconds with the pointers of each value, and located errors for numbers no float holds out. Each

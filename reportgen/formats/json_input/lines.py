@@ -23,7 +23,7 @@ document keeps the bytes and each record's span, and decodes one line again only
 in it. A format that reads its records one at a time (AIPerf's per-request export) is not read
 here but by `reportgen.formats.json_input.line_stream`, line by line with the same `LineReader`.
 
-The fast path and the slow walk that locates a problem are `jsonfile`'s own, run on one line.
+The fast path and the slow walk that locates a problem are `document.py`'s own, run on one line.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ BOM = b"\xef\xbb\xbf"
 BOM_MESSAGE = "file starts with a UTF-8 byte order mark; JSON Lines must not"
 EMPTY_MESSAGE = "file is empty: no line holds a record"
 _CONTENT = re.compile(rb"[^ \t\r\n]")
-# jsonfile's messages for a document cut short, and what they mean for a line that is not last
+# document.py's messages for a document cut short, and what they mean for a line that is not last
 _CUT_SHORT = {
     "string never closed: the file ends inside it (truncated?)": (
         "string never closed: the line ends inside it (a record must be one line)"
@@ -180,7 +180,7 @@ class LineReader:
             self._said(number, p.col, f"/{index}{p.pointer}", p.message)
 
     def _said(self, number: int, col: int, pointer: str, message: str) -> None:
-        """jsonfile's syntax message as it applies to a line (see `_CUT_SHORT`)."""
+        """document.py's syntax message as it applies to a line (see `_CUT_SHORT`)."""
         if message == _EXTRA:
             message = "invalid JSON: more data after the end of the line's record"
         if self.at(number, col, pointer, message) and message in _CUT_SHORT:

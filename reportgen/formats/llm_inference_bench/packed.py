@@ -2,13 +2,13 @@
 
 msgspec decodes the file and validates while it decodes: every request sample into `_Sample`,
 which states the schema's `request` definition (stricter, never laxer), and the rest as the same
-plain values `jsonfile.parse_json` gives (a nested object it has no type for is parsed by `json`
+plain values `document.parse_json` gives (a nested object it has no type for is parsed by `json`
 with parse_json's own hooks). The samples are checked and packed in columns here; every other
 check is the located path's own code, run on the document without its samples.
 
 Nothing is reported from here. Any doubt returns None, and any problem, even a warning, raises
 `GiveUp` (`PackedDocument.problem`): the caller then takes the located path, so every message users
-see is that path's. The strictness rules of `jsonfile`, each also refused here:
+see is that path's. The strictness rules of `json_input.document`, each also refused here:
 - a byte order mark, invalid UTF-8, NaN/Infinity, 1e999, syntax errors: msgspec or the checks
   below refuse them;
 - an integer of 64 bits or more (the located path says which are too long): refused;
@@ -119,7 +119,7 @@ class _Counter:
 
 
 def _pack(samples: list[_Sample], where: str, max_tokens: object) -> PackedSamples:
-    """The samples' columns; gives up wherever `llm_inference_bench_cells` would report."""
+    """The samples' columns; gives up wherever `cells.py` would report."""
     most = FLOAT_MAX
     if isinstance(max_tokens, int | float) and not isinstance(max_tokens, bool):
         most = max_tokens
@@ -138,7 +138,7 @@ def _pack(samples: list[_Sample], where: str, max_tokens: object) -> PackedSampl
 
 
 def _flagged(most: float, *columns: Any) -> Iterator[int]:
-    """The samples `llm_inference_bench_cells` would report a problem with (most: max_tokens)."""
+    """The samples `cells.py` would report a problem with (most: max_tokens)."""
     slack, rate_rel, rate_abs = tol.LATENCY_SLACK_S, tol.SAMPLE_RATE.rel, tol.SAMPLE_RATE.abs_
     for i, (ttft, latency, itl, n, completed, rate) in enumerate(zip(*columns, strict=True)):
         if not (2 <= n <= most and itl > 0) and (
@@ -167,7 +167,7 @@ def _pack_by_numpy(samples: list[_Sample], where: str, most: float) -> PackedSam
         values = map(attrgetter(name), samples)
         try:
             return np.fromiter(values, dtype=dtype, count=len(samples))
-        except TypeError:  # a null: 0 as `llm_inference_bench_cells` takes it
+        except TypeError:  # a null: 0 as `cells.py` takes it
             return np.array([getattr(s, name) or 0 for s in samples], dtype=dtype)
 
     ttft, latency, itl = (column(k, np.float64) for k in _SECONDS)

@@ -2,7 +2,7 @@
 
 `predicate` writes the schema out as the source of a single function of plain comparisons and
 exact-type tests, with every `$ref` inlined first (`inline_refs`): no call and no string is made
-per value. It only answers valid or not; `reportgen.schemas` asks jsonschema to explain a failure.
+per value. It only answers valid or not; `validate.py` asks jsonschema to explain a failure.
 
 It covers the assertion keywords reportgen's schemas use and returns None for a schema that uses
 any other, so the caller can take a general validator instead. Types are those `json.loads`

@@ -1,8 +1,8 @@
 """Schema stage: raw JSON data in, schema problems out.
 
-Each schema in `schemas/` is compiled once into one plain Python predicate by
-`reportgen.fastschema` (fast path: every file and every sample is checked; fastjsonschema stands in
-for a schema using a keyword that compiler lacks). Only when a document fails is it run through
+Each schema in `schemas/` is compiled once into one plain Python predicate by `compiled.py`
+(fast path: every file and every sample is checked; fastjsonschema stands in for a schema using
+a keyword that compiler lacks). Only when a document fails is it run through
 jsonschema's Draft 2020-12 validator, which reports every problem with its path; those are the
 messages users see.
 """

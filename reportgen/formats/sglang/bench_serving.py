@@ -3,8 +3,8 @@
 SGLang appends one JSON line per invocation: a record is one load point (one run at one request
 rate and concurrency limit), a `.jsonl` file one `SweepRun` of its records in file order, read by
 `reportgen.formats.json_input.lines` (pointers `/INDEX/key`; the bare `Infinity` of an unbounded
-`request_rate` accepted there alone). The format descends from vLLM's (`vllm_bench`); per SGLang
-0.5's source:
+`request_rate` accepted there alone). The format descends from vLLM's (`vllm.bench_serve`); per
+SGLang 0.5's source:
 
 - `*_ms` statistics are milliseconds; `--output-details` adds `ttfts` and `itls` (each request's
   chunk gaps) in seconds, but no latency: reportgen takes TTFT + the sum of the gaps (the last

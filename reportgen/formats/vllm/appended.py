@@ -27,7 +27,7 @@ from reportgen.model import Scalar, SourceFile, SweepRun
 
 
 def detect(data: dict[str, Any]) -> Detection | None:
-    """vLLM results one a line: the first record is a vLLM bench result (`vllm_bench.detect`),
+    """vLLM results one a line: the first record is a vLLM bench result (`vllm.bench_serve.detect`),
     refusals included."""
     first = data.get("0")
     found = bench_serve.detect(first) if isinstance(first, dict) else None

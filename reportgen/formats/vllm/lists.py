@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-# keys every vllm bench serve result has (vllm_bench's detection marks, less model_id, which an
+# keys every vllm bench serve result has (bench_serve.py's detection marks, less model_id, which an
 # SLA search's rows keep too)
 _RESULT = ("num_prompts", "request_rate", "duration", "output_throughput")
 _TABLE_UNIT = re.compile(r".*\((ms|s|req/s|tok/s)\)")
