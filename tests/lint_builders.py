@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from reportgen.metrics import compute
-from reportgen.metrics.lints import Finding, lint
+from reportgen.metrics.compute import compute
+from reportgen.metrics.lints import lint
+from reportgen.metrics.lints.findings import Finding
 from reportgen.model import (
     CanonicalRun,
     CanonicalSample,

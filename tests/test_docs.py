@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from reportgen.article.prose.render import FILTERS, SETUP_FIELDS
+from reportgen.article.prose.resolver import FILTERS, SETUP_FIELDS
 from reportgen.metrics.lints.findings import LINTS
 from reportgen.metrics.registry import AXES, DEFINITIONS
 

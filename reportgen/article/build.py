@@ -36,9 +36,10 @@ from reportgen.article.tables.layout import TableView
 from reportgen.article.workers import Forked, InProcess
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
-from reportgen.metrics import MetricSet
 from reportgen.metrics.compare import with_comparisons
-from reportgen.metrics.lints import Finding, lint
+from reportgen.metrics.lints import lint
+from reportgen.metrics.lints.findings import Finding
+from reportgen.metrics.registry import MetricSet
 from reportgen.resources import template_dir
 
 OUTPUTS = ("index.html", "article.pdf", "metrics.json")  # and data/, tables/

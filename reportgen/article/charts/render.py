@@ -19,12 +19,6 @@ from markupsafe import Markup
 from reportgen.article.axes import axis_label, kind_of, matches, sort_values
 from reportgen.article.charts.cache import PendingSvgs, start_svgs
 from reportgen.article.charts.plot import (
-    DASHES,
-    HEIGHT_IN,
-    HOLLOW,
-    MARKERS,
-    PALETTE,
-    WIDTH_IN,
     Line,
     Plot,
 )
@@ -35,22 +29,9 @@ from reportgen.article.source.declarations import ArticleSource, ChartDecl
 from reportgen.article.tables.cells import Notes
 from reportgen.article.workers import Forked, InProcess
 from reportgen.errors import InputError, Problem
-from reportgen.metrics import DEFINITIONS, MetricSet, MetricValue
 from reportgen.metrics.display import UNITS, display_of
-from reportgen.metrics.registry import split_metric
+from reportgen.metrics.registry import DEFINITIONS, MetricSet, MetricValue, split_metric
 from reportgen.model import Scalar
-
-__all__ = [
-    "DASHES",
-    "HEIGHT_IN",
-    "HOLLOW",
-    "MARKERS",
-    "PALETTE",
-    "WIDTH_IN",
-    "Chart",
-    "render_charts",
-    "start_charts",
-]
 
 
 @dataclass(frozen=True)

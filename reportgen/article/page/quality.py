@@ -9,7 +9,7 @@ from pathlib import Path
 
 from reportgen.article.source.declarations import ArticleSource
 from reportgen.article.source.manifest import MANIFEST
-from reportgen.metrics.lints import LINTS, Finding
+from reportgen.metrics.lints.findings import LINTS, Finding
 
 UNUSED = LINTS["acknowledgement-unused"]
 

@@ -16,8 +16,8 @@ from functools import cached_property, lru_cache
 from html import unescape
 from typing import TYPE_CHECKING
 
-from reportgen.article.prose.render import REFERENCE
-from reportgen.article.source.manifest import ArticleSource, Text
+from reportgen.article.prose.resolver import REFERENCE
+from reportgen.article.source.declarations import ArticleSource, Text
 from reportgen.article.tables.cells import MARKS, CellView
 from reportgen.article.tables.layout import TableView
 from reportgen.check.readers.align import Aligner

@@ -18,10 +18,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from reportgen.formats.schema.refs import inline_refs
-
-__all__ = ["Predicate", "Unsupported", "inline_refs", "predicate"]
-
 Predicate = Callable[[Any], bool]
 
 

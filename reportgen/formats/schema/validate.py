@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 from reportgen.errors import PER_FILE, counted, more_problems
 from reportgen.fileio import read_input
 from reportgen.formats.json_input.document import TOO_LARGE, pointer_of
-from reportgen.formats.schema.compiled import Predicate, inline_refs, predicate
+from reportgen.formats.schema.compiled import Predicate, predicate
+from reportgen.formats.schema.refs import inline_refs
 from reportgen.resources import schema_dir
 
 SCHEMA_FILES = {

@@ -27,12 +27,9 @@ from reportgen.metrics.lints.cross import (
     trends,
     ttft_vs_prefill,
 )
-from reportgen.metrics.lints.findings import LINTS, Finding, FindingGroup, LintDef, fails, group
+from reportgen.metrics.lints.findings import Finding
 from reportgen.metrics.lints.samples import few_samples, summaries
 from reportgen.metrics.registry import MetricSet
-
-__all__ = ["LINTS", "Finding", "FindingGroup", "LintDef", "fails", "group", "lint"]
-
 
 _RANK = {"error": 0, "warning": 1}
 

@@ -37,7 +37,7 @@ from reportgen.formats.load import load, load_document
 from reportgen.formats.registry import FORMATS, detect
 from reportgen.formats.schema import validate
 from reportgen.init.scaffold import scaffold
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.metrics.lints import lint
 from reportgen.model import MatrixRun, context_label
 from reportgen.resources import schema_dir

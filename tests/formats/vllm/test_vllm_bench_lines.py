@@ -23,7 +23,7 @@ from reportgen.formats.json_input.lines import parse_json_lines
 from reportgen.formats.load import _source, load
 from reportgen.formats.schema.validate import check
 from reportgen.formats.vllm import appended, bench_serve
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.model import Provenance, SweepRun
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "lines" / "vllm-appended-results.jsonl"
