@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from html import unescape
-from typing import TYPE_CHECKING
 
 from reportgen.article.prose.resolver import REFERENCE
 from reportgen.article.source.declarations import ArticleSource, Text
@@ -24,10 +23,23 @@ from reportgen.check.readers.align import Aligner
 from reportgen.metrics.display import display_of
 from reportgen.metrics.registry import DEFINITIONS, key_of, split_metric
 
-if TYPE_CHECKING:
-    from reportgen.check.claims.labels import Metric
-
 Cell = Callable[[str, str], str | None]  # (row label, column label) -> metric id
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric the article shows: its id, definition key, unit, axes and quantity words."""
+
+    id: str
+    key: str
+    unit: str
+    axes: dict[str, str]
+    words: frozenset[str]
+
+    @property
+    def better(self) -> str | None:
+        """Which way of this metric is better ("higher", "lower"); None for a setting."""
+        return DEFINITIONS[self.key].better
 
 
 @dataclass(frozen=True)
