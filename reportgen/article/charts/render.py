@@ -27,7 +27,7 @@ from reportgen.article.prose.render import render_inline
 from reportgen.article.prose.resolver import Resolver, tool_versions
 from reportgen.article.source.declarations import ArticleSource, ChartDecl
 from reportgen.article.tables.cells import Notes
-from reportgen.article.workers import Forked, InProcess
+from reportgen.article.workers import Stage
 from reportgen.errors import InputError, Problem
 from reportgen.metrics.display import UNITS, display_of
 from reportgen.metrics.registry import DEFINITIONS, MetricSet, MetricValue, split_metric
@@ -49,7 +49,7 @@ def render_charts(
     metrics: MetricSet,
     notes: Notes | None = None,
     cache: Path | None = None,
-    drawer: InProcess | Forked | None = None,
+    drawer: Stage | None = None,
 ) -> tuple[Chart, ...]:
     """Every declared chart, drawn from the metrics, in page order; a chart over values the
     data lacks is a located error. With a `cache` folder, a chart drawn before is read from it
@@ -65,7 +65,7 @@ def start_charts(
     metrics: MetricSet,
     notes: Notes | None = None,
     cache: Path | None = None,
-    drawer: InProcess | Forked | None = None,
+    drawer: Stage | None = None,
 ) -> tuple[tuple[Chart, ...], PendingSvgs]:
     """`render_charts` with the drawing started, not waited for: each chart's `svg` is the mark
     that `PendingSvgs.fill` replaces with its drawing."""

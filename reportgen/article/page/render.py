@@ -30,7 +30,7 @@ from reportgen.article.prose.resolver import Resolver, long_date, tool_versions
 from reportgen.article.source.declarations import ArticleSource, Headline, Section, Text
 from reportgen.article.tables.cells import Notes
 from reportgen.article.tables.layout import table_views
-from reportgen.article.workers import Forked, InProcess
+from reportgen.article.workers import Stage
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
 from reportgen.metrics.lints.findings import Finding, group
@@ -166,7 +166,7 @@ def build_context(
     *,
     charts: bool = True,
     chart_cache: Path | None = None,
-    chart_drawer: InProcess | Forked | None = None,
+    chart_drawer: Stage | None = None,
 ) -> ArticleContext:
     """The template context for one article; without `charts` (for `check`, which reads only
     numbers), no chart is drawn and none is on the page. `chart_cache`: a folder of charts
