@@ -20,7 +20,7 @@ import pytest
 
 from reportgen.errors import Problem
 from reportgen.formats.json_input.lines import parse_json_lines
-from reportgen.formats.load import _source, load
+from reportgen.formats.load import load, source_file
 from reportgen.formats.schema.validate import check
 from reportgen.formats.vllm import appended, bench_serve
 from reportgen.metrics.compute import compute
@@ -41,7 +41,7 @@ def _read(text: str, label: str = "results.jsonl") -> tuple[SweepRun | None, lis
     if problems:
         return None, problems
     fmt = appended.FORMAT
-    source = _source(fmt, "", label, doc.sha256, Provenance("measured"))
+    source = source_file(fmt, "", label, doc.sha256, Provenance("measured"))
     return appended.parse(doc, found.base, source)
 
 
