@@ -86,7 +86,7 @@ def generate(path: Path, n: int, seed: int = 14) -> int:
 
 def _child_reportgen(path: Path) -> dict[str, Any]:
     from reportgen.formats.load import load
-    from reportgen.metrics import compute
+    from reportgen.metrics.compute import compute
 
     start = time.perf_counter()
     result = load([path])

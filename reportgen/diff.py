@@ -97,7 +97,7 @@ def load_side(path: Path) -> LoadedSide:
         from reportgen.article.rundata import article_metrics
         from reportgen.article.source.manifest import MANIFEST
         from reportgen.formats.load import folder_run_files, load
-        from reportgen.metrics import compute
+        from reportgen.metrics.compute import compute
 
         if (path / MANIFEST).is_file():
             _, metrics = article_metrics(path)

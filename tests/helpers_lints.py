@@ -10,7 +10,7 @@ import functools
 import importlib
 from pathlib import Path
 
-from reportgen.metrics.lints import LINTS, LintDef
+from reportgen.metrics.lints.findings import LINTS, LintDef
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "reportgen"

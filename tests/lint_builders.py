@@ -12,8 +12,9 @@ import dataclasses
 from collections.abc import Sequence
 
 from reportgen.frozendict import FrozenDict
-from reportgen.metrics import compute
-from reportgen.metrics.lints import Finding, lint
+from reportgen.metrics.compute import compute
+from reportgen.metrics.lints import lint
+from reportgen.metrics.lints.findings import Finding
 from reportgen.model import (
     CanonicalRun,
     CanonicalSample,

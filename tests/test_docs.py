@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from helpers_lints import every_lint
 
-from reportgen.article.prose.render import FILTERS, SETUP_FIELDS
+from reportgen.article.prose.resolver import FILTERS, SETUP_FIELDS
 from reportgen.metrics.registry import AXES, DEFINITIONS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -33,13 +33,14 @@ from reportgen.article.rundata import article_metrics
 from reportgen.article.source.declarations import ArticleSource, Text
 from reportgen.article.tables.csvfile import table_csv
 from reportgen.article.tables.layout import TableView
-from reportgen.article.workers import Forked, InProcess
+from reportgen.article.workers import InProcess, Stage
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
 from reportgen.formats.schema.validate import schema_version
-from reportgen.metrics import MetricSet
 from reportgen.metrics.compare import with_comparisons
-from reportgen.metrics.lints import Finding, lint
+from reportgen.metrics.lints import lint
+from reportgen.metrics.lints.findings import Finding
+from reportgen.metrics.registry import MetricSet
 from reportgen.resources import template_dir
 
 
@@ -117,7 +118,7 @@ def render_article(
     *,
     charts: bool = True,
     chart_cache: Path | None = None,
-    chart_drawer: InProcess | Forked | None = None,
+    chart_drawer: Stage | None = None,
 ) -> Built:
     """Load, validate, compute, lint and render one article, in memory (`charts`: draw them;
     `check` does not, as charts hold no number it reads; `chart_cache`: a folder of charts drawn
@@ -192,7 +193,7 @@ def _locate_glyphs(problems: tuple[Problem, ...], article: ArticleSource) -> lis
     return out
 
 
-def render_outputs(built: Built, stage: InProcess | Forked | None = None) -> dict[str, bytes]:
+def render_outputs(built: Built, stage: Stage | None = None) -> dict[str, bytes]:
     """The output files' bytes; the PDF by `stage` (article/pdf/forked.py), else in-process."""
     # WeasyPrint is imported only to make a PDF: `check` renders articles without one.
     stage = stage or InProcess()
@@ -250,8 +251,8 @@ def build_article(
     environ: dict[str, str] | None = None,
     *,
     chart_cache: Path | None = None,
-    pdf: InProcess | Forked | None = None,
-    chart_drawer: InProcess | Forked | None = None,
+    pdf: Stage | None = None,
+    chart_drawer: Stage | None = None,
 ) -> tuple[Path, Built]:
     """Build the article in `folder` into `out/<article>/`: the folder and what was built.
     `chart_cache`: a folder of charts drawn before (article/charts/cache.py); none by default.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from reportgen.article.source.declarations import ArticleSource, RunDecl
-from reportgen.metrics.lints import Finding, define_lint
+from reportgen.metrics.lints.findings import Finding, define_lint
 from reportgen.metrics.registry import MetricSet
 from reportgen.model import CanonicalRun, MatrixRun, Run, SweepRun
 

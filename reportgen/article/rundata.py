@@ -11,8 +11,9 @@ from reportgen.article.source.declarations import ArticleSource
 from reportgen.article.source.manifest import load_article
 from reportgen.errors import InputError
 from reportgen.formats.load import load
-from reportgen.metrics import MetricSet, compute
+from reportgen.metrics.compute import compute
 from reportgen.metrics.measured import unmeasured
+from reportgen.metrics.registry import MetricSet
 
 
 def article_metrics(folder: Path) -> tuple[ArticleSource, MetricSet]:

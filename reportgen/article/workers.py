@@ -8,8 +8,9 @@ It then waits for a job (a picklable object with a `run()` method), runs it and 
 result, or with the problems of the `InputError` it raised. It runs the same code in a copy of
 this process, so its result is the same. When the worker fails in any other way, or is gone, the
 job is run in this process instead, where an unexpected error is raised as it would have been.
-`InProcess` has the same interface and runs the job here.
-A worker is killed and reaped by `close()` if its result was never asked for.
+`InProcess` has the same interface and runs the job here: both are a `Stage`, the one type the
+build and its stages hold. A worker is killed and reaped by `close()` if its result was never
+asked for.
 """
 
 from __future__ import annotations
@@ -31,6 +32,20 @@ class Job(Protocol):
     """Work a worker can be sent: picklable, with everything it needs."""
 
     def run(self) -> Any: ...
+
+
+class Stage(Protocol):
+    """Where a stage's job runs, a forked worker (`Forked`) or this process (`InProcess`): it is
+    sent one job, asked for its result once, and closed."""
+
+    def submit(self, job: Job) -> None:
+        """Hand over the job."""
+
+    def result(self) -> Any:
+        """The job's result (raises the `InputError` the job raised)."""
+
+    def close(self) -> None:
+        """Stop whatever still runs for the job."""
 
 
 class InProcess:
@@ -165,10 +180,10 @@ def can_fork(module: str) -> bool:
 
 
 @contextlib.contextmanager
-def started(module: str, ahead: bool) -> Iterator[InProcess | Forked]:
+def started(module: str, ahead: bool) -> Iterator[Stage]:
     """A stage that imports `module` in a forked worker when `ahead` and `can_fork(module)`,
     else runs its job here; its worker is stopped on the way out."""
-    stage = Forked(module) if ahead and can_fork(module) else InProcess()
+    stage: Stage = Forked(module) if ahead and can_fork(module) else InProcess()
     try:
         yield stage
     finally:

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from html.parser import HTMLParser
 
 from reportgen.check.result import Item, Shown, SourceResult, missing_item
-from reportgen.metrics import MetricSet
 from reportgen.metrics.claims import lookup
 from reportgen.metrics.display import parse_display_attr, shown_text
+from reportgen.metrics.registry import MetricSet
 
 
 class _Spans(HTMLParser):

@@ -43,9 +43,9 @@ from reportgen.fileio import read_input
 from reportgen.formats.json_input.document import JsonDocument
 from reportgen.formats.load import parse_run_file
 from reportgen.frozendict import FrozenDict
-from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.claims import lookup
 from reportgen.metrics.display import Display, display_for, format_number, unit_factor
+from reportgen.metrics.registry import MetricSet, MetricValue
 
 if TYPE_CHECKING:
     from reportgen.article.build import Built

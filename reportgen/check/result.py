@@ -8,13 +8,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from reportgen.article.prose.render import Resolver, plain, tool_versions
-from reportgen.article.source.manifest import ArticleSource
+from reportgen.article.prose.render import plain
+from reportgen.article.prose.resolver import Resolver, tool_versions
+from reportgen.article.source.declarations import ArticleSource
 from reportgen.article.tables.layout import TableView
 from reportgen.errors import Severity
-from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.display import shown_text
-from reportgen.metrics.lints import Finding, fails
+from reportgen.metrics.lints.findings import Finding, fails
+from reportgen.metrics.registry import MetricSet, MetricValue
 
 Kind = Literal["mismatch", "unverified", "missing", "duplicate", "no-numbers", "unseen", "unread"]
 SEVERITY: dict[Kind, Severity] = {

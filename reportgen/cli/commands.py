@@ -13,7 +13,7 @@ from reportgen.errors import Problem, at_least, left_out
 from reportgen.terminal import one_line
 
 if TYPE_CHECKING:
-    from reportgen.metrics import MetricSet
+    from reportgen.metrics.registry import MetricSet
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
@@ -74,7 +74,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         print("reportgen metrics: give run files or an article folder (or --keys)", file=sys.stderr)
         return EXIT_INPUT
     from reportgen.cli.inputs import load_arguments
-    from reportgen.metrics import compute
+    from reportgen.metrics.compute import compute
 
     result = load_arguments(args.paths)
     if not result.ok:

@@ -237,7 +237,7 @@ def run(
         reconstructed,
         submit_runs,
     )
-    from reportgen.metrics import compute
+    from reportgen.metrics.compute import compute
 
     env = os.environ if env is None else env
     out, err = out or sys.stdout, err or sys.stderr

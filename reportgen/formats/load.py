@@ -172,14 +172,14 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     version, version_at = fmt.version(inner)
     untested = version_warning(fmt, version)
     provenance, wrapper = _provenance(doc.data, inner), _wrapper(doc.data, where.base)
-    source = _source(fmt, version, doc.label, doc.sha256, provenance, wrapper)
+    source = source_file(fmt, version, doc.label, doc.sha256, provenance, wrapper)
     run, problems = fmt.parse(doc, where.base, source)
     if untested:
         problems.insert(0, doc.problem(where.base + version_at, untested, "warning"))
     return (None if has_errors(problems) else run), problems
 
 
-def _source(
+def source_file(
     fmt: RunFormat,
     version: str,
     label: str,
@@ -221,7 +221,7 @@ def load_streamed(streamed: Streamed) -> tuple[Run | None, list[Problem]]:
     version, version_at = fmt.version(streamed.head)
     untested = version_warning(fmt, version)
     # a JSON Lines file has no dataProvenance
-    source = _source(fmt, version, lines.label, streamed.sha256, Provenance(status="measured"))
+    source = source_file(fmt, version, lines.label, streamed.sha256, Provenance(status="measured"))
     run, problems = streamed.reducer.finish(source)
     if untested:
         problems.insert(0, lines.problem(streamed.where.base + version_at, untested, "warning"))

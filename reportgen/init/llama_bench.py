@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from reportgen.article.source.toml import toml_string as q
 from reportgen.init.runs import InitRun
-from reportgen.metrics import MetricSet, MetricValue
+from reportgen.metrics.registry import MetricSet, MetricValue
 from reportgen.model import Scalar
 
 TOOL = "llama-bench"

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from reportgen.article.source.toml import toml_string as q
 from reportgen.init.runs import InitRun, slug
 from reportgen.init.sections import declarations
-from reportgen.metrics import MetricSet, MetricValue
-from reportgen.metrics.lints import Finding
+from reportgen.metrics.lints.findings import Finding
+from reportgen.metrics.registry import MetricSet, MetricValue
 
 _HF_ID = re.compile(r"[^/\s]+/[^/\s]+")
 NO_ENGINE = "the engine (its run files do not name it)"

@@ -32,12 +32,10 @@ from reportgen.article.source.manifest import MANIFEST
 from reportgen.errors import InputError, Problem, has_errors
 from reportgen.fileio import move_output, read_input, write_output
 from reportgen.formats.load import load
-from reportgen.init.manifest import NO_ENGINE, acknowledgements, intro_text, manifest_text
+from reportgen.init.manifest import acknowledgements, intro_text, manifest_text
 from reportgen.init.runs import default_title, file_names, group_runs
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.metrics.measured import unmeasured
-
-__all__ = ["NO_ENGINE", "Scaffold", "scaffold"]
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from reportgen.article.source.toml import toml_string as q
 from reportgen.init import llama_bench
 from reportgen.init.runs import InitRun
-from reportgen.metrics import MetricSet, MetricValue
+from reportgen.metrics.registry import MetricSet, MetricValue
 from reportgen.model import context_label
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from reportgen import __version__
 from reportgen.errors import InputError, Problem
 from reportgen.frozendict import FrozenDict
-from reportgen.metrics import MetricSet, MetricValue, metric_id
+from reportgen.metrics.registry import MetricSet, MetricValue, metric_id
 from reportgen.model import CanonicalRun, Hardware, Scalar, Setup
 
 # lmx reports its summary fields with 2 decimals (roundMetric); the payload does the same.

@@ -30,7 +30,7 @@ from reportgen.localmaxxing.client import Status, send
 from reportgen.localmaxxing.keys import WITHHELD, api_key, covered, guard, leaks, redact
 from reportgen.localmaxxing.payload import Payload
 from reportgen.localmaxxing.records import Record, add_record, load_records, save_payloads
-from reportgen.metrics import MetricSet
+from reportgen.metrics.registry import MetricSet
 from reportgen.model import CanonicalRun, Run, Setup
 from reportgen.terminal import one_line
 

@@ -14,7 +14,7 @@ from reportgen.article.source.manifest import load_article
 from reportgen.check.readers.published import reported_numbers
 from reportgen.check.readers.shape import from_declarations
 from reportgen.formats.load import load
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.reconstruct.seed import reconstruct
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -26,7 +26,7 @@ from reportgen.check.readers.shape import Shape, from_views
 from reportgen.check.result import CheckResult, SourceResult, expected_numbers
 from reportgen.cli.main import main
 from reportgen.formats.schema.validate import check as schema_check
-from reportgen.metrics import MetricSet
+from reportgen.metrics.registry import MetricSet
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTICLE = ROOT / "runs" / "paiton-kimi-k3.1-pro"

@@ -27,7 +27,8 @@ import pytest
 from helpers_articles import MEASURED, PAITON, Table, table_of
 from helpers_articles import built_article as _article
 
-from reportgen.article.prose.render import Resolver, plain, tool_versions
+from reportgen.article.prose.render import plain
+from reportgen.article.prose.resolver import Resolver, tool_versions
 from reportgen.check.compare import check_published
 from reportgen.check.result import Item, expected_numbers
 from reportgen.metrics.display import Display, format_number, shown_text, unit_factor

@@ -17,7 +17,8 @@ from reportgen.formats import genai_perf
 from reportgen.formats.json_input.document import parse_json
 from reportgen.formats.load import load_document
 from reportgen.formats.registry import FORMATS
-from reportgen.metrics import MetricValue, compute
+from reportgen.metrics.compute import compute
+from reportgen.metrics.registry import MetricValue
 from reportgen.model import SweepRun
 
 TESTS = Path(__file__).resolve().parents[1]

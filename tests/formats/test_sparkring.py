@@ -20,7 +20,7 @@ from reportgen.article.build import build
 from reportgen.check.compare import check_article
 from reportgen.formats.load import load
 from reportgen.init.scaffold import scaffold
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.metrics.lints import lint
 from reportgen.model import TOKEN_COUNT_SOURCES
 

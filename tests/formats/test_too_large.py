@@ -13,7 +13,7 @@ import pytest
 
 from reportgen.errors import InputError
 from reportgen.formats.load import load
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 
 VALID = Path(__file__).resolve().parents[1] / "examples" / "valid"
 NUMBER = re.compile(r"(?<=[:\[,\s])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?=[,\s\]}])")

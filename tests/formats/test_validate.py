@@ -37,7 +37,7 @@ from reportgen.formats.base import Detection
 from reportgen.formats.json_input.document import parse_json
 from reportgen.formats.load import load, load_document
 from reportgen.formats.registry import detect
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.model import CanonicalRun, MatrixRun, Run, SweepRun
 
 TOO_LARGE = "number too large: it does not fit a 64-bit float"

@@ -18,7 +18,7 @@ from helpers_headlines import agreements, headlines
 
 from reportgen.errors import has_errors
 from reportgen.formats.load import load
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 
 WILD = Path(__file__).resolve().parents[3] / "shared" / "samples" / "wild"
 FILES = sorted(p for p in WILD.glob("*") if p.suffix in (".json", ".jsonl"))

@@ -17,7 +17,7 @@ from reportgen.errors import InputError
 from reportgen.fileio import RECORD_FILE
 from reportgen.formats.load import load
 from reportgen.localmaxxing import client, conformance, contract, keys, payload, submit
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.model import CanonicalRun, Provenance
 
 NOW = datetime(2026, 12, 2, 12, 0, 0, tzinfo=UTC)

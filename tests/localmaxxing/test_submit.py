@@ -34,7 +34,7 @@ from reportgen.cli import submit as cli_submit
 from reportgen.fileio import RECORD_FILE
 from reportgen.formats.load import load
 from reportgen.localmaxxing import conformance, contract, payload
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.model import CanonicalRun
 
 NOW = datetime(2026, 12, 2, 12, 0, 0, tzinfo=UTC)

@@ -32,9 +32,9 @@ from lint_builders import (
 from reportgen.article.build import render_article
 from reportgen.article.rundata import article_metrics
 from reportgen.errors import Problem
-from reportgen.metrics import compute
-from reportgen.metrics.lints import LINTS, Finding, define_lint, finds, group, lint
-from reportgen.metrics.lints.findings import finding
+from reportgen.metrics.compute import compute
+from reportgen.metrics.lints import lint
+from reportgen.metrics.lints.findings import LINTS, Finding, define_lint, finding, finds, group
 from reportgen.metrics.registry import MetricSet
 from reportgen.tolerances import THRESHOLDS, Thresholds
 

@@ -24,8 +24,9 @@ from lint_builders import (
 
 from reportgen.article.rundata import article_metrics
 from reportgen.errors import Problem
-from reportgen.metrics import compute
-from reportgen.metrics.lints import LINTS, Finding, fails, lint
+from reportgen.metrics.compute import compute
+from reportgen.metrics.lints import lint
+from reportgen.metrics.lints.findings import LINTS, Finding, fails
 from reportgen.model import DecodeCell, MatrixRun
 from reportgen.samples import PackedSamples
 from reportgen.tolerances import THRESHOLDS

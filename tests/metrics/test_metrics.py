@@ -20,7 +20,8 @@ from helpers_runs import (
 
 from reportgen.errors import InputError
 from reportgen.frozendict import FrozenDict
-from reportgen.metrics import DEFINITIONS, CellState, MetricSet, MetricValue, compute, metric_id
+from reportgen.metrics.compute import compute
+from reportgen.metrics.registry import DEFINITIONS, CellState, MetricSet, MetricValue, metric_id
 from reportgen.model import Run
 
 

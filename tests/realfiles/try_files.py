@@ -25,7 +25,7 @@ from helpers_headlines import agreements, headlines  # noqa: E402
 
 from reportgen.errors import has_errors  # noqa: E402
 from reportgen.formats.load import LoadResult, load  # noqa: E402
-from reportgen.metrics import compute  # noqa: E402
+from reportgen.metrics.compute import compute  # noqa: E402
 from reportgen.metrics.measured import unmeasured  # noqa: E402
 
 

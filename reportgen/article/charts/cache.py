@@ -39,7 +39,7 @@ from pathlib import Path
 
 from reportgen.article.charts.allowlist import safe_svg
 from reportgen.article.charts.plot import Plot, plain
-from reportgen.article.workers import Forked, InProcess, started
+from reportgen.article.workers import InProcess, Stage, started
 from reportgen.fileio import read_cached, read_input, write_output
 
 FORMAT = "reportgen chart cache 1"  # bump when the entries' layout or the key's recipe changes
@@ -158,9 +158,7 @@ class Drawing:
         return [draw_plot(plot) for plot in self.plots]
 
 
-def chart_svgs(
-    plots: Sequence[Plot], cache: Path | None, drawer: InProcess | Forked | None = None
-) -> list[str]:
+def chart_svgs(plots: Sequence[Plot], cache: Path | None, drawer: Stage | None = None) -> list[str]:
     """Each plot as an inline `<svg>` element: from `cache` when it holds it, else drawn by
     `drawer` (in this process by default) and then stored there; all drawn without a cache."""
     return start_svgs(plots, cache, drawer).svgs()
@@ -184,7 +182,7 @@ class PendingSvgs:
 def start_svgs(
     plots: Sequence[Plot],
     cache: Path | None,
-    drawer: InProcess | Forked | None = None,
+    drawer: Stage | None = None,
     article: Path | None = None,
 ) -> PendingSvgs:
     """`chart_svgs`, with the plots missing from `cache` handed to `drawer` and not waited for,
@@ -259,6 +257,6 @@ def expects_drawing(cache: Path | None, folder: Path) -> bool:
 CHARTSVG = "reportgen.article.charts.draw"  # what a chart worker imports: matplotlib, through it
 
 
-def chart_stage(ahead: bool) -> contextlib.AbstractContextManager[InProcess | Forked]:
+def chart_stage(ahead: bool) -> contextlib.AbstractContextManager[Stage]:
     """The chart stage, started ahead in a forked worker when `ahead` and it can be."""
     return started(CHARTSVG, ahead)

@@ -19,12 +19,6 @@ from markupsafe import Markup
 from reportgen.article.axes import axis_label, kind_of, matches, sort_values
 from reportgen.article.charts.cache import PendingSvgs, start_svgs
 from reportgen.article.charts.plot import (
-    DASHES,
-    HEIGHT_IN,
-    HOLLOW,
-    MARKERS,
-    PALETTE,
-    WIDTH_IN,
     Line,
     Plot,
 )
@@ -33,24 +27,11 @@ from reportgen.article.prose.render import render_inline
 from reportgen.article.prose.resolver import Resolver, tool_versions
 from reportgen.article.source.declarations import ArticleSource, ChartDecl
 from reportgen.article.tables.cells import Notes
-from reportgen.article.workers import Forked, InProcess
+from reportgen.article.workers import Stage
 from reportgen.errors import InputError, Problem
-from reportgen.metrics import DEFINITIONS, MetricSet, MetricValue
 from reportgen.metrics.display import UNITS, display_of
-from reportgen.metrics.registry import split_metric
+from reportgen.metrics.registry import DEFINITIONS, MetricSet, MetricValue, split_metric
 from reportgen.model import Scalar
-
-__all__ = [
-    "DASHES",
-    "HEIGHT_IN",
-    "HOLLOW",
-    "MARKERS",
-    "PALETTE",
-    "WIDTH_IN",
-    "Chart",
-    "render_charts",
-    "start_charts",
-]
 
 
 @dataclass(frozen=True)
@@ -68,7 +49,7 @@ def render_charts(
     metrics: MetricSet,
     notes: Notes | None = None,
     cache: Path | None = None,
-    drawer: InProcess | Forked | None = None,
+    drawer: Stage | None = None,
 ) -> tuple[Chart, ...]:
     """Every declared chart, drawn from the metrics, in page order; a chart over values the
     data lacks is a located error. With a `cache` folder, a chart drawn before is read from it
@@ -84,7 +65,7 @@ def start_charts(
     metrics: MetricSet,
     notes: Notes | None = None,
     cache: Path | None = None,
-    drawer: InProcess | Forked | None = None,
+    drawer: Stage | None = None,
 ) -> tuple[tuple[Chart, ...], PendingSvgs]:
     """`render_charts` with the drawing started, not waited for: each chart's `svg` is the mark
     that `PendingSvgs.fill` replaces with its drawing."""

@@ -10,7 +10,7 @@ from markupsafe import Markup
 from reportgen.article.axes import axis_label, sort_values
 from reportgen.article.source.declarations import ArticleSource, ChartDecl
 from reportgen.article.tables.cells import Notes
-from reportgen.metrics import DEFINITIONS, CellState
+from reportgen.metrics.registry import DEFINITIONS, CellState
 from reportgen.model import Scalar
 
 # What an axis is called when the declaration does not say: short enough for the chart's edge.

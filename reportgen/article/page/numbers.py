@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from reportgen.metrics import MetricValue
 from reportgen.metrics.display import Display, display_attr, shown_text
+from reportgen.metrics.registry import MetricValue
 
 
 def number_html(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from reportgen.article.source.declarations import ArticleSource
 from reportgen.article.source.manifest import MANIFEST
-from reportgen.metrics.lints import Finding, define_lint
+from reportgen.metrics.lints.findings import Finding, define_lint
 
 # Not about the data: article.toml acknowledges a finding that the data does not give.
 UNUSED = define_lint(

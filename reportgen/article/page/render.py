@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from reportgen import __version__
 from reportgen.article.page.numbers import number_html
-from reportgen.article.page.setup import ram_text, setup_rows
+from reportgen.article.page.setup import setup_rows
 from reportgen.article.page.view import (
     ArticleContext,
     HeadlineView,
@@ -30,35 +30,15 @@ from reportgen.article.prose.resolver import Resolver, long_date, tool_versions
 from reportgen.article.source.declarations import ArticleSource, Headline, Section, Text
 from reportgen.article.tables.cells import Notes
 from reportgen.article.tables.layout import table_views
-from reportgen.article.workers import Forked, InProcess
+from reportgen.article.workers import Stage
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
 from reportgen.frozendict import FrozenDict
-from reportgen.metrics import DEFINITIONS, MetricDef, MetricSet
-from reportgen.metrics.lints import Finding, group
+from reportgen.metrics.lints.findings import Finding, group
+from reportgen.metrics.registry import DEFINITIONS, MetricDef, MetricSet
 from reportgen.model import MatrixRun, SourceFile, SweepRun
 from reportgen.resources import template_dir
 from reportgen.terminal import visible
-
-__all__ = [
-    "DATA_DIR",
-    "PERCENTILES",
-    "REPETITIONS",
-    "STYLESHEET",
-    "TABLES_DIR",
-    "TEMPLATE",
-    "ArticleContext",
-    "HeadlineView",
-    "InputFile",
-    "Notice",
-    "SectionView",
-    "SetupView",
-    "build_context",
-    "environment",
-    "ram_text",
-    "render_html",
-    "stylesheet",
-]
 
 TEMPLATE = "article.html.j2"
 STYLESHEET = "article.css"
@@ -187,7 +167,7 @@ def build_context(
     *,
     charts: bool = True,
     chart_cache: Path | None = None,
-    chart_drawer: InProcess | Forked | None = None,
+    chart_drawer: Stage | None = None,
 ) -> ArticleContext:
     """The template context for one article; without `charts` (for `check`, which reads only
     numbers), no chart is drawn and none is on the page. `chart_cache`: a folder of charts

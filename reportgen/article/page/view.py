@@ -10,8 +10,8 @@ from markupsafe import Markup
 
 from reportgen.article.tables.cells import Notes
 from reportgen.article.tables.layout import TableView
-from reportgen.metrics import MetricDef
-from reportgen.metrics.lints import Finding, FindingGroup
+from reportgen.metrics.lints.findings import Finding, FindingGroup
+from reportgen.metrics.registry import MetricDef
 
 if TYPE_CHECKING:  # the page holds charts, but importing them would load matplotlib
     from reportgen.article.charts.cache import PendingSvgs

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reportgen.article.workers import Forked, InProcess, started
+from reportgen.article.workers import Stage, started
 
 WEASYPRINT = "reportgen.article.pdf.render"  # what the worker imports: WeasyPrint, through it
 
@@ -42,13 +42,13 @@ def request(html: str, *, label: str, roots: Sequence[Path], created: dt.datetim
     return Request(html, label, tuple(roots), created)
 
 
-def pdf_result(stage: InProcess | Forked) -> bytes:
+def pdf_result(stage: Stage) -> bytes:
     """The PDF the stage was asked for."""
     pdf = stage.result()
     assert isinstance(pdf, bytes), f"the PDF stage returned {type(pdf).__name__}"
     return pdf
 
 
-def pdf_stage(ahead: bool) -> contextlib.AbstractContextManager[InProcess | Forked]:
+def pdf_stage(ahead: bool) -> contextlib.AbstractContextManager[Stage]:
     """The PDF stage, started ahead in a forked worker when `ahead` and it can be."""
     return started(WEASYPRINT, ahead)

@@ -23,33 +23,12 @@ from markupsafe import Markup, escape
 
 from reportgen.article.prose.resolver import (
     FILTERS,
-    HARDWARE_FIELDS,
     REFERENCE,
-    SETUP_FIELDS,
     Resolver,
     Unresolved,
-    cell_name,
-    long_date,
-    tool_versions,
 )
 from reportgen.article.source.declarations import Text
 from reportgen.errors import InputError, Problem
-
-__all__ = [
-    "FILTERS",
-    "HARDWARE_FIELDS",
-    "REFERENCE",
-    "SETUP_FIELDS",
-    "Resolver",
-    "Unresolved",
-    "cell_name",
-    "long_date",
-    "plain",
-    "render_block",
-    "parse_markdown",
-    "render_inline",
-    "tool_versions",
-]
 
 _SAFE_LINK = re.compile(r"^(https?://|mailto:|#)", re.IGNORECASE)
 

@@ -13,9 +13,8 @@ from markupsafe import Markup, escape
 from reportgen.article.axes import STATUS_WORDS
 from reportgen.article.page.numbers import number_html
 from reportgen.frozendict import FrozenDict
-from reportgen.metrics import MetricSet
 from reportgen.metrics.claims import claim_problem, claim_value, is_claim
-from reportgen.metrics.registry import CellState
+from reportgen.metrics.registry import CellState, MetricSet
 from reportgen.model import Hardware, Run, Setup, context_label
 
 # {{ name }} or {{ name | filter }}; the only filter is `number` (the number without its unit).

@@ -13,17 +13,8 @@ from pathlib import Path
 from reportgen.article.source.declarations import (
     Acknowledgement,
     ArticleSource,
-    ChartDecl,
-    Column,
-    Compare,
-    Headline,
     Omission,
     Place,
-    RunDecl,
-    Section,
-    TableDecl,
-    Text,
-    Where,
 )
 from reportgen.article.source.limits import over_limits
 from reportgen.article.source.reader import ManifestReader, decode
@@ -32,25 +23,6 @@ from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
 from reportgen.formats.schema.validate import check
 from reportgen.model import Setup
-
-__all__ = [
-    "MANIFEST",
-    "Acknowledgement",
-    "ArticleSource",
-    "ChartDecl",
-    "Column",
-    "Compare",
-    "Headline",
-    "Omission",
-    "Place",
-    "RunDecl",
-    "Section",
-    "TableDecl",
-    "Text",
-    "Where",
-    "load_article",
-    "load_setup",
-]
 
 MANIFEST = "article.toml"
 

@@ -12,10 +12,9 @@ from reportgen.article.axes import STATUS_WORDS
 from reportgen.article.page.numbers import number_html
 from reportgen.article.source.declarations import ArticleSource, Column, TableDecl
 from reportgen.errors import InputError
-from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.display import Display, format_number, shown_in
-from reportgen.metrics.lints import LINTS, Finding
-from reportgen.metrics.registry import DEFINITIONS, CellState, split_metric
+from reportgen.metrics.lints.findings import LINTS, Finding
+from reportgen.metrics.registry import DEFINITIONS, CellState, MetricSet, MetricValue, split_metric
 from reportgen.model import Scalar
 
 MARKS = "*†‡§¶#"

@@ -14,7 +14,7 @@ import io
 import re
 
 from reportgen.article.tables.layout import TableView
-from reportgen.metrics import MetricSet
+from reportgen.metrics.registry import MetricSet
 from reportgen.terminal import visible
 
 HEADER = ("row", "column", "metric", "value", "unit", "shown", "note")

@@ -25,7 +25,6 @@ from reportgen.article.axes import (
 from reportgen.article.page.numbers import number_html
 from reportgen.article.source.declarations import ArticleSource, Column, TableDecl
 from reportgen.article.tables.cells import (
-    MARKS,
     CellBuilder,
     CellView,
     Notes,
@@ -35,13 +34,10 @@ from reportgen.article.tables.cells import (
     verdict,
 )
 from reportgen.errors import InputError, Problem
-from reportgen.metrics import MetricSet
 from reportgen.metrics.display import display_of, units_named
-from reportgen.metrics.lints import Finding
-from reportgen.metrics.registry import split_metric
+from reportgen.metrics.lints.findings import Finding
+from reportgen.metrics.registry import MetricSet, split_metric
 from reportgen.model import Scalar
-
-__all__ = ["MARKS", "CellView", "Notes", "TableView", "table_views"]
 
 
 @dataclass(frozen=True, kw_only=True)

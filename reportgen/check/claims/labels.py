@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from reportgen.check.readers.shape import HeadlineShape, Shape, TableShape, normalize
+from reportgen.check.readers.shape import HeadlineShape, Metric, Shape, TableShape, normalize
 from reportgen.metrics.registry import DEFINITIONS, coordinates
 from reportgen.model import context_label
 
@@ -105,22 +105,6 @@ def _words(text: str) -> frozenset[str]:
         for w in normalize(text).split()
         if (s := stem(w)) and s not in _STOP and not s[0].isdigit() and s not in _MARKERS
     )
-
-
-@dataclass(frozen=True, kw_only=True)
-class Metric:
-    """One metric the article shows: its id, definition key, unit, axes and quantity words."""
-
-    id: str
-    key: str
-    unit: str
-    axes: dict[str, str]
-    words: frozenset[str]
-
-    @property
-    def better(self) -> str | None:
-        """Which way of this metric is better ("higher", "lower"); None for a setting."""
-        return DEFINITIONS[self.key].better
 
 
 def _axes(found: dict[str, str], stats: bool) -> dict[str, str]:

@@ -53,7 +53,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from reportgen.check.claims import labels
-from reportgen.check.claims.labels import Metric, Said, best, said
+from reportgen.check.claims.labels import Said, best, said
 from reportgen.check.claims.words import (
     OBJECT,
     QUOTED,
@@ -70,6 +70,7 @@ from reportgen.check.claims.words import (
     word,
 )
 from reportgen.check.readers.published import Reported, parse_number
+from reportgen.check.readers.shape import Metric
 from reportgen.check.readers.stream import Token
 from reportgen.metrics.display import unit_factor
 

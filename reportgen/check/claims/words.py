@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from reportgen.check.claims.labels import Metric
 from reportgen.check.readers.published import parse_number
+from reportgen.check.readers.shape import Metric
 from reportgen.check.readers.stream import Token
 
 _BIGGER = frozenset(["higher", "more", "larger", "greater", "bigger", "longer"])

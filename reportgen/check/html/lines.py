@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from reportgen.check.html.css.cascade import Seen
-from reportgen.check.html.css.doubts import Doubt
+from reportgen.check.html.css.look import Doubt
 from reportgen.check.html.tree import HEADINGS, Node, Text, Tree
 
 

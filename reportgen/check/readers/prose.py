@@ -30,14 +30,13 @@ from dataclasses import replace
 from functools import lru_cache
 from html.parser import HTMLParser
 
-from reportgen.check.claims.labels import Metric
 from reportgen.check.claims.text import tie
 from reportgen.check.claims.words import ends, near, sentences, unwrapped
 from reportgen.check.html.prepare import defused
 from reportgen.check.html.text import SKIP
 from reportgen.check.readers.align import Aligner, in_shared_sentences
 from reportgen.check.readers.published import UNITS, Reported, malformed, parse_number
-from reportgen.check.readers.shape import Expected, normalize
+from reportgen.check.readers.shape import Expected, Metric, normalize
 from reportgen.check.readers.stream import Token
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+){2,}(?:[-+.]\w+)?$")  # 0.7.7, 0.1.60, 1.2.3-rc1

@@ -14,10 +14,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from html import unescape
-from typing import TYPE_CHECKING
 
-from reportgen.article.prose.render import REFERENCE
-from reportgen.article.source.manifest import ArticleSource, Text
+from reportgen.article.prose.resolver import REFERENCE
+from reportgen.article.source.declarations import ArticleSource, Text
 from reportgen.article.tables.cells import MARKS, CellView
 from reportgen.article.tables.layout import TableView
 from reportgen.check.readers.align import Aligner
@@ -25,10 +24,23 @@ from reportgen.frozendict import FrozenDict
 from reportgen.metrics.display import display_of
 from reportgen.metrics.registry import DEFINITIONS, key_of, split_metric
 
-if TYPE_CHECKING:
-    from reportgen.check.claims.labels import Metric
-
 Cell = Callable[[str, str], str | None]  # (row label, column label) -> metric id
+
+
+@dataclass(frozen=True, kw_only=True)
+class Metric:
+    """One metric the article shows: its id, definition key, unit, axes and quantity words."""
+
+    id: str
+    key: str
+    unit: str
+    axes: dict[str, str]
+    words: frozenset[str]
+
+    @property
+    def better(self) -> str | None:
+        """Which way of this metric is better ("higher", "lower"); None for a setting."""
+        return DEFINITIONS[self.key].better
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from reportgen.check.readers.published import Reported
-from reportgen.metrics import MetricValue
 from reportgen.metrics.display import unit_factor
+from reportgen.metrics.registry import MetricValue
 
 # units of a quantity a caption may name; a caption's unit does not speak for the others
 # (ratios, percentages, counts of requests or tokens)

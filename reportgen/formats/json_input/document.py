@@ -34,7 +34,7 @@ _WS = " \t\n\r"
 _DECODER = json.JSONDecoder()
 
 
-class _Rejected(Exception):
+class Rejected(Exception):
     """Raised from a parser hook: the fast path gives up and the slow walk locates the cause."""
 
 
@@ -53,26 +53,26 @@ class Overflow(ValueError):
 
 def loads_object(text: str) -> Any:
     """`text` parsed by the fast path, a bare `Infinity` allowed as a top-level `INFINITY_KEYS`
-    value; `_Rejected` when the slow walk must locate a problem, `Overflow` for `1e999` there."""
+    value; `Rejected` when the slow walk must locate a problem, `Overflow` for `1e999` there."""
     tokens = 0
 
     def constant(name: str) -> Any:
         nonlocal tokens
         if name != "Infinity":
-            raise _Rejected
+            raise Rejected
         tokens += 1
         return _BARE
 
-    value = json.loads(text, object_pairs_hook=_strict_pairs, parse_constant=constant)
+    value = json.loads(text, object_pairs_hook=strict_pairs, parse_constant=constant)
     if has_lone_surrogate(text, value):
-        raise _Rejected
+        raise Rejected
     if not isinstance(value, dict):
         if tokens:
-            raise _Rejected
+            raise Rejected
         return value
     bare = [key for key in INFINITY_KEYS if value.get(key) is _BARE]
     if tokens != len(bare):
-        raise _Rejected
+        raise Rejected
     for key in INFINITY_KEYS:
         if key in bare:
             value[key] = math.inf
@@ -121,15 +121,17 @@ def infinity_allowed(problem: Problem, text: str) -> bool:
     return problem.pointer in at and text.startswith("Infinity", problem.col - 1)
 
 
-def _strict_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def strict_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The `object_pairs_hook` of the fast path: a dict, or `Rejected` on a duplicate key."""
     obj = dict(pairs)
     if len(obj) != len(pairs):
-        raise _Rejected
+        raise Rejected
     return obj
 
 
-def _no_constant(name: str) -> Any:
-    raise _Rejected
+def no_constant(name: str) -> Any:
+    """The `parse_constant` hook of the fast path: NaN or Infinity is `Rejected`."""
+    raise Rejected
 
 
 def escape_pointer_token(token: str | int) -> str:
@@ -169,9 +171,7 @@ class JsonDocument:
     def locate(self, pointer: str) -> tuple[int, int]:
         """Line and column of the value at `pointer` (or of its nearest existing ancestor)."""
         if pointer not in self._cache:
-            self._cache[pointer] = line_col(
-                self.text, _offset_of(self.text, split_pointer(pointer))
-            )
+            self._cache[pointer] = line_col(self.text, offset_of(self.text, split_pointer(pointer)))
         return self._cache[pointer]
 
     def problem(self, pointer: str, message: str, severity: str = "error") -> Problem:
@@ -196,7 +196,7 @@ class JsonArrayDocument(JsonDocument):
 
 def not_an_object(label: str, text: str, kind: str) -> Problem:
     """The problem of a file whose top level is `kind` ("an array"), at its first character."""
-    line, col = line_col(text, _skip_ws(text, 0))
+    line, col = line_col(text, skip_ws(text, 0))
     return Problem(
         path=label,
         line=line,
@@ -206,39 +206,41 @@ def not_an_object(label: str, text: str, kind: str) -> Problem:
     )
 
 
-def _skip_ws(text: str, i: int) -> int:
+def skip_ws(text: str, i: int) -> int:
+    """The offset of the first non-whitespace character of `text` at or after `i`."""
     n = len(text)
     while i < n and text[i] in _WS:
         i += 1
     return i
 
 
-def _offset_of(text: str, tokens: list[str]) -> int:
+def offset_of(text: str, tokens: list[str]) -> int:
     """Offset of the value at the path `tokens`; the deepest existing ancestor if it is absent."""
-    i = _skip_ws(text, 0)
+    i = skip_ws(text, 0)
     for token in tokens:
         if i >= len(text) or text[i] not in "{[":
             return i
-        found = _child_offset(text, i, token)
+        found = child_offset(text, i, token)
         if found is None:
             return i
         i = found
     return i
 
 
-def _child_offset(text: str, i: int, token: str) -> int | None:
+def child_offset(text: str, i: int, token: str) -> int | None:
+    """Offset of the member `token` of the object or array opening at `i`; None if absent."""
     opener = text[i]
-    i = _skip_ws(text, i + 1)
+    i = skip_ws(text, i + 1)
     if opener == "{":
         while i < len(text) and text[i] == '"':
             key, i = scanstring(text, i + 1)
-            i = _skip_ws(text, _skip_ws(text, i) + 1)  # past ':'
+            i = skip_ws(text, skip_ws(text, i) + 1)  # past ':'
             if key == token:
                 return i
             _, i = _DECODER.raw_decode(text, i)
-            i = _skip_ws(text, i)
+            i = skip_ws(text, i)
             if i < len(text) and text[i] == ",":
-                i = _skip_ws(text, i + 1)
+                i = skip_ws(text, i + 1)
         return None
     if not token.isdigit():
         return None
@@ -247,14 +249,14 @@ def _child_offset(text: str, i: int, token: str) -> int | None:
         if index == want:
             return i
         _, i = _DECODER.raw_decode(text, i)
-        i = _skip_ws(text, i)
+        i = skip_ws(text, i)
         if i < len(text) and text[i] == ",":
-            i = _skip_ws(text, i + 1)
+            i = skip_ws(text, i + 1)
         index += 1
     return None
 
 
-def _walk_problems(label: str, text: str) -> list[Problem]:
+def walk_problems(label: str, text: str) -> list[Problem]:
     """Slow full walk: every duplicate key, NaN/Infinity, over-long integer and string with a
     lone surrogate, located.
 
@@ -272,11 +274,11 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
             )
 
     def value(i: int, path: list[str | int]) -> int:
-        i = _skip_ws(text, i)
+        i = skip_ws(text, i)
         ch = text[i]
         if ch == "{":
             seen: set[str] = set()
-            i = _skip_ws(text, i + 1)
+            i = skip_ws(text, i + 1)
             while text[i] == '"':
                 key_at = i
                 key, i = scanstring(text, i + 1)
@@ -293,18 +295,18 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
                         )
                     )
                 seen.add(key)
-                i = _skip_ws(text, i) + 1
-                i = _skip_ws(text, value(i, [*path, key]))
+                i = skip_ws(text, i) + 1
+                i = skip_ws(text, value(i, [*path, key]))
                 if text[i] == ",":
-                    i = _skip_ws(text, i + 1)
+                    i = skip_ws(text, i + 1)
             return i + 1
         if ch == "[":
-            i = _skip_ws(text, i + 1)
+            i = skip_ws(text, i + 1)
             index = 0
             while text[i] != "]":
-                i = _skip_ws(text, value(i, [*path, index]))
+                i = skip_ws(text, value(i, [*path, index]))
                 if text[i] == ",":
-                    i = _skip_ws(text, i + 1)
+                    i = skip_ws(text, i + 1)
                 index += 1
             return i + 1
         if text.startswith(("NaN", "Infinity", "-Infinity"), i):
@@ -358,7 +360,7 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
     try:
         json.loads(text, parse_int=float)  # accepts NaN, duplicates and long integers
     except json.JSONDecodeError as exc:
-        problems.add(_syntax_problem(label, text, exc))
+        problems.add(syntax_problem(label, text, exc))
     except RecursionError:
         pass
     return problems.problems() or [
@@ -369,7 +371,7 @@ def _walk_problems(label: str, text: str) -> list[Problem]:
 _LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
 
 
-def _syntax_problem(label: str, text: str, exc: json.JSONDecodeError) -> Problem:
+def syntax_problem(label: str, text: str, exc: json.JSONDecodeError) -> Problem:
     """A JSON syntax error as a problem; says so when the file just stops (a truncated file)."""
     rest = text[exc.pos :].strip()
     if not text.strip():
@@ -427,20 +429,20 @@ def parse_json(label: str, raw: bytes, *, top_list: bool = False) -> JsonDocumen
         ) from None
     try:
         data = loads_object(text)
-    except _Rejected:
-        walked = [p for p in _walk_problems(label, text) if not infinity_allowed(p, text)]
+    except Rejected:
+        walked = [p for p in walk_problems(label, text) if not infinity_allowed(p, text)]
         raise InputError(
             walked or [Problem(path=label, line=1, col=1, pointer="", message="invalid JSON")]
         ) from None
     except json.JSONDecodeError as exc:
-        raise InputError([_syntax_problem(label, text, exc)]) from None
+        raise InputError([syntax_problem(label, text, exc)]) from None
     except Overflow as exc:
-        line, col = line_col(text, _offset_of(text, [exc.key]))
+        line, col = line_col(text, offset_of(text, [exc.key]))
         raise InputError(
             [Problem(path=label, line=line, col=col, pointer=f"/{exc.key}", message=TOO_LARGE)]
         ) from None
     except ValueError:  # an integer with more digits than int() converts
-        raise InputError(_walk_problems(label, text)) from None
+        raise InputError(walk_problems(label, text)) from None
     except RecursionError:
         raise InputError(
             [Problem(path=label, line=1, col=1, pointer="", message="JSON nested too deeply")]
@@ -470,7 +472,7 @@ def too_large_integers(label: str, text: str) -> list[Problem]:
     every reader of the value would fail on it, so the file (or line) is refused where it is."""
     if _LONG_DIGITS.search(text) is None:
         return []
-    return [p for p in _walk_problems(label, text) if p.message == TOO_LARGE]
+    return [p for p in walk_problems(label, text) if p.message == TOO_LARGE]
 
 
 def unfit_numbers(raw: Mapping[str, Any]) -> list[str]:

@@ -40,15 +40,15 @@ from reportgen.formats.json_input.document import (
     TOO_LARGE,
     JsonDocument,
     Overflow,
-    _offset_of,
-    _Rejected,
-    _syntax_problem,
-    _walk_problems,
+    Rejected,
     infinity_allowed,
     line_col,
     loads_object,
+    offset_of,
     split_pointer,
+    syntax_problem,
     too_large_integers,
+    walk_problems,
 )
 
 BOM = b"\xef\xbb\xbf"
@@ -139,15 +139,15 @@ class LineReader:
             return None
         try:
             value = loads_object(text)
-        except _Rejected:
+        except Rejected:
             self._walked(number, index, text)
             return None
         except json.JSONDecodeError as exc:
-            message = _syntax_problem(self.label, text, exc).message
+            message = syntax_problem(self.label, text, exc).message
             self._said(number, exc.colno, f"/{index}", message)
             return None
         except Overflow as exc:  # 1e999 as a request rate: not the token Infinity
-            col = line_col(text, _offset_of(text, [exc.key]))[1]
+            col = line_col(text, offset_of(text, [exc.key]))[1]
             self.at(number, col, f"/{index}/{exc.key}", TOO_LARGE)
             return None
         except ValueError:  # an integer too long for int()
@@ -173,7 +173,7 @@ class LineReader:
                 Problem(path=self.label, line=number, col=1, pointer=f"/{index}", message="")
             )
             return
-        found = [p for p in _walk_problems(self.label, text) if not infinity_allowed(p, text)]
+        found = [p for p in walk_problems(self.label, text) if not infinity_allowed(p, text)]
         for p in found or [
             Problem(path=self.label, line=1, col=1, pointer="", message="invalid JSON")
         ]:
@@ -196,7 +196,7 @@ def line_position(number: int, line: bytes, tokens: list[str]) -> tuple[int, int
     """Line and column of the value at `tokens` (a pointer's, after the record's index) in the
     record on line `number`, whose bytes are `line`."""
     text = line.decode("utf-8", "replace")
-    return number, line_col(text, _offset_of(text, tokens))[1]
+    return number, line_col(text, offset_of(text, tokens))[1]
 
 
 def parse_json_lines(label: str, raw: bytes) -> JsonLinesDocument:

@@ -45,19 +45,19 @@ from reportgen.errors import InputError, Problem
 from reportgen.formats.json_input.document import (
     JsonArrayDocument,
     JsonDocument,
-    _child_offset,
-    _no_constant,
-    _Rejected,
-    _skip_ws,
-    _strict_pairs,
-    _syntax_problem,
+    Rejected,
+    child_offset,
     has_lone_surrogate,
     line_col,
+    no_constant,
+    skip_ws,
     split_pointer,
+    strict_pairs,
+    syntax_problem,
 )
 from reportgen.formats.json_input.lines import JsonLinesDocument, parse_json_lines
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_strict_pairs, parse_constant=_no_constant)
+_DECODER = json.JSONDecoder(object_pairs_hook=strict_pairs, parse_constant=no_constant)
 _PLAIN = json.JSONDecoder()  # to skip an item already checked by `_DECODER`
 TEST_KEY = b'"n_prompt"'  # every llama-bench test has it
 
@@ -73,13 +73,13 @@ class ConcatenatedDocument(JsonArrayDocument):
         if pointer not in self._cache:
             tokens = split_pointer(pointer)
             if not tokens or not tokens[0].isdigit() or int(tokens[0]) >= len(self.starts):
-                at = _skip_ws(self.text, 0)
+                at = skip_ws(self.text, 0)
             else:
                 at = self.starts[int(tokens[0])]
                 for token in tokens[1:]:
                     if at >= len(self.text) or self.text[at] not in "{[":
                         break
-                    found = _child_offset(self.text, at, token)
+                    found = child_offset(self.text, at, token)
                     if found is None:
                         break
                     at = found
@@ -93,13 +93,13 @@ def _is_test(value: Any) -> bool:
 
 def _items(text: str, at: int) -> list[int]:
     """The offsets of the items of the array that starts at `at`."""
-    starts, i = [], _skip_ws(text, at + 1)
+    starts, i = [], skip_ws(text, at + 1)
     while i < len(text) and text[i] != "]":
         starts.append(i)
         _, i = _PLAIN.raw_decode(text, i)
-        i = _skip_ws(text, i)
+        i = skip_ws(text, i)
         if i < len(text) and text[i] == ",":
-            i = _skip_ws(text, i + 1)
+            i = skip_ws(text, i + 1)
     return starts
 
 
@@ -113,7 +113,7 @@ def concatenated(label: str, raw: bytes) -> ConcatenatedDocument | None:
         return None
     tests: list[Any] = []
     starts: list[int] = []
-    values, i = 0, _skip_ws(text, 0)
+    values, i = 0, skip_ws(text, 0)
     try:
         while i < len(text):
             value, end = _DECODER.raw_decode(text, i)
@@ -125,8 +125,8 @@ def concatenated(label: str, raw: bytes) -> ConcatenatedDocument | None:
                 starts.append(i)
             else:
                 return None
-            values, i = values + 1, _skip_ws(text, end)
-    except (_Rejected, ValueError, RecursionError):
+            values, i = values + 1, skip_ws(text, end)
+    except (Rejected, ValueError, RecursionError):
         return None
     if values < 2 or len(starts) != len(tests):
         return None
@@ -187,29 +187,29 @@ def cut_short(label: str, raw: bytes) -> CutShortDocument | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    i = _skip_ws(text, 0)
+    i = skip_ws(text, 0)
     if not text.startswith("[", i):
         return None
     tests: list[Any] = []
     starts: list[int] = []
-    partial, i = False, _skip_ws(text, i + 1)
+    partial, i = False, skip_ws(text, i + 1)
     while i < len(text):
         try:
             value, end = _DECODER.raw_decode(text, i)
         except json.JSONDecodeError as exc:  # the last test, when the file ends inside it
-            partial = "truncated?" in _syntax_problem(label, text, exc).message
+            partial = "truncated?" in syntax_problem(label, text, exc).message
             if not partial:
                 return None
             break
-        except (_Rejected, ValueError, RecursionError):
+        except (Rejected, ValueError, RecursionError):
             return None
         if not _is_test(value) or has_lone_surrogate(text, value):
             return None
         tests.append(value)
         starts.append(i)
-        i = _skip_ws(text, end)
+        i = skip_ws(text, end)
         if text.startswith(",", i):
-            i = _skip_ws(text, i + 1)
+            i = skip_ws(text, i + 1)
         elif i < len(text):
             return None  # "]" (then the array was whole) or anything else: not cut short
     if not tests:

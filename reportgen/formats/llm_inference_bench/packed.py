@@ -32,11 +32,11 @@ from msgspec import Meta, Raw
 from reportgen import tolerances as tol
 from reportgen.formats.json_input.document import (
     FLOAT_MAX,
-    _no_constant,
-    _Rejected,
-    _strict_pairs,
+    Rejected,
     has_lone_surrogate,
+    no_constant,
     pointer_of,
+    strict_pairs,
 )
 from reportgen.formats.llm_inference_bench.packed_document import GiveUp, PackedDocument
 from reportgen.samples import NUMPY_FROM, PackedSamples
@@ -93,10 +93,8 @@ class _Counter:
             self.colons += raw.count(b":")
             try:
                 text = raw.decode("utf-8")
-                value = json.loads(
-                    text, object_pairs_hook=_strict_pairs, parse_constant=_no_constant
-                )
-            except (_Rejected, ValueError, RecursionError):
+                value = json.loads(text, object_pairs_hook=strict_pairs, parse_constant=no_constant)
+            except (Rejected, ValueError, RecursionError):
                 raise GiveUp("a nested value") from None
             if has_lone_surrogate(text, value):
                 raise GiveUp("a lone surrogate")

@@ -2,12 +2,14 @@
 
 `predicate` writes the schema out as the source of a single function of plain comparisons and
 exact-type tests, with every `$ref` inlined first (`inline_refs`): no call and no string is made
-per value. It only answers valid or not; `validate.py` asks jsonschema to explain a failure.
+per value. It only answers valid or not; `reportgen.formats.schema.validate` asks jsonschema to
+explain a failure.
 
-It covers the assertion keywords reportgen's schemas use and returns None for a schema that uses
-any other, so the caller can take a general validator instead. Types are those `json.loads`
-produces (dict, list, str, int, float, bool, None); any other Python value fails the predicate,
-which then defers to jsonschema. Patterns are matched with `re.search`, as jsonschema does.
+It covers the assertion keywords reportgen's schemas use and raises `Unsupported` for a schema
+that uses any other: the tests compile every bundled schema, so a new keyword fails there, loudly.
+Types are those `json.loads` produces (dict, list, str, int, float, bool, None); any other Python
+value fails the predicate, which then defers to jsonschema. Patterns are matched with `re.search`,
+as jsonschema does.
 """
 
 from __future__ import annotations
@@ -17,10 +19,6 @@ import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
-
-from reportgen.formats.schema.refs import inline_refs
-
-__all__ = ["Predicate", "Unsupported", "inline_refs", "predicate"]
 
 Predicate = Callable[[Any], bool]
 
@@ -153,7 +151,10 @@ def _schema(w: _Writer, schema: Any, x: str, depth: int) -> None:
     if "enum" in schema:
         w.line(depth, f"if not ({t} is str and {x} in {w.constant(_strings(schema['enum']))}):")
         w.line(depth + 1, "return False")
-    if "const" in schema:
+    if "const" in schema and type(schema["const"]) is int:  # a layout version: 1 (and 1.0)
+        value = _number(schema["const"])
+        w.line(depth, f"if not (({t} is int or {t} is float) and {x} == {value}): return False")
+    elif "const" in schema:
         (value,) = _strings([schema["const"]])
         w.line(depth, f"if not ({t} is str and {x} == {value!r}): return False")
     for kind, (keywords, kind_types) in _KINDS.items():
@@ -270,16 +271,16 @@ _EMITTERS: dict[str, Callable[[_Writer, dict[str, Any], str, int], None]] = {
 }
 
 
-def predicate(schema: Any) -> Predicate | None:
-    """The compiled predicate of `schema` (refs already inlined); None if a keyword is unknown."""
+def predicate(schema: Any) -> Predicate:
+    """The compiled predicate of `schema` (refs already inlined); `Unsupported` if it cannot be."""
     w = _Writer()
     label = schema.get("$id", "") if isinstance(schema, dict) else ""
     try:
         main = w.function(schema)
         source = "\n".join("\n".join(lines) for lines in w.functions)
         code = compile(source, f"<predicate {label}>", "exec")
-    except (Unsupported, SyntaxError, RecursionError):  # also: nested deeper than Python allows
-        return None
+    except (SyntaxError, RecursionError) as exc:  # nested deeper than Python compiles
+        raise Unsupported(f"schema {label!r} nests too deep") from exc
     namespace: dict[str, Any] = dict(w.constants)
     exec(code, namespace)
     found: Predicate = namespace[main]

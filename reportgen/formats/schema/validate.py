@@ -1,10 +1,9 @@
 """Schema stage: raw JSON data in, schema problems out.
 
-Each schema in `schemas/` is compiled once into one plain Python predicate by `compiled.py`
-(fast path: every file and every sample is checked; fastjsonschema stands in for a schema using
-a keyword that compiler lacks). Only when a document fails is it run through
-jsonschema's Draft 2020-12 validator, which reports every problem with its path; those are the
-messages users see.
+Each schema in `schemas/` is compiled once into one plain Python predicate by
+`reportgen.formats.schema.compiled` (fast path: every file and every sample is checked). Only when
+a document fails is it run through jsonschema's Draft 2020-12 validator, which reports every problem
+with its path; those are the messages users see.
 """
 
 from __future__ import annotations
@@ -15,13 +14,11 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import fastjsonschema
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -30,7 +27,8 @@ if TYPE_CHECKING:
 from reportgen.errors import PER_FILE, counted, more_problems
 from reportgen.fileio import read_input
 from reportgen.formats.json_input.document import TOO_LARGE, pointer_of
-from reportgen.formats.schema.compiled import Predicate, inline_refs, predicate
+from reportgen.formats.schema.compiled import Predicate, predicate
+from reportgen.formats.schema.refs import inline_refs
 from reportgen.resources import schema_dir
 
 SCHEMA_FILES = {
@@ -103,34 +101,9 @@ def _inlined(name: str, folder: Path) -> dict[str, Any]:
 
 
 @cache
-def _compiled(name: str, folder: Path) -> Callable[[Any], Any]:
-    """fastjsonschema's validator for schema `name`: raises `JsonSchemaException` if invalid."""
-    schemas = _schemas(folder)
-
-    def local(uri: str) -> dict[str, Any]:
-        return schemas.by_id[uri]
-
-    return fastjsonschema.compile(
-        _inlined(name, folder), handlers={"https": local}, use_default=False
-    )
-
-
-@cache
 def _accepts(name: str, folder: Path) -> Predicate:
-    """Valid or not under schema `name`: its compiled predicate, else fastjsonschema's."""
-    compiled = predicate(_inlined(name, folder))
-    if compiled is not None:
-        return compiled
-    validate = _compiled(name, folder)
-
-    def accepts(data: Any) -> bool:
-        try:
-            validate(data)
-        except fastjsonschema.JsonSchemaException:
-            return False
-        return True
-
-    return accepts
+    """Valid or not under schema `name`: its compiled predicate (`Unsupported` if it has none)."""
+    return predicate(_inlined(name, folder))
 
 
 def schema(name: str, folder: Path | None = None) -> dict[str, Any]:

@@ -17,38 +17,13 @@ acknowledgement) is defined where they are made, with `define_lint`.
 
 from __future__ import annotations
 
-from reportgen import tolerances as tol
-
 # Importing the modules of lints registers their lints in `LINTS`.
-from reportgen.metrics.lints import (
-    cells,  # noqa: F401
-    cross,  # noqa: F401
-    samples,  # noqa: F401
-)
-from reportgen.metrics.lints.findings import (
-    LINTS,
-    Finding,
-    FindingGroup,
-    LintDef,
-    define_lint,
-    fails,
-    finds,
-    group,
-)
+import reportgen.metrics.lints.cells
+import reportgen.metrics.lints.cross
+import reportgen.metrics.lints.samples  # noqa: F401
+from reportgen import tolerances as tol
+from reportgen.metrics.lints.findings import LINTS, Finding
 from reportgen.metrics.registry import MetricSet
-
-__all__ = [
-    "LINTS",
-    "Finding",
-    "FindingGroup",
-    "LintDef",
-    "define_lint",
-    "fails",
-    "finds",
-    "group",
-    "lint",
-]
-
 
 _RANK = {"error": 0, "warning": 1}
 

@@ -19,9 +19,10 @@ import pytest
 from reportgen.article.charts.draw import legend_columns
 from reportgen.article.charts.render import Chart, render_charts
 from reportgen.article.rundata import article_metrics
-from reportgen.article.source.manifest import ArticleSource, load_article
+from reportgen.article.source.declarations import ArticleSource
+from reportgen.article.source.manifest import load_article
 from reportgen.errors import InputError
-from reportgen.metrics import MetricSet
+from reportgen.metrics.registry import MetricSet
 
 ROOT = Path(__file__).resolve().parents[3]
 ARTICLE = ROOT / "runs" / "paiton-kimi-k3.1-pro"

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from reportgen.article.build import render_article, render_outputs
-from reportgen.article.prose.render import REFERENCE, Resolver, render_block, render_inline
-from reportgen.article.source.manifest import Text
+from reportgen.article.prose.render import render_block, render_inline
+from reportgen.article.prose.resolver import REFERENCE, Resolver
+from reportgen.article.source.declarations import Text
 from reportgen.errors import InputError
 from reportgen.formats.load import load
 from reportgen.frozendict import FrozenDict
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.model import Hardware, Setup
 
 ROOT = Path(__file__).resolve().parents[3]

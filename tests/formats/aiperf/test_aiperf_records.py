@@ -37,7 +37,8 @@ from reportgen.formats.json_input.lines import parse_json_lines
 from reportgen.formats.load import load, load_document, parse_run_file
 from reportgen.formats.registry import FORMATS, detect
 from reportgen.init.scaffold import scaffold
-from reportgen.metrics import MetricValue, compute
+from reportgen.metrics.compute import compute
+from reportgen.metrics.registry import MetricValue
 from reportgen.model import SweepRun
 
 TESTS = Path(__file__).resolve().parents[2]

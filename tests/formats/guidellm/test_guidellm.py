@@ -39,7 +39,7 @@ from reportgen.cli.main import main
 from reportgen.formats.json_input.document import parse_json
 from reportgen.formats.load import load, load_document
 from reportgen.formats.registry import FORMATS, detect
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.metrics.lints import lint
 from reportgen.model import SweepRun
 

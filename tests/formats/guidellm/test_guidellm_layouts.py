@@ -38,7 +38,7 @@ from reportgen.formats.guidellm.legacy import DEFINITIONS as LEGACY_DEFINITIONS
 from reportgen.formats.json_input.document import parse_json
 from reportgen.formats.load import load, load_document
 from reportgen.formats.registry import detect
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.model import SweepRun
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from reportgen.formats.load import load
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.model import SweepRun
 
 WILD = Path(__file__).resolve().parents[4] / "shared" / "samples" / "wild"

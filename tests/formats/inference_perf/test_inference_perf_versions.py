@@ -29,7 +29,8 @@ from reportgen.formats.inference_perf import lifecycle
 from reportgen.formats.json_input.document import parse_json
 from reportgen.formats.load import load_document
 from reportgen.init.scaffold import scaffold
-from reportgen.metrics import MetricValue, compute
+from reportgen.metrics.compute import compute
+from reportgen.metrics.registry import MetricValue
 from reportgen.model import SweepRun
 
 TESTS = Path(__file__).resolve().parents[2]

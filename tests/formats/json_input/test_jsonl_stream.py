@@ -24,7 +24,7 @@ from reportgen.errors import InputError, Problem
 from reportgen.formats.json_input.line_stream import LineIndex, stream_json_lines
 from reportgen.formats.json_input.lines import parse_json_lines
 from reportgen.formats.load import load, load_document
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.model import Run, SweepRun
 from reportgen.samples import PackedSamples
 

@@ -40,9 +40,9 @@ from reportgen.formats.llama_bench.concatenated import (
 )
 from reportgen.formats.load import load, load_document, parse_run_file
 from reportgen.init.scaffold import scaffold
-from reportgen.metrics import MetricSet, compute
+from reportgen.metrics.compute import compute
 from reportgen.metrics.lints import lint
-from reportgen.metrics.registry import coordinates
+from reportgen.metrics.registry import MetricSet, coordinates
 from reportgen.model import MatrixRun
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

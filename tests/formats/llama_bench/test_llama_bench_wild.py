@@ -20,7 +20,7 @@ from reportgen.article.tables.layout import table_views
 from reportgen.check.compare import check_article
 from reportgen.formats.load import load, parse_run_file
 from reportgen.init.scaffold import scaffold
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.model import MatrixRun
 
 WORK = Path(__file__).resolve().parents[4]

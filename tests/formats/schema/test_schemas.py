@@ -1,8 +1,9 @@
 """Schema stage: the schemas themselves, and the compiled fast path agreeing with jsonschema.
 
-`reportgen.schemas` validates with code compiled by fastjsonschema and asks jsonschema only to
-explain a failure. That is only right if both accept exactly the same documents, which these tests
-check on every example file and on random mutations of the valid ones.
+`reportgen.formats.schema.validate` validates with the predicate `compiled.py` writes and asks
+jsonschema only to explain a failure. That is only right if both accept exactly the same documents,
+which these tests check on every example file and on random mutations of the valid ones, with
+fastjsonschema (a dev dependency, never imported by reportgen) as a third, independent opinion.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from referencing import Registry, Resource
 
 from reportgen.formats.registry import detect
 from reportgen.formats.schema import validate
+from reportgen.formats.schema.compiled import Unsupported, predicate
+from reportgen.formats.schema.refs import inline_refs
 from reportgen.metrics.registry import Source
 from reportgen.model import ProvenanceStatus
 from reportgen.resources import schema_dir
@@ -36,20 +39,34 @@ def schema_files() -> list[Path]:
 
 
 @cache
-def reference_validator(name: str) -> Draft202012Validator:
-    """A plain jsonschema validator, built here independently of `reportgen.schemas`."""
+def schemas_by_id() -> dict[str, Any]:
     loaded = [json.loads(p.read_text(encoding="utf-8")) for p in schema_files()]
+    return {s["$id"]: s for s in loaded}
+
+
+@cache
+def reference_validator(name: str) -> Draft202012Validator:
+    """A plain jsonschema validator, built here independently of `reportgen.formats.schema`."""
     registry: Registry[Any] = Registry().with_resources(
-        (s["$id"], Resource.from_contents(s)) for s in loaded
+        (sid, Resource.from_contents(s)) for sid, s in schemas_by_id().items()
     )
     return Draft202012Validator(
         validate.schema(name), registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER
     )
 
 
-def compiled_accepts(name: str, data: Any) -> bool:
+@cache
+def fastjsonschema_validator(name: str) -> Any:
+    """fastjsonschema's validator for schema `name` (raises `JsonSchemaException` if invalid)."""
+    root = validate.schema(name)
+    by_id = schemas_by_id()
+    inlined = inline_refs(root, root["$id"], by_id)
+    return fastjsonschema.compile(inlined, handlers={"https": by_id.__getitem__}, use_default=False)
+
+
+def fastjsonschema_accepts(name: str, data: Any) -> bool:
     try:
-        validate._compiled(name, schema_dir())(data)  # the fast path `check` runs first
+        fastjsonschema_validator(name)(data)
     except fastjsonschema.JsonSchemaException:
         return False
     return True
@@ -57,9 +74,9 @@ def compiled_accepts(name: str, data: Any) -> bool:
 
 def assert_agree(name: str, data: Any) -> None:
     errors = [e.message for e in reference_validator(name).iter_errors(data)]
-    assert compiled_accepts(name, data) == (not errors), (name, errors)
-    # The predicate reportgen compiles itself (`reportgen.fastschema`), which `check` runs first.
-    assert validate._accepts(name, schema_dir())(data) == (not errors), (name, errors)
+    assert fastjsonschema_accepts(name, data) == (not errors), (name, errors)
+    # The predicate reportgen compiles itself (`compiled.py`), which `check` runs first.
+    assert validate.accepts(name, data) == (not errors), (name, errors)
     assert (validate.check(name, data) == []) == (not errors)
 
 
@@ -73,10 +90,32 @@ def test_schema_files_are_valid_draft_2020_12(path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", RUN_SCHEMAS)
-def test_every_run_schema_is_registered_and_compiles(name: str) -> None:
+def test_every_run_schema_is_registered(name: str) -> None:
     assert validate.SCHEMA_FILES[name] in {p.name for p in schema_files()}
     assert validate.schema(name)["$id"].endswith(validate.SCHEMA_FILES[name])
-    validate._compiled(name, schema_dir())
+
+
+@pytest.mark.parametrize("name", sorted(validate.SCHEMA_FILES))
+def test_every_bundled_schema_compiles_to_a_predicate(name: str) -> None:
+    """The compiled predicate is the only fast path: a keyword it lacks fails here."""
+    assert_agree(name, {})  # compiles the schema (or raises `Unsupported`) and runs it
+
+
+def test_a_schema_the_predicate_cannot_compile_fails_loudly(tmp_path: Path) -> None:
+    schema = {**validate.schema("provenance"), "uniqueItems": True}
+    with pytest.raises(Unsupported, match="uniqueItems"):
+        predicate(schema)
+    (tmp_path / validate.SCHEMA_FILES["provenance"]).write_text(json.dumps(schema))
+    with pytest.raises(Unsupported, match="uniqueItems"):
+        validate.check("provenance", {"status": "measured"}, tmp_path)
+
+
+def test_a_schema_nested_deeper_than_python_compiles_fails_loudly() -> None:
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(200):
+        deep = {"type": "array", "items": deep}
+    with pytest.raises(Unsupported, match="nests too deep"):
+        predicate(deep)
 
 
 def applied_schemas(data: Any) -> list[tuple[str, Any]]:
@@ -112,7 +151,7 @@ def test_compiled_and_reference_validators_agree_on_examples(label: str, data: A
     for name, value in applied_schemas(data):
         assert_agree(name, value)
         if label.startswith("valid/"):
-            assert compiled_accepts(name, value)
+            assert validate.accepts(name, value)
 
 
 @pytest.mark.parametrize(
@@ -224,7 +263,7 @@ def test_the_asserting_keywords_are_jsonschemas_own() -> None:
 
 def test_a_valid_run_file_is_read_without_importing_jsonschema() -> None:
     """jsonschema only explains a failure; a fresh process that validates a good file and
-    computes its metrics never pays for its import."""
+    computes its metrics never pays for its import (nor imports fastjsonschema, test-only)."""
     import subprocess
     import sys
     from pathlib import Path
@@ -234,11 +273,12 @@ def test_a_valid_run_file_is_read_without_importing_jsonschema() -> None:
         "import sys\n"
         "from pathlib import Path\n"
         "from reportgen.formats.load import load\n"
-        "from reportgen import metrics\n"
+        "from reportgen.metrics.compute import compute\n"
         f"found = load(sorted(Path({str(article)!r}).glob('*.json')))\n"
         "assert found.runs and not found.problems, found.problems\n"
-        "metrics.compute(found.runs)\n"
-        "print(sorted(m for m in ('jsonschema', 'referencing') if m in sys.modules))\n"
+        "compute(found.runs)\n"
+        "print(sorted(m for m in ('jsonschema', 'referencing', 'fastjsonschema')\n"
+        "             if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

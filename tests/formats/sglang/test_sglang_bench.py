@@ -40,7 +40,7 @@ from reportgen.formats.registry import FORMATS, detect
 from reportgen.formats.sglang import bench_serving
 from reportgen.formats.vllm import bench_serve
 from reportgen.init.scaffold import scaffold
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.metrics.lints import lint
 from reportgen.model import SweepRun
 

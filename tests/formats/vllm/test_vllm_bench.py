@@ -12,7 +12,7 @@ import pytest
 
 from reportgen.formats.json_input.document import parse_json
 from reportgen.formats.load import load_document
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.metrics.lints import lint
 from reportgen.model import SweepRun
 

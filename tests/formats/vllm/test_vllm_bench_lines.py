@@ -20,10 +20,10 @@ import pytest
 
 from reportgen.errors import Problem
 from reportgen.formats.json_input.lines import parse_json_lines
-from reportgen.formats.load import _source, load
+from reportgen.formats.load import load, source_file
 from reportgen.formats.schema.validate import check
 from reportgen.formats.vllm import appended, bench_serve
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.model import Provenance, SweepRun
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "lines" / "vllm-appended-results.jsonl"
@@ -41,7 +41,7 @@ def _read(text: str, label: str = "results.jsonl") -> tuple[SweepRun | None, lis
     if problems:
         return None, problems
     fmt = appended.FORMAT
-    source = _source(fmt, "", label, doc.sha256, Provenance(status="measured"))
+    source = source_file(fmt, "", label, doc.sha256, Provenance(status="measured"))
     return appended.parse(doc, found.base, source)
 
 

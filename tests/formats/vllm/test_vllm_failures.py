@@ -25,7 +25,7 @@ from reportgen.article.build import build
 from reportgen.cli.main import main
 from reportgen.formats.load import load
 from reportgen.init.scaffold import scaffold
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 from reportgen.metrics.lints import lint
 from reportgen.model import SweepRun
 

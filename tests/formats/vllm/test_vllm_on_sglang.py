@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from reportgen.formats.load import load
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 
 SGLANG = Path(__file__).resolve().parents[2] / "data" / "realtools" / "sglang"
 SHARED = ("duration", "completed", "total_input_tokens", "total_output_tokens")

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 import tinycss2
 from tinycss2 import ast
 
-from reportgen.check.html.css.doubts import Doubt, cover, text_doubts
-from reportgen.check.html.css.looks import Look, compute, hides_contents, ua_hidden
+from reportgen.check.html.css.doubts import cover, text_doubts
+from reportgen.check.html.css.look import Doubt, Look
+from reportgen.check.html.css.looks import compute, hides_contents, ua_hidden
 from reportgen.check.html.css.match import MAYBE, NO, Matcher, TooComplex, candidates, element_keys
 from reportgen.check.html.css.rules import UNLAYERED, Decl, Note, Rule, Styles
 from reportgen.check.html.css.scenarios import STATE, Scenario, scenarios

@@ -15,11 +15,10 @@ wide or high.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from tinycss2 import ast
 
+from reportgen.check.html.css.look import Doubt, Look
 from reportgen.check.html.css.rules import Decl
 from reportgen.check.html.css.values import (
     OFF,
@@ -35,9 +34,6 @@ from reportgen.check.html.css.values import (
     transform,
 )
 
-if TYPE_CHECKING:
-    from reportgen.check.html.css.looks import Look
-
 SMALL_PX, FAINT, LOW_CONTRAST, TINY_BOX = 4.0, 0.2, 1.25, 2.0
 # a property's winning declaration and its value with variables substituted, or None
 Value = Callable[[str], tuple[Decl, list[ast.Node]] | None]
@@ -49,26 +45,12 @@ def ident(tokens: Sequence[ast.Node]) -> str | None:
     return parts[0].lower_value if parts and parts[0].type == "ident" else None
 
 
-@dataclass(frozen=True)
-class Doubt:
-    """A style that may keep readers from seeing text, and where it is."""
-
-    what: str
-    line: int
-    col: int
-    where: str = ""
-
-    def said(self) -> str:
-        place = self.where or (f"line {self.line}" if self.line else "")
-        return f"{self.what} ({place})" if place else self.what
-
-
 def doubt(decl: Decl, what: str | None = None) -> Doubt:
     return Doubt(what or decl.text(), decl.line, decl.col, decl.where)
 
 
 def box_doubts(look: Look, value: Value, flex_parent: bool) -> None:
-    """What the element does to everything in it, added to `look.doubts`."""
+    """What the element does to everything in it, added to the look's doubts."""
     basis = Basis(em=look.font, rem=look.root_font)
     doubts = list(look.doubts)
 
