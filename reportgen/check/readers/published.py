@@ -17,10 +17,15 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from reportgen.check.readers.markdown import plain_line
 from reportgen.check.readers.pipetables import ParsedTable, find_tables, is_row
+from reportgen.check.readers.protocol import Found
 from reportgen.check.readers.shape import Shape, normalize
+
+if TYPE_CHECKING:
+    from reportgen.check.readers.pipeline import Reading
 
 UNITS = r"tok/s|req/s|ms|s|tokens|requests|x|\u00d7|%"
 # Runs of whitespace are possessive (`\s*+`): what follows each never starts with a space, so
@@ -303,3 +308,30 @@ def reported_in_lines(
 def reported_numbers(text: str, shape: Shape) -> list[Reported]:
     """Every number a plain-text or Markdown article reports (see `reported_in_lines`)."""
     return reported_in_lines(text_lines(text), shape)
+
+
+def _untied(r: Reported) -> bool:
+    return r.metric_id is None and r.table is None and r.malformed is None
+
+
+class LinesReader:
+    """The first reader (`pipeline.READERS`): pipe and grid tables, which it reads whole, and
+    number-first headlines and declared sentences. A number first on a line with a unit but no
+    declared caption beside it is offered to the later readers."""
+
+    name = "tables, headlines and sentences in lines"
+
+    def read(self, reading: Reading) -> Found:
+        """The numbers of the lines no reader read whole (see `reported_in_lines`)."""
+        lines = reading.unread_lines()
+        tables = find_tables(lines, reading.shape)
+        numbers = reported_in_lines(lines, reading.shape, tables)
+        return Found(
+            numbers=tuple(r for r in numbers if not _untied(r)),
+            offered=tuple(r for r in numbers if _untied(r)),
+            lines=frozenset({n for t in tables for n, _ in t.rows} | {t.line for t in tables}),
+            tables=frozenset(t.shape.id for t in tables if t.shape),
+        )
+
+
+READER = LinesReader()
