@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from reportgen.check.readers.published import Reported
+from reportgen.check.readers.reported import Reported
 from reportgen.stats import median
 
 

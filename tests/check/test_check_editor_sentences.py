@@ -28,7 +28,8 @@ from reportgen.check.claims.together import derived_problem
 from reportgen.check.compare import check_article, check_published
 from reportgen.check.readers.align import in_shared_sentences
 from reportgen.check.readers.pipeline import reported
-from reportgen.check.readers.published import Reported, text_lines
+from reportgen.check.readers.published import text_lines
+from reportgen.check.readers.reported import Reported
 from reportgen.check.result import Item, expected_numbers
 from reportgen.metrics.display import display_for, format_number
 

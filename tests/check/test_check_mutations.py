@@ -41,7 +41,8 @@ from helpers_claims import claims, quotes, several
 from reportgen.article.build import Built, build, render_article
 from reportgen.check.compare import article_shape, check_published
 from reportgen.check.readers.pipeline import reported
-from reportgen.check.readers.published import Reported, parse_number, text_lines
+from reportgen.check.readers.published import parse_number, text_lines
+from reportgen.check.readers.reported import Reported
 from reportgen.check.readers.shape import Shape
 from reportgen.check.result import expected_numbers
 

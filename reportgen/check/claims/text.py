@@ -69,9 +69,9 @@ from reportgen.check.claims.words import (
     unwrapped,
     word,
 )
-from reportgen.check.readers.published import Reported, parse_number
+from reportgen.check.readers.published import parse_number
+from reportgen.check.readers.reported import Reported, Token
 from reportgen.check.readers.shape import Metric
-from reportgen.check.readers.stream import Token
 from reportgen.metrics.display import unit_factor
 
 # A sentence longer than `LONG` tokens is no sentence anyone writes: each of its numbers reads

@@ -26,7 +26,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from reportgen.check.readers.published import Reported, parse_number
+from reportgen.check.readers.published import parse_number
+from reportgen.check.readers.reported import Reported
 from reportgen.metrics.display import Display, format_number, unit_factor
 
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from reportgen.check.readers.published import parse_number
+from reportgen.check.readers.reported import Token
 from reportgen.check.readers.shape import Metric
-from reportgen.check.readers.stream import Token
 
 _BIGGER = frozenset(["higher", "more", "larger", "greater", "bigger", "longer"])
 _SMALLER = frozenset(["lower", "less", "smaller", "fewer", "shorter"])

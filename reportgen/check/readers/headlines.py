@@ -21,9 +21,11 @@ import math
 import re
 from collections.abc import Sequence
 
-from reportgen.check.readers.published import Reported, malformed, parse_number
+from reportgen.check.readers.protocol import Found, Reading
+from reportgen.check.readers.published import malformed, parse_number
+from reportgen.check.readers.reported import Reported, Token
 from reportgen.check.readers.shape import HeadlineShape, Shape, normalize
-from reportgen.check.readers.stream import Token, match_template
+from reportgen.check.readers.stream import match_template
 
 _UNIT = re.compile(r"^(tok/s|ms|s)[,.;:]?$")
 _DASH = re.compile(r"^[:=\u2013\u2014-]+$")
@@ -195,3 +197,19 @@ def stream_headlines(toks: Sequence[Token], shape: Shape, found: set[str]) -> li
         if one is not None:
             out.append(one)
     return out
+
+
+class HeadlinesReader:
+    """The third reader (`pipeline.READERS`): the declared headlines no reader before it found
+    (`stream_headlines`), in the tokens no reader read; none at a number's place found before."""
+
+    name = "headlines in a word stream"
+
+    def read(self, reading: Reading) -> Found:
+        """The headlines left, each at a place no reader claimed."""
+        found = {r.metric_id for r in reading.found if r.metric_id and r.table is None}
+        heads = stream_headlines(reading.unread(), reading.shape, found)
+        return Found(numbers=tuple(h for h in heads if not reading.is_claimed(h)))
+
+
+READER = HeadlinesReader()

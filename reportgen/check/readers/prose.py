@@ -35,9 +35,10 @@ from reportgen.check.claims.words import ends, near, sentences, unwrapped
 from reportgen.check.html.prepare import defused
 from reportgen.check.html.text import SKIP
 from reportgen.check.readers.align import Aligner, in_shared_sentences
-from reportgen.check.readers.published import UNITS, Reported, malformed, parse_number
+from reportgen.check.readers.protocol import Found, Reading
+from reportgen.check.readers.published import UNITS, malformed, parse_number
+from reportgen.check.readers.reported import Reported, Token
 from reportgen.check.readers.shape import Expected, Metric, normalize
-from reportgen.check.readers.stream import Token
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+){2,}(?:[-+.]\w+)?$")  # 0.7.7, 0.1.60, 1.2.3-rc1
 _UNIT = re.compile(rf"^({UNITS})[,.;:)]*$")
@@ -309,3 +310,22 @@ def prose_numbers(
     starts = [(pub[span.start].line, pub[span.start].col) for span in spans]
     at = {(t.line, t.col): starts[copy_sentence[i]] for i, t in enumerate(pub)}
     return [replace(r, sentence=at.get((r.line, r.col))) for r in out]
+
+
+class ProseReader:
+    """The last reader (`pipeline.READERS`), when the article's prose is known: every number
+    in the tokens no reader read or claimed (`prose_numbers`), the ones offered included."""
+
+    name = "prose"
+
+    def read(self, reading: Reading) -> Found:
+        """Every number left, judged against the built article's prose or a claim."""
+        shape = reading.shape
+        if not shape.prose:
+            return Found()
+        toks = reading.unclaimed()
+        found = prose_numbers(toks, shape.prose, shape.chart_text, shape.shown, shape.aligner)
+        return Found(numbers=tuple(found), reads_rest=True)
+
+
+READER = ProseReader()

@@ -16,10 +16,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from reportgen.check.readers.markdown import plain_line
 from reportgen.check.readers.pipetables import ParsedTable, find_tables, is_row
+from reportgen.check.readers.protocol import Found, Reading
+from reportgen.check.readers.reported import Lines, Reported
 from reportgen.check.readers.shape import Shape, normalize
 
 UNITS = r"tok/s|req/s|ms|s|tokens|requests|x|\u00d7|%"
@@ -66,45 +67,6 @@ def malformed(text: str) -> str | None:
 HEADLINE = re.compile(r"^\s*+(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*+(tok/s|ms|s)\s*+(.*)$")
 # a number and its unit alone on a line, well formed or not ("-183 tok/s", "183K tok/s")
 _LONE = re.compile(r"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:tok/s|ms|s)\s*+$")
-
-Lines = list[tuple[int, str]]  # (line number in the source, text)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Reported:
-    """One number as an article shows it, and where."""
-
-    line: int
-    col: int
-    text: str
-    value: float
-    decimals: int
-    unit: str | None
-    metric_id: str | None  # None: the number matches no metric (unverified)
-    table: str | None = None  # the table's id (or the caption of an unknown table)
-    row: str | None = None
-    column: str | None = None
-    malformed: str | None = None  # why the shown text is not a well-formed number
-    # the unit is the table caption's, which a column of another dimension (a ratio) overrides
-    unit_soft: bool = False
-    # where the unit it is read in is written, when not beside it: (line, col, the column's
-    # header or the table's caption)
-    unit_from: tuple[int, int, str] | None = None
-    # a number the article's source writes literally (a date, a version): the text it writes
-    expected_text: str | None = None
-    in_prose: bool = False  # read from running text, where a setting may be said twice
-    # why a number tied to its metric by a sentence's words may state something else (it is
-    # said as a bound or an estimate): a match is a match, a difference is unverified, not a
-    # mismatch. Empty: judged as any number is.
-    tentative: str = ""
-    # read in running text: where its sentence starts (line, col), which groups the numbers
-    # that are judged together
-    sentence: tuple[int, int] | None = None
-    # tied by a reader's guess in a sentence that states other claims or quotes too: a
-    # difference is a mismatch only when every other number of its sentence checks out
-    several: bool = False
-    # a ratio written beside its operands ("3.5x ... (420 vs 120 tok/s)"): their texts
-    operands: tuple[str, str] | None = None
 
 
 def parse_number(text: str) -> tuple[float, int, str | None] | None:
@@ -313,3 +275,30 @@ def reported_in_lines(
 def reported_numbers(text: str, shape: Shape) -> list[Reported]:
     """Every number a plain-text or Markdown article reports (see `reported_in_lines`)."""
     return reported_in_lines(text_lines(text), shape)
+
+
+def _untied(r: Reported) -> bool:
+    return r.metric_id is None and r.table is None and r.malformed is None
+
+
+class LinesReader:
+    """The first reader (`pipeline.READERS`): pipe and grid tables, which it reads whole, and
+    number-first headlines and declared sentences. A number first on a line with a unit but no
+    declared caption beside it is offered to the later readers."""
+
+    name = "tables, headlines and sentences in lines"
+
+    def read(self, reading: Reading) -> Found:
+        """The numbers of the lines no reader read whole (see `reported_in_lines`)."""
+        lines = reading.unread_lines()
+        tables = find_tables(lines, reading.shape)
+        numbers = reported_in_lines(lines, reading.shape, tables)
+        return Found(
+            numbers=tuple(r for r in numbers if not _untied(r)),
+            offered=tuple(r for r in numbers if _untied(r)),
+            lines=frozenset({n for t in tables for n, _ in t.rows} | {t.line for t in tables}),
+            tables=frozenset(t.shape.id for t in tables if t.shape),
+        )
+
+
+READER = LinesReader()

@@ -25,7 +25,8 @@ from typing import Literal
 from reportgen.check.html.styles import Fetch, Unreadable
 from reportgen.check.html.text import Page, read_html
 from reportgen.check.readers.pdftext import pdf_text
-from reportgen.check.readers.published import Lines, text_lines
+from reportgen.check.readers.published import text_lines
+from reportgen.check.readers.reported import Lines
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import COUNT_CAPS, Count, cap_count, read_input
 

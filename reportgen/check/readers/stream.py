@@ -26,21 +26,15 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from reportgen.check.readers.pipetables import is_title_line
-from reportgen.check.readers.published import UNITS, Lines, Reported, malformed, parse_number
+from reportgen.check.readers.protocol import Found, Reading
+from reportgen.check.readers.published import UNITS, malformed, parse_number
+from reportgen.check.readers.reported import Lines, Reported, Token
 from reportgen.check.readers.shape import Grid, TableShape, normalize
 
 _MARK = re.compile(r"^[*†‡§¶#,]+$")
 _UNIT = re.compile(rf"^({UNITS})$")
 _PARENS = re.compile(r"\([^()]*\)")
 _GLUED = re.compile(r"^(tok/s|ms)(?=[A-Za-z0-9])")
-
-
-@dataclass(frozen=True)
-class Token:
-    line: int
-    col: int
-    text: str
-    words: tuple[str, ...]  # its normalized words (none for punctuation or a footnote mark)
 
 
 def tokens(lines: Lines, skip: set[int]) -> list[Token]:
@@ -429,3 +423,25 @@ def stream_tables(
             last = max(where[(r.line, r.col)] for r in best[2])
             spans.update((t.line, t.col) for t in toks[first : last + 1])
     return out, spans
+
+
+class StreamTablesReader:
+    """The second reader (`pipeline.READERS`): the article's tables no reader before it read,
+    from every token of the lines not read whole (`stream_tables`). It reads each table's
+    tokens, from its title to its last cell."""
+
+    name = "tables in a word stream"
+
+    def read(self, reading: Reading) -> Found:
+        """The cells of the tables left, and the places of their tokens."""
+        shape = reading.shape
+        rest = [t for t in shape.tables if t.id not in reading.tables_read]
+        cells, places = stream_tables(reading.tokens(), rest, [t.title for t in shape.tables])
+        return Found(
+            numbers=tuple(cells),
+            places=frozenset(places),
+            tables=frozenset(r.table for r in cells if r.table),
+        )
+
+
+READER = StreamTablesReader()

@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from reportgen.check.readers.published import Reported
+from reportgen.check.readers.reported import Reported
 from reportgen.metrics.display import unit_factor
 from reportgen.metrics.registry import MetricValue
 
