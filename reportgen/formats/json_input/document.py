@@ -256,9 +256,10 @@ def child_offset(text: str, i: int, token: str) -> int | None:
     return None
 
 
-def walk_problems(label: str, text: str) -> list[Problem]:
+def walk_problems(label: str, text: str, *, overflows: bool = False) -> list[Problem]:
     """Slow full walk: every duplicate key, NaN/Infinity, over-long integer and string with a
-    lone surrogate, located.
+    lone surrogate, located; with `overflows`, every number no 64-bit float holds too (10**400,
+    1e999), which the formats otherwise judge one by one.
 
     The walk is lenient about syntax; a permissive parse afterwards reports any syntax error.
     """
@@ -326,7 +327,11 @@ def walk_problems(label: str, text: str) -> list[Problem]:
             decoded, end = _DECODER.raw_decode(text, i)
             if isinstance(decoded, str):
                 lone(decoded, i, path)
-            elif type(decoded) is int and not -FLOAT_MAX <= decoded <= FLOAT_MAX:
+            elif (
+                overflows
+                and type(decoded) in (int, float)
+                and not -FLOAT_MAX <= decoded <= FLOAT_MAX
+            ):
                 line, col = line_col(text, i)
                 at = pointer_of(path)
                 problems.add(Problem(path=label, line=line, col=col, pointer=at, message=TOO_LARGE))
@@ -468,11 +473,13 @@ _LONG_DIGITS = re.compile(r"(?<![0-9])[0-9]{309}")
 
 
 def too_large_integers(label: str, text: str) -> list[Problem]:
-    """The located integers in the parsed JSON `text` that no 64-bit float can hold (10**400):
-    every reader of the value would fail on it, so the file (or line) is refused where it is."""
+    """The located numbers in the parsed JSON `text` that no 64-bit float can hold, when it has an
+    integer of 309 digits or more (10**400): every reader of such an integer would fail on it, so
+    the file (or line) is refused, at every number too large (1e999 too)."""
     if _LONG_DIGITS.search(text) is None:
         return []
-    return [p for p in walk_problems(label, text) if p.message == TOO_LARGE]
+    found = walk_problems(label, text, overflows=True)
+    return [p for p in found if p.message == TOO_LARGE]
 
 
 def unfit_numbers(raw: Mapping[str, Any]) -> list[str]:
