@@ -322,15 +322,22 @@ def main() -> None:
         if args.quick:
             return
 
-        print("\nbreakdown of the reportgen path (CPU seconds, median of 3)")
-        runs = [[_stages(path) for _ in range(3)] for path, _ in files]
-        print(f"{'stage':<56}" + "".join(f"{s:>10,}" for _, s in files))
-        for stage in runs[0][0]:
-            cols = [statistics.median(r[stage] for r in by_size) for by_size in runs]
-            print(f"{stage:<56}" + "".join(f"{c:>10.3f}" for c in cols))
-        cols = [med[(i, "json")] for i in range(len(files))]
-        print(f"{'json.load, for reference':<56}" + "".join(f"{c:>10.3f}" for c in cols))
-        print(f"{'once per process: load and compile the schemas':<56}{setup:>10.3f}")
+        _breakdown(files, med, setup)
+
+
+def _breakdown(
+    files: list[tuple[Path, int]], med: dict[tuple[int, str], float], setup: float
+) -> None:
+    """The reportgen path's stages, each file's median CPU seconds, beside json.load's."""
+    print("\nbreakdown of the reportgen path (CPU seconds, median of 3)")
+    runs = [[_stages(path) for _ in range(3)] for path, _ in files]
+    print(f"{'stage':<56}" + "".join(f"{s:>10,}" for _, s in files))
+    for stage in runs[0][0]:
+        cols = [statistics.median(r[stage] for r in by_size) for by_size in runs]
+        print(f"{stage:<56}" + "".join(f"{c:>10.3f}" for c in cols))
+    cols = [med[(i, "json")] for i in range(len(files))]
+    print(f"{'json.load, for reference':<56}" + "".join(f"{c:>10.3f}" for c in cols))
+    print(f"{'once per process: load and compile the schemas':<56}{setup:>10.3f}")
 
 
 if __name__ == "__main__":

@@ -289,6 +289,31 @@ def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
         return found
 
 
+def _load_file(path: Path, label: str, inside: Path | None) -> tuple[Run | None, list[Problem]]:
+    """One run file read, validated and normalized: a large llm-inference-bench file by the fast
+    path, a `.jsonl` file of a reducing format line by line, any other read whole; the run is None
+    when the file has errors, and a file that cannot be read or parsed gives its problems (a
+    tool's non-run file named as such)."""
+    raw: bytes | None = None
+    try:
+        streamed = _streamed(path, label, inside) if path.suffix == ".jsonl" else None
+        if streamed is None:
+            raw = read_input(path, "run", label=label, inside=inside)
+            big = len(raw) >= FAST_FROM_BYTES and path.suffix != ".jsonl"
+            fast = fast_run(label, raw) if big else None
+            if fast is not None:
+                return fast, []
+            doc = parse_run_file(label, raw, path)
+    except InputError as exc:
+        other = sibling_of_bytes(FORMATS, raw) if raw is not None else None
+        return None, (
+            [Problem(path=label, line=1, col=1, pointer="", message=other)]
+            if other
+            else list(exc.problems)
+        )
+    return load_document(doc) if streamed is None else load_streamed(streamed)
+
+
 def load(
     paths: Iterable[Path], *, label_root: Path | None = None, inside: Path | None = None
 ) -> LoadResult:
@@ -301,26 +326,7 @@ def load(
     problems: list[Problem] = []
     for path in paths:
         label = str(path.relative_to(label_root)) if label_root else str(path)
-        raw: bytes | None = None
-        try:
-            streamed = _streamed(path, label, inside) if path.suffix == ".jsonl" else None
-            if streamed is None:
-                raw = read_input(path, "run", label=label, inside=inside)
-                big = len(raw) >= FAST_FROM_BYTES and path.suffix != ".jsonl"
-                fast = fast_run(label, raw) if big else None
-                if fast is not None:
-                    runs.append(fast)
-                    continue
-                doc = parse_run_file(label, raw, path)
-        except InputError as exc:
-            other = sibling_of_bytes(FORMATS, raw) if raw is not None else None
-            problems.extend(
-                [Problem(path=label, line=1, col=1, pointer="", message=other)]
-                if other
-                else exc.problems
-            )
-            continue
-        run, found = load_document(doc) if streamed is None else load_streamed(streamed)
+        run, found = _load_file(path, label, inside)
         problems.extend(found)
         if run is not None:
             runs.append(run)

@@ -129,6 +129,33 @@ def simulate(
             nxt = new_request(r.stream, now + gap)
             queue.append(nxt)
     assert ready is not None
+    samples, window_tokens, last_arrival = _record(
+        requests, ready, window_end, snapshot, input_tokens
+    )
+    return CellSim(
+        samples=samples,
+        window_tokens=window_tokens,
+        measurement_s=round(last_arrival - ready, 6),
+        wall_s=round(duration_s + 0.2 * rng.random(), 6),
+        warmup_s=round(ready, 6),
+        effective_concurrency=float(concurrency),
+        timeline=tuple(
+            (r.stream, r.sent, r.first, r.done if r.done is not None else window_end)
+            for r in requests
+        ),
+    )
+
+
+def _record(
+    requests: list[_Request],
+    ready: float,
+    window_end: float,
+    snapshot: dict[int, float],
+    input_tokens: Callable[[], int],
+) -> tuple[list[dict[str, Any]], int, float]:
+    """Each request that got its first token as the bench records it, the tokens streamed inside
+    the window (`snapshot`: each stream's count when it opened at `ready`), and the last token's
+    arrival in it."""
     samples = []
     window_tokens = 0
     last_arrival = ready
@@ -160,18 +187,7 @@ def simulate(
                 "completed": r.done is not None,
             }
         )
-    return CellSim(
-        samples=samples,
-        window_tokens=window_tokens,
-        measurement_s=round(last_arrival - ready, 6),
-        wall_s=round(duration_s + 0.2 * rng.random(), 6),
-        warmup_s=round(ready, 6),
-        effective_concurrency=float(concurrency),
-        timeline=tuple(
-            (r.stream, r.sent, r.first, r.done if r.done is not None else window_end)
-            for r in requests
-        ),
-    )
+    return samples, window_tokens, last_arrival
 
 
 def _cell_metrics(sim: CellSim) -> tuple[float, float, float]:

@@ -1145,7 +1145,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def produce(paths: Paths, names: list[str], *, install_only: bool, t_start: float) -> int:
+def produce(paths: Paths, names: list[str], *, install_only: bool, t_start: float) -> int:  # noqa: PLR0915 -- the real-tools run step by step; a split could not be re-run here
     log(f"tools: {', '.join(names)}; cache {paths.cache}; out {paths.out}")
     ensure_venv(paths, "core", PY311, CORE_PACKAGES)
     installs: dict[str, dict[str, Any]] = {}

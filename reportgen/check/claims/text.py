@@ -374,47 +374,76 @@ def tie(
             k for k in mine if k not in claims and k not in in_groups and unit_of[k] in QUOTED
         ]
         values = sorted([*claims, *in_groups, *quoted])
-        for k, c in claims.items():
-            pair = groups.get(k)
-            found = sentence.around(k).claim(k, c, pair)
-            if pair is None and found is not None and sentence.ends is not None:
-                # "fell by 12% from 420 tok/s at 1K to 370 tok/s at 4K": its two sides' values
-                pair = _from_to(sentence, sentence.ends, wanted, unit_of)
-            if pair is not None:
-                shown_in = (unit_of[pair[0]], unit_of[pair[1]])
-                found = _operands(sentence, k, c, pair, shown_in, found, out)
-            if found is not None:
-                out[k] = found
+        _tie_claims(sentence, claims, groups, wanted, unit_of, out)
         sentence.operands.sort()
         # operands no claim tied are quoted as any number with a unit is
         quoted = sorted([*quoted, *(k for k in in_groups if k not in out)])
-        for k in quoted:
-            unit = unit_of[k]
-            if unit not in QUOTED or k in out:
-                continue
-            found = sentence.around(k).quote(k, unit, values)
-            if found is not None:
-                out[k] = found
+        _tie_quotes(sentence, quoted, unit_of, values, out)
         if any(k in out for k in values):
             said = set(values)
             out.update({k: None for k in sentence.used if k in wanted and k not in said})
-        read_as = Counter(r.metric_id for k in values if (r := out.get(k)) and r.metric_id)
-        for k in values:
-            found = out.get(k)
-            if found is None:
-                continue
-            if hedged(toks, k):
-                out[k] = replace(found, tentative="it is said as an estimate or a bound")
-            elif (
-                found.metric_id and read_as[found.metric_id] > 1
-            ):  # two numbers of one metric: one is misread
-                out[k] = replace(
-                    found,
-                    tentative=f"another number of its sentence reads as {found.metric_id} too",
-                )
-            elif len(values) > 1:
-                out[k] = replace(found, several=True)
+        _qualify(toks, values, out)
     return out
+
+
+def _tie_claims(
+    sentence: _Sentence,
+    claims: dict[int, Claim],
+    groups: dict[int, tuple[int, int]],
+    wanted: set[int],
+    unit_of: dict[int, str | None],
+    out: dict[int, Reported | None],
+) -> None:
+    """Each claim of a sentence tied to its metric, with the two values it compares, into `out`."""
+    for k, c in claims.items():
+        pair = groups.get(k)
+        found = sentence.around(k).claim(k, c, pair)
+        if pair is None and found is not None and sentence.ends is not None:
+            # "fell by 12% from 420 tok/s at 1K to 370 tok/s at 4K": its two sides' values
+            pair = _from_to(sentence, sentence.ends, wanted, unit_of)
+        if pair is not None:
+            shown_in = (unit_of[pair[0]], unit_of[pair[1]])
+            found = _operands(sentence, k, c, pair, shown_in, found, out)
+        if found is not None:
+            out[k] = found
+
+
+def _tie_quotes(
+    sentence: _Sentence,
+    quoted: list[int],
+    unit_of: dict[int, str | None],
+    values: list[int],
+    out: dict[int, Reported | None],
+) -> None:
+    """Each number of a sentence quoted with a unit, and tied to nothing yet, into `out`."""
+    for k in quoted:
+        unit = unit_of[k]
+        if unit not in QUOTED or k in out:
+            continue
+        found = sentence.around(k).quote(k, unit, values)
+        if found is not None:
+            out[k] = found
+
+
+def _qualify(toks: Sequence[Token], values: list[int], out: dict[int, Reported | None]) -> None:
+    """A sentence's tied numbers marked: tentative when hedged or when two read as one metric,
+    else one of several."""
+    read_as = Counter(r.metric_id for k in values if (r := out.get(k)) and r.metric_id)
+    for k in values:
+        found = out.get(k)
+        if found is None:
+            continue
+        if hedged(toks, k):
+            out[k] = replace(found, tentative="it is said as an estimate or a bound")
+        elif (
+            found.metric_id and read_as[found.metric_id] > 1
+        ):  # two numbers of one metric: one is misread
+            out[k] = replace(
+                found,
+                tentative=f"another number of its sentence reads as {found.metric_id} too",
+            )
+        elif len(values) > 1:
+            out[k] = replace(found, several=True)
 
 
 def _groups(

@@ -256,25 +256,31 @@ def child_offset(text: str, i: int, token: str) -> int | None:
     return None
 
 
-def walk_problems(label: str, text: str, *, overflows: bool = False) -> list[Problem]:
-    """Slow full walk: every duplicate key, NaN/Infinity, over-long integer and string with a
-    lone surrogate, located; with `overflows`, every number no 64-bit float holds too (10**400,
-    1e999), which the formats otherwise judge one by one.
+class _Walk:
+    """The slow full walk over one JSON text, collecting its located problems.
 
-    The walk is lenient about syntax; a permissive parse afterwards reports any syntax error.
+    Each nesting level is one `value` frame, as many as Python's recursion limit allows.
     """
-    problems = Capped()  # a file of a million NaNs: the first ones kept, the others counted
 
-    def lone(string: str, at: int, path: list[str | int], what: str = "string") -> None:
+    def __init__(self, label: str, text: str, overflows: bool) -> None:
+        self.label, self.text, self.overflows = label, text, overflows
+        # a file of a million NaNs: the first ones kept, the others counted
+        self.problems = Capped()
+
+    def add(self, at: int, path: list[str | int], message: str) -> None:
+        line, col = line_col(self.text, at)
+        self.problems.add(
+            Problem(path=self.label, line=line, col=col, pointer=pointer_of(path), message=message)
+        )
+
+    def lone(self, string: str, at: int, path: list[str | int], what: str = "string") -> None:
         escape = lone_surrogate(string)  # a key's is placed at its object: no pointer holds one
         if escape is not None:
-            line, col = line_col(text, at)
-            message = LONE_SURROGATE.format(what, escape)
-            problems.add(
-                Problem(path=label, line=line, col=col, pointer=pointer_of(path), message=message)
-            )
+            self.add(at, path, LONE_SURROGATE.format(what, escape))
 
-    def value(i: int, path: list[str | int]) -> int:
+    def value(self, i: int, path: list[str | int]) -> int:
+        """Walk the value at `i`; the index just after it."""
+        text = self.text
         i = skip_ws(text, i)
         ch = text[i]
         if ch == "{":
@@ -283,21 +289,12 @@ def walk_problems(label: str, text: str, *, overflows: bool = False) -> list[Pro
             while text[i] == '"':
                 key_at = i
                 key, i = scanstring(text, i + 1)
-                lone(key, key_at, path, "a key")
+                self.lone(key, key_at, path, "a key")
                 if key in seen:
-                    line, col = line_col(text, key_at)
-                    problems.add(
-                        Problem(
-                            path=label,
-                            line=line,
-                            col=col,
-                            pointer=pointer_of([*path, key]),
-                            message=f"duplicate key {key!r} in object",
-                        )
-                    )
+                    self.add(key_at, [*path, key], f"duplicate key {key!r} in object")
                 seen.add(key)
                 i = skip_ws(text, i) + 1
-                i = skip_ws(text, value(i, [*path, key]))
+                i = skip_ws(text, self.value(i, [*path, key]))
                 if text[i] == ",":
                     i = skip_ws(text, i + 1)
             return i + 1
@@ -305,57 +302,55 @@ def walk_problems(label: str, text: str, *, overflows: bool = False) -> list[Pro
             i = skip_ws(text, i + 1)
             index = 0
             while text[i] != "]":
-                i = skip_ws(text, value(i, [*path, index]))
+                i = skip_ws(text, self.value(i, [*path, index]))
                 if text[i] == ",":
                     i = skip_ws(text, i + 1)
                 index += 1
             return i + 1
+        return self.scalar(i, path)
+
+    def scalar(self, i: int, path: list[str | int]) -> int:
+        """Walk the string, number or literal at `i`; the index just after it."""
+        text, ch = self.text, self.text[i]
         if text.startswith(("NaN", "Infinity", "-Infinity"), i):
             word = "-Infinity" if ch == "-" else ("NaN" if ch == "N" else "Infinity")
-            line, col = line_col(text, i)
-            problems.add(
-                Problem(
-                    path=label,
-                    line=line,
-                    col=col,
-                    pointer=pointer_of(path),
-                    message=f"{word} is not valid JSON; a measurement must be a finite number",
-                )
-            )
+            self.add(i, path, f"{word} is not valid JSON; a measurement must be a finite number")
             return i + len(word)
         try:
             decoded, end = _DECODER.raw_decode(text, i)
             if isinstance(decoded, str):
-                lone(decoded, i, path)
+                self.lone(decoded, i, path)
             elif (
-                overflows
+                self.overflows
                 and type(decoded) in (int, float)
                 and not -FLOAT_MAX <= decoded <= FLOAT_MAX
             ):
-                line, col = line_col(text, i)
-                at = pointer_of(path)
-                problems.add(Problem(path=label, line=line, col=col, pointer=at, message=TOO_LARGE))
+                self.add(i, path, TOO_LARGE)
         except json.JSONDecodeError:
             raise
         except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
             end = i + 1
             while end < len(text) and text[end].isdigit():
                 end += 1
-            line, col = line_col(text, i)
-            problems.add(
-                Problem(
-                    path=label,
-                    line=line,
-                    col=col,
-                    pointer=pointer_of(path),
-                    message=f"integer with {end - i - (ch == '-')} digits is far too long for a "
-                    "measurement",
-                )
+            self.add(
+                i,
+                path,
+                f"integer with {end - i - (ch == '-')} digits is far too long for a measurement",
             )
         return int(end)
 
+
+def walk_problems(label: str, text: str, *, overflows: bool = False) -> list[Problem]:
+    """Slow full walk: every duplicate key, NaN/Infinity, over-long integer and string with a
+    lone surrogate, located; with `overflows`, every number no 64-bit float holds too (10**400,
+    1e999), which the formats otherwise judge one by one.
+
+    The walk is lenient about syntax; a permissive parse afterwards reports any syntax error.
+    """
+    walk = _Walk(label, text, overflows)
+    problems = walk.problems
     try:
-        value(0, [])
+        walk.value(0, [])
     except RecursionError:
         problems.add(
             Problem(path=label, line=1, col=1, pointer="", message="JSON nested too deeply")

@@ -141,6 +141,20 @@ def _schema(w: _Writer, schema: Any, x: str, depth: int) -> None:
         raise Unsupported(", ".join(unknown))
     t = w.name("t")
     w.line(depth, f"{t} = {x}.__class__")
+    names = _type(w, schema, x, t, depth)
+    for kind, (keywords, kind_types) in _KINDS.items():
+        if keywords & schema.keys():
+            emit = _EMITTERS[kind]
+            if names is not None and set(names) <= kind_types:
+                emit(w, schema, x, depth)  # the type test above already proved the kind
+            else:
+                w.block(depth, f"if {_GUARDS[kind].format(t=t)}:", partial(emit, w, schema, x))
+    _combined(w, schema, x, depth)
+
+
+def _type(w: _Writer, schema: dict[str, Any], x: str, t: str, depth: int) -> list[str] | None:
+    """Lines for `type`, `enum` and `const` (`t`: the variable holding the value's class); the
+    type names, None when the schema names none."""
     types = schema.get("type")
     names = [types] if isinstance(types, str) else types
     if names is not None:
@@ -157,13 +171,11 @@ def _schema(w: _Writer, schema: Any, x: str, depth: int) -> None:
     elif "const" in schema:
         (value,) = _strings([schema["const"]])
         w.line(depth, f"if not ({t} is str and {x} == {value!r}): return False")
-    for kind, (keywords, kind_types) in _KINDS.items():
-        if keywords & schema.keys():
-            emit = _EMITTERS[kind]
-            if names is not None and set(names) <= kind_types:
-                emit(w, schema, x, depth)  # the type test above already proved the kind
-            else:
-                w.block(depth, f"if {_GUARDS[kind].format(t=t)}:", partial(emit, w, schema, x))
+    return names
+
+
+def _combined(w: _Writer, schema: dict[str, Any], x: str, depth: int) -> None:
+    """Lines for the schemas `schema` combines: allOf, anyOf, oneOf, not, and if/then/else."""
     for sub in schema.get("allOf", []):
         _schema(w, sub, x, depth)
     if "anyOf" in schema:

@@ -71,6 +71,21 @@ def box_doubts(look: Look, value: Value, flex_parent: bool) -> None:
         found = value(prop)
         if found is not None and _clips(prop, found[1], basis):
             note(found[0])
+    _transformed(look, value, note, basis)
+    _moved_off(look, value, note)
+    _overflow(look, value, note, basis)
+    _reordered(look, value, note, flex_parent)
+    content = value("content")
+    if content is not None and any(
+        t.type == "url" or t.type == "function" and t.lower_name == "url" for t in content[1]
+    ):
+        note(content[0], f"{content[0].text()}, an image in place of its text")
+    look.doubts = tuple(doubts)
+
+
+def _transformed(look: Look, value: Value, note: Callable[..., None], basis: Basis) -> None:
+    """A transform that shrinks the text (its scale kept in `look`), mirrors it, turns it upside
+    down or moves it off the page."""
     found = value("transform")
     if found is not None:
         t = transform(found[1], basis)
@@ -89,6 +104,10 @@ def box_doubts(look: Look, value: Value, flex_parent: bool) -> None:
             t = transform([ast.FunctionBlock(0, 0, name, list(found[1]))], basis)
             if t is None or t.scale < 0.3 or t.mirrored or t.upside_down or (t.shift or 0) >= OFF:
                 note(found[0])
+
+
+def _moved_off(look: Look, value: Value, note: Callable[..., None]) -> None:
+    """An offset, margin or indent that moves the element off the page."""
     position = value("position")
     moved = position is not None and ident(position[1]) in ("absolute", "fixed", "relative")
     offsets = [
@@ -122,7 +141,10 @@ def box_doubts(look: Look, value: Value, flex_parent: bool) -> None:
             ):
                 note(found[0])
                 break
-    _overflow(look, value, note, basis)
+
+
+def _reordered(look: Look, value: Value, note: Callable[..., None], flex_parent: bool) -> None:
+    """A flex order, reversed direction or bidi override that shows its parts out of order."""
     order = value("order")
     if flex_parent and order is not None and number(order[1]) not in (None, 0.0):
         note(order[0], f"{order[0].text()}, which shows it out of the page's order")
@@ -135,12 +157,6 @@ def box_doubts(look: Look, value: Value, flex_parent: bool) -> None:
     bidi = value("unicode-bidi")
     if bidi is not None and ident(bidi[1]) in ("bidi-override", "isolate-override") and look.rtl:
         note(bidi[0], f"{bidi[0].text()} right to left, which shows its characters reversed")
-    content = value("content")
-    if content is not None and any(
-        t.type == "url" or t.type == "function" and t.lower_name == "url" for t in content[1]
-    ):
-        note(content[0], f"{content[0].text()}, an image in place of its text")
-    look.doubts = tuple(doubts)
 
 
 def _clips(prop: str, tokens: Sequence[ast.Node], basis: Basis) -> bool:

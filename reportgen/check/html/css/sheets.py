@@ -228,20 +228,7 @@ class Reader:
         prelude = " ".join(brief(node.prelude, 400).lower().split())
         line, col, _ = _where(source, node)
         if name == "import":
-            href = next((t for t in flat(node.prelude) if t.type in ("url", "string")), None)
-            if href is not None and not self._late and depth == 0 and self.on_import:
-                media = _import_media(node.prelude)
-                named = next(
-                    (t for t in node.prelude if t.type == "function" and t.lower_name == "layer"),
-                    None,
-                )
-                if named is not None:
-                    layer = styles.layer(brief(named.arguments, 200) or f"#import{line}:{col}")
-                self.on_import(
-                    Import(
-                        href=href.value, line=line, col=col, conds=_cond(conds, media), layer=layer
-                    )
-                )
+            self._import(node, conds, layer, depth == 0, (line, col))
             return
         if name not in ("charset", "layer") or node.content is not None:
             self._late = True
@@ -261,34 +248,31 @@ class Reader:
             self._page(node, source)
             return
         elif name == "counter-style":
-            drawn = [
-                t
-                for t in flat(node.content or [])
-                if t.type == "string"
-                and digits(t.value)
-                or t.type == "ident"
-                and t.lower_value in ("extends", "numeric", "additive")
-            ]
-            if drawn:
-                why = "a @counter-style draws list markers, which check does not read"
-                styles.notes.append(Note(line, col, shown(why, None)))
+            self._counter_style(node, (line, col))
             return
         elif name == "property":
-            for d in tinycss2.parse_blocks_contents(node.content or [], skip_comments=True):
-                if isinstance(d, ast.Declaration) and d.lower_name == "initial-value":
-                    custom = brief(node.prelude, 200).strip()
-                    decl = self._decl(d, source)
-                    styles.custom.setdefault(custom, []).append(decl)
+            self._property(node, source)
             return
         elif node.content is None or name in ("font-face", "font-feature-values", "namespace"):
             return
         elif name not in ("layer",):
             conds = _cond(conds, f"@{name} {prelude}")
-        if node.content is None:
-            return
+        if node.content is not None:
+            self._block(node.content, source, conds, layer, parent, depth)
+
+    def _block(
+        self,
+        content: list[ast.Node],
+        source: Source,
+        conds: frozenset[str],
+        layer: int,
+        parent: str | None,
+        depth: int,
+    ) -> None:
+        """The rules inside a conditional or layer at-rule, under its conditions and layer."""
         if parent is not None:  # nested in a style rule: its declarations are the parent's
             content = tinycss2.parse_blocks_contents(
-                node.content, skip_comments=True, skip_whitespace=True
+                content, skip_comments=True, skip_whitespace=True
             )
             decls = tuple(self._decl(d, source) for d in content if isinstance(d, ast.Declaration))
             self._check(decls, page_box=False)
@@ -297,8 +281,49 @@ class Reader:
             nested = [n for n in content if isinstance(n, ast.QualifiedRule | ast.AtRule)]
             self._nodes(nested, source, conds, layer, parent, depth + 1)
             return
-        rules = tinycss2.parse_rule_list(node.content, skip_comments=True, skip_whitespace=True)
+        rules = tinycss2.parse_rule_list(content, skip_comments=True, skip_whitespace=True)
         self._nodes(rules, source, conds, layer, None, depth + 1)
+
+    def _import(
+        self, node: ast.AtRule, conds: frozenset[str], layer: int, top: bool, at: tuple[int, int]
+    ) -> None:
+        """An `@import` before any other rule, at the top of its sheet, handed to `on_import`
+        with its media and layer; a later one is not applied and is not read."""
+        line, col = at
+        href = next((t for t in flat(node.prelude) if t.type in ("url", "string")), None)
+        if href is not None and not self._late and top and self.on_import:
+            media = _import_media(node.prelude)
+            named = next(
+                (t for t in node.prelude if t.type == "function" and t.lower_name == "layer"),
+                None,
+            )
+            if named is not None:
+                layer = self.styles.layer(brief(named.arguments, 200) or f"#import{line}:{col}")
+            self.on_import(
+                Import(href=href.value, line=line, col=col, conds=_cond(conds, media), layer=layer)
+            )
+
+    def _counter_style(self, node: ast.AtRule, at: tuple[int, int]) -> None:
+        """A note when a `@counter-style` draws digits or words as list markers."""
+        drawn = [
+            t
+            for t in flat(node.content or [])
+            if t.type == "string"
+            and digits(t.value)
+            or t.type == "ident"
+            and t.lower_value in ("extends", "numeric", "additive")
+        ]
+        if drawn:
+            why = "a @counter-style draws list markers, which check does not read"
+            self.styles.notes.append(Note(at[0], at[1], shown(why, None)))
+
+    def _property(self, node: ast.AtRule, source: Source) -> None:
+        """A registered custom property's `initial-value`, kept as a declaration of it."""
+        for d in tinycss2.parse_blocks_contents(node.content or [], skip_comments=True):
+            if isinstance(d, ast.Declaration) and d.lower_name == "initial-value":
+                custom = brief(node.prelude, 200).strip()
+                decl = self._decl(d, source)
+                self.styles.custom.setdefault(custom, []).append(decl)
 
     def finish(self) -> None:
         """Generated content taken from custom properties (`content: var(--x)`)."""

@@ -314,6 +314,75 @@ def _angle(token: ast.Node) -> float | None:
     return None
 
 
+_Matrix = tuple[float, float, float, float]  # a, b, c, d of [[a, c], [b, d]]
+
+
+def _scale(name: str, flat: list[ast.Node]) -> _Matrix | None:
+    values = [number([t]) for t in flat]
+    if any(v is None for v in values) or not values:
+        return None
+    sx = values[0] if name != "scaley" else 1.0
+    sy = values[1] if name in ("scale", "scale3d") and len(values) > 1 else values[0]
+    sy = sy if name != "scalex" else 1.0
+    return (sx or 0.0, 0.0, 0.0, sy or 0.0)
+
+
+def _rotate(name: str, flat: list[ast.Node]) -> _Matrix | None:
+    angle = _angle(flat[-1]) if flat else None
+    if angle is None:
+        return None
+    cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    if name == "rotatex":
+        return (1.0, 0.0, 0.0, cos)
+    if name == "rotatey":
+        return (cos, 0.0, 0.0, 1.0)
+    if name == "rotate3d":
+        return None
+    return (cos, sin, -sin, cos)
+
+
+def _skew(name: str, flat: list[ast.Node]) -> _Matrix | None:
+    angles = [_angle(t) for t in flat]
+    if any(x is None for x in angles) or not angles:
+        return None
+    tx = math.tan(math.radians(angles[0] or 0.0)) if name != "skewy" else 0.0
+    ty = math.tan(math.radians(angles[-1] or 0.0)) if name != "skewx" else 0.0
+    if name == "skew":
+        ty = math.tan(math.radians(angles[1] or 0.0)) if len(angles) > 1 else 0.0
+    return (1.0, ty, tx, 1.0)
+
+
+def _matrix(name: str, flat: list[ast.Node]) -> tuple[_Matrix, float] | None:
+    """A `matrix()` or `matrix3d()` as its 2x2 part and the most it moves."""
+    values = [number([t]) for t in flat]
+    if any(v is None for v in values) or len(values) not in (6, 16):
+        return None
+    v = [x or 0.0 for x in values]
+    m = (v[0], v[1], v[2], v[3]) if name == "matrix" else (v[0], v[1], v[4], v[5])
+    far = max(abs(v[4]), abs(v[5])) if name == "matrix" else max(abs(v[12]), abs(v[13]))
+    return m, far
+
+
+def _translate(flat: list[ast.Node], basis: Basis) -> float | None:
+    """The most a `translate*()` moves (px); None when not known."""
+    shift = 0.0
+    for t in flat:
+        moved = length([t], basis)
+        if moved is None and t.type == "percentage":  # of its own size: off at 100%
+            moved = (OFF, OFF) if abs(t.value) >= 100 else (0.0, 0.0)
+        if moved is None:
+            return None
+        shift = max(shift, abs(moved[0]), abs(moved[1]))
+    return shift
+
+
+_LINEAR = {
+    **dict.fromkeys(("scale", "scalex", "scaley", "scale3d"), _scale),
+    **dict.fromkeys(("rotate", "rotatez", "rotatex", "rotatey", "rotate3d"), _rotate),
+    **dict.fromkeys(("skew", "skewx", "skewy"), _skew),
+}
+
+
 def transform(tokens: Sequence[ast.Node], basis: Basis) -> Transform | None:
     """A `transform` value as a 2x2 matrix and a shift; None when not known."""
     a, b, c, d = 1.0, 0.0, 0.0, 1.0
@@ -326,57 +395,23 @@ def transform(tokens: Sequence[ast.Node], basis: Basis) -> Transform | None:
         args = [significant(p) for p in _split(fn.arguments)]
         flat = [t for p in args for t in p]
         name = fn.lower_name
-        m: tuple[float, float, float, float] | None = None
-        if name in ("scale", "scalex", "scaley", "scale3d"):
-            values = [number([t]) for t in flat]
-            if any(v is None for v in values) or not values:
-                return None
-            sx = values[0] if name != "scaley" else 1.0
-            sy = values[1] if name in ("scale", "scale3d") and len(values) > 1 else values[0]
-            sy = sy if name != "scalex" else 1.0
-            m = (sx or 0.0, 0.0, 0.0, sy or 0.0)
-        elif name in ("rotate", "rotatez", "rotatex", "rotatey", "rotate3d"):
-            angle = _angle(flat[-1]) if flat else None
-            if angle is None:
-                return None
-            cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-            if name == "rotatex":
-                m = (1.0, 0.0, 0.0, cos)
-            elif name == "rotatey":
-                m = (cos, 0.0, 0.0, 1.0)
-            elif name == "rotate3d":
-                return None
-            else:
-                m = (cos, sin, -sin, cos)
-        elif name in ("skew", "skewx", "skewy"):
-            angles = [_angle(t) for t in flat]
-            if any(x is None for x in angles) or not angles:
-                return None
-            tx = math.tan(math.radians(angles[0] or 0.0)) if name != "skewy" else 0.0
-            ty = math.tan(math.radians(angles[-1] or 0.0)) if name != "skewx" else 0.0
-            if name == "skew":
-                ty = math.tan(math.radians(angles[1] or 0.0)) if len(angles) > 1 else 0.0
-            m = (1.0, ty, tx, 1.0)
+        m: _Matrix | None = None
+        if name in _LINEAR:
+            m = _LINEAR[name](name, flat)
         elif name in ("matrix", "matrix3d"):
-            values = [number([t]) for t in flat]
-            if any(v is None for v in values) or len(values) not in (6, 16):
-                return None
-            v = [x or 0.0 for x in values]
-            m = (v[0], v[1], v[2], v[3]) if name == "matrix" else (v[0], v[1], v[4], v[5])
-            far = max(abs(v[4]), abs(v[5])) if name == "matrix" else max(abs(v[12]), abs(v[13]))
-            shift = max(shift, far)
+            found = _matrix(name, flat)
+            if found is not None:
+                m, far = found
+                shift = max(shift, far)
         elif name.startswith("translate"):
-            for t in flat:
-                moved = length([t], basis)
-                if moved is None and t.type == "percentage":  # of its own size: off at 100%
-                    moved = (OFF, OFF) if abs(t.value) >= 100 else (0.0, 0.0)
-                if moved is None:
-                    return None
-                shift = max(shift, abs(moved[0]), abs(moved[1]))
+            moved = _translate(flat, basis)
+            if moved is None:
+                return None
+            shift = max(shift, moved)
             continue
         elif name == "perspective":
             continue
-        else:
+        if m is None:
             return None
         a, b, c, d = (
             a * m[0] + c * m[1],
