@@ -48,15 +48,15 @@ class PackedSamples(Sequence[RequestSample]):
     gives each sample's record (a per-request export, whose skipped records keep their index)."""
 
     __slots__ = (
+        "_sorted",
+        "completed",
+        "input_tokens",
+        "itl_s",
+        "latency_s",
+        "output_tokens",
         "pointer",
         "records",
         "ttft_s",
-        "latency_s",
-        "itl_s",
-        "input_tokens",
-        "output_tokens",
-        "completed",
-        "_sorted",
     )
 
     def __init__(

@@ -63,7 +63,7 @@ def _records(path: Path) -> list[Raw]:
     to one file); where that fails, the items of an array cut short, or each line that parses
     (a tool's log lines mixed in are skipped): the file's own numbers, as far as they go."""
     text = path.read_text(encoding="utf-8")
-    decoder = json.JSONDecoder(parse_constant=lambda c: math.inf)
+    decoder = json.JSONDecoder(parse_constant=lambda _c: math.inf)
     found: list[Raw] = []
     at = 0
     try:

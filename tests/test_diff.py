@@ -252,14 +252,14 @@ def test_a_change_the_article_would_not_show_is_listed_apart_and_never_fails(
         assert "changed at full precision only, not as displayed" in out
 
 
-def test_a_build_folder_is_a_side(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_build_folder_is_a_side(tmp_path: Path) -> None:
     from reportgen.article.build import build
 
     built = build(SMALL, tmp_path / "out")
     assert all(m.change == "same" for m in diff(load_side(built).metrics, load_side(SMALL).metrics))
 
 
-def test_removed_metrics_can_fail(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_removed_metrics_can_fail(tmp_path: Path) -> None:
     doc = json.loads(render_article(SMALL, {}).metrics_json)
     doc["metrics"].pop(0)
     path = tmp_path / "metrics.json"

@@ -166,7 +166,7 @@ def write_table(
     post: Post,
     table: Table,
     layout: Layout,
-    cell: Edit = lambda row, col, text: text,
+    cell: Edit = lambda _row, _col, text: text,
 ) -> None:
     """`table` in `layout`, each cell's text through `cell(row, column, built text)`."""
     columns = list(range(1, len(table.header)))

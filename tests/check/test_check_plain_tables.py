@@ -66,7 +66,7 @@ def test_a_psql_or_mysql_table_is_read_and_a_wrong_cell_is_an_error_at_its_line(
 ) -> None:
     table = _table(PAITON, "decode-aggregate")
     shown = set(table.metrics.values())
-    label, texts = table.rows[-1]
+    label, _texts = table.rows[-1]
     target = (label, table.columns[-1])
     for wrong in (None, target):
         lines = ["A forum post", "", table.title, ""]

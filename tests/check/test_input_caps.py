@@ -114,10 +114,9 @@ def _refusal(path: Path) -> str:
     return problem.format()
 
 
+@pytest.mark.usefixtures("small_caps")
 @pytest.mark.parametrize("name", list(COPIES.COPIES))
-def test_a_copy_at_its_cap_is_read_and_one_past_it_refused(
-    tmp_path: Path, small_caps: None, name: str
-) -> None:
+def test_a_copy_at_its_cap_is_read_and_one_past_it_refused(tmp_path: Path, name: str) -> None:
     if COPIES.COPIES[name][2] == "published MB":
         pytest.skip("the byte cap is the file reader's, tested in test_inputs.py")
     data, suffix = COPIES.copy(name)
@@ -131,7 +130,8 @@ def test_a_copy_at_its_cap_is_read_and_one_past_it_refused(
     assert f"check reads at most {cap_count(COPIES.COPIES[name][2]):,}: set {cap.env}" in said
 
 
-def test_a_refusal_names_the_line_where_the_cap_is_passed(tmp_path: Path, small_caps: None) -> None:
+@pytest.mark.usefixtures("small_caps")
+def test_a_refusal_names_the_line_where_the_cap_is_passed(tmp_path: Path) -> None:
     path = tmp_path / "post.md"
     path.write_text("# A post\n\n" + "".join(f"Line {n} ran at {n} tok/s.\n" for n in range(30)))
     said = _refusal(path)
@@ -142,23 +142,22 @@ def test_a_refusal_names_the_line_where_the_cap_is_passed(tmp_path: Path, small_
     )
 
 
-def test_words_with_digits_are_words_not_numbers(tmp_path: Path, small_caps: None) -> None:
+@pytest.mark.usefixtures("small_caps")
+def test_words_with_digits_are_words_not_numbers(tmp_path: Path) -> None:
     path = tmp_path / "post.md"
     path.write_text("word12 H100 x86 " * 100 + "\n1,234.5 ms and -2 and 3x\n")
     assert len(read_published(path).lines) == 2  # 300 words, 3 numbers: within both caps
 
 
-def test_a_page_of_many_tags_is_refused_before_it_is_parsed(
-    tmp_path: Path, small_caps: None
-) -> None:
+@pytest.mark.usefixtures("small_caps")
+def test_a_page_of_many_tags_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
     path = tmp_path / "page.html"
     path.write_text("<!doctype html>\n" + "<br>\n" * 400)
     assert _refusal(path).startswith(f"{path}:301:1 /: the copy holds 401 HTML tags;")
 
 
-def test_a_page_of_many_words_is_refused_before_it_is_parsed(
-    tmp_path: Path, small_caps: None
-) -> None:
+@pytest.mark.usefixtures("small_caps")
+def test_a_page_of_many_words_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
     """The page's tree costs hundreds of bytes a word: a page of far more words than the cap is
     refused by a loose count between its tags (4 times the cap), before it is parsed, at the
     line of the first word past it; one within that count is parsed and refused by the cap."""
@@ -193,7 +192,8 @@ def test_a_pdf_whose_text_never_ends_is_refused_by_cpu_time(
     assert "extracting its text took more than 1 s of CPU time" in said
 
 
-def test_a_pdf_past_the_words_cap_is_refused_by_its_page(tmp_path: Path, small_caps: None) -> None:
+@pytest.mark.usefixtures("small_caps")
+def test_a_pdf_past_the_words_cap_is_refused_by_its_page(tmp_path: Path) -> None:
     path = tmp_path / "long.pdf"
     path.write_bytes(COPIES.pdf_bytes(b"BT /F1 12 Tf 72 700 Td (a b c d e) Tj ET\n" * 100))
     said = _refusal(path)

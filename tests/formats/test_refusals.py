@@ -114,7 +114,7 @@ def test_a_file_near_a_format_names_only_keys_it_lacks(fmt: Any) -> None:
             if fmt.lines
             else parse_json("near.json", to_bytes(data), top_list=fmt.top_list)
         )
-        run, problems = load_document(doc)
+        _run, problems = load_document(doc)
         near = [p.message for p in problems if "nearest is" in p.message]
         for message in near:
             lacks = message.split(", but it lacks ", 1)[1].removesuffix(" (in its first item)")

@@ -45,7 +45,7 @@ def test_a_number_too_large_is_located_or_never_reaches_a_metric(
     try:
         result = load([mutated])
     except InputError as exc:
-        assert all(p.line >= 1 for p in exc.problems)
+        assert all(p.line >= 1 for p in exc.problems)  # noqa: PT017 -- raising is one allowed outcome
         return
     if not result.ok:
         assert any(p.severity == "error" and p.line >= 1 for p in result.problems)

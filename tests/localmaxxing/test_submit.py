@@ -387,7 +387,7 @@ def test_unsafe_api_bases_are_refused(tmp_path: Path, env: dict[str, str], base:
     assert result.code == 2 and "--api-base" in result.err
 
 
-def test_a_run_file_outside_an_article_needs_article(tmp_path: Path, env: dict[str, str]) -> None:
+def test_a_run_file_outside_an_article_needs_article(env: dict[str, str]) -> None:
     result = submit(FIXTURES / "canonical-c1.json", "--local", env=env, api=None)
     assert result.code == 2 and "--article DIR" in result.err
 

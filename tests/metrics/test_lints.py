@@ -476,7 +476,7 @@ def test_the_lints_read_packed_samples_by_column(monkeypatch: pytest.MonkeyPatch
     findings = lint(metrics)
     assert findings  # the article has findings for the lints to find again
 
-    def made(self: PackedSamples, *args: object) -> None:
+    def made(_self: PackedSamples, *_args: object) -> None:
         raise AssertionError("a lint made an object of each request sample")
 
     monkeypatch.setattr(PackedSamples, "__getitem__", made)

@@ -22,7 +22,7 @@ from reportgen.errors import InputError
 from reportgen.init.scaffold import scaffold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers_agreement import RUN_FILES, Comparison, disagreements, imported  # noqa: E402
+from helpers_agreement import RUN_FILES, Comparison, disagreements, imported
 
 
 def ratios(out: Path, tool: str, comparison: Comparison) -> None:

@@ -776,7 +776,7 @@ def genai_perf_cmd(ctx: Context, load: Load, work: Path) -> Invocation:
     env = {
         **OFFLINE_ENV,
         "PATH": f"{venv / 'bin'}:{os.environ.get('PATH', '')}",
-        "LD_LIBRARY_PATH": ":".join(libdirs + [os.environ.get("LD_LIBRARY_PATH", "")]).rstrip(":"),
+        "LD_LIBRARY_PATH": ":".join([*libdirs, os.environ.get("LD_LIBRARY_PATH", "")]).rstrip(":"),
     }
     return Invocation(
         cmd,
@@ -1264,7 +1264,7 @@ def write_reference_command(ctx: Context, ref_dir: Path, load: Load) -> None:
                 "--out",
                 "FILE",
             ]
-        ),  # fmt: skip
+        ),
         "date_utc": utc_now(),
         "files": "<tool>-before.json and <tool>-after.json: the reference runs just before and "
         "after that tool's run (the after run of one tool is the before run of the next)",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from itertools import pairwise
 
 import pytest
 
@@ -35,10 +36,7 @@ def test_cell_model_invariants(concurrency: int, params: CellParams) -> None:
         assert open_now <= concurrency
     for stream in range(concurrency):
         spans = sorted((s, e) for st, s, _, e in sim.timeline if st == stream)
-        assert all(
-            a_end <= b_start + 1e-9
-            for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False)
-        )
+        assert all(a_end <= b_start + 1e-9 for (_, a_end), (b_start, _) in pairwise(spans))
     # The first requests queue for prefill: their TTFT grows with their place in the queue.
     firsts = sorted(f - s for st, s, f, _ in sim.timeline[:concurrency] if f is not None)
     assert firsts[-1] >= firsts[0] + (concurrency - 1) * params.prefill_s * 0.8

@@ -97,7 +97,7 @@ def y_axis(ax: Any, unit: str, *, log: bool) -> None:
     seconds = unit in ("s", "ms", "J/tok", "tok/s/W")
     if log:
         ax.set_yscale("log")
-        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda _v, _: ""))
     else:  # from zero, with headroom so the top markers are not cut by the frame
         ax.set_ylim(0, headroom(ax.dataLim.y1, 1.08))
     fmt: Callable[[float, object], str] = (

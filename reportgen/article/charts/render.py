@@ -193,7 +193,7 @@ def _line(
 
 
 def _interactivity(
-    decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: Notes
+    decl: ChartDecl, article: ArticleSource, metrics: MetricSet, _notes: Notes
 ) -> tuple[Markup, Plot]:
     """Aggregate throughput against the speed each request sees: one curve per series, each
     point labelled by `label` (concurrency by default)."""

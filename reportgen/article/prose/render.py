@@ -39,7 +39,7 @@ def _markdown() -> MarkdownIt:
     # that looks like a reference, not one.
     md.disable("text_join")
 
-    def image_as_text(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    def image_as_text(_renderer: Any, tokens: Any, idx: int, _options: Any, _env: Any) -> str:
         # Prose may not load images (the page stays self-contained): show the alt text.
         return str(escape(tokens[idx].content))
 

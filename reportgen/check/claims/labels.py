@@ -268,7 +268,7 @@ def score(m: Metric, s: Said, like: Metric | None = None) -> int:
 def best(candidates: Iterable[Metric], s: Said, like: Metric | None = None) -> Metric | None:
     """The one metric that fits `s` best; None when none fits or two fit equally."""
     ranked = sorted(((score(m, s, like), m) for m in candidates), key=lambda p: -p[0])
-    if not ranked or ranked[0][0] <= 0 or len(ranked) > 1 and ranked[1][0] == ranked[0][0]:
+    if not ranked or ranked[0][0] <= 0 or (len(ranked) > 1 and ranked[1][0] == ranked[0][0]):
         return None
     return ranked[0][1]
 

@@ -132,11 +132,11 @@ class _Sentence:
         pool = [
             m
             for m in self.shown
-            if (like is None or m.id != like.id and unit_factor(m.unit, like.unit) is not None)
+            if (like is None or (m.id != like.id and unit_factor(m.unit, like.unit) is not None))
             and (m.better is not None if unit is None else unit_factor(m.unit, unit) is not None)
         ]
         found = best(pool, s, like)
-        if found is None or like is None and not s.words & found.words:
+        if found is None or (like is None and not s.words & found.words):
             return None  # a subject must name its quantity
         if like is not None and not s.axes and not s.words & found.words:
             return None  # an object must name something of its own

@@ -36,7 +36,7 @@ _FALL = frozenset(
 )
 OBJECT = frozenset(["than", "vs", "vs.", "versus", "compared", "relative", "against"])
 _HEDGES = frozenset(
-    ["about", "around", "near", "nearly", "roughly", "approximately", "almost", "within", "under"]
+    ["about", "around", "near", "nearly", "roughly", "approximately", "almost", "within", "under"]  # noqa: RUF005 -- a list wrapped by hand; one literal would take a line an item
     + ["over", "below", "above", "least", "most", "than", "some", "circa", "only", "just"]
 )
 QUOTED = ("s", "ms", "tok/s", "req/s", "tokens", "requests")

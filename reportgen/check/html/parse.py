@@ -196,7 +196,7 @@ class _Builder(HTMLParser):
         top = self.stack[-1]
         foreign = top.ns != "html" and (top.ns, top.tag) not in FOREIGN_SPECIAL
         if foreign and (
-            tag in _BREAKOUT or tag == "font" and {"color", "face", "size"} & set(first)
+            tag in _BREAKOUT or (tag == "font" and {"color", "face", "size"} & set(first))
         ):
             while self.stack[-1].ns != "html" and (
                 (self.stack[-1].ns, self.stack[-1].tag) not in FOREIGN_SPECIAL

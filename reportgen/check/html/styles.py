@@ -35,7 +35,7 @@ class Unreadable(Exception):
 Fetch = Callable[[str], str]
 
 
-def no_files(href: str) -> str:
+def no_files(_href: str) -> str:
     """The fetch of a page read as text alone: no stylesheet file can be read."""
     raise Unreadable("check was given the page's text, not its folder")
 

@@ -23,7 +23,7 @@ class Text:
     """A run of text in the page: `raw` as the source writes it, from offset `start` of the
     (defused) page; `decode`: whether its character references are references."""
 
-    __slots__ = ("raw", "start", "decode")
+    __slots__ = ("decode", "raw", "start")
 
     def __init__(self, raw: str, start: int, decode: bool) -> None:
         self.raw, self.start, self.decode = raw, start, decode
@@ -34,19 +34,19 @@ class Node:
     ("html", "svg" or "math"), where its start tag is, and its children in order."""
 
     __slots__ = (
-        "tag",
         "attrs",
+        "classes",
+        "elements",
+        "index",
+        "kids",
+        "look",
+        "memo",
         "ns",
         "offset",
         "parent",
-        "kids",
-        "elements",
-        "index",
-        "type_index",
+        "tag",
         "type_count",
-        "classes",
-        "look",
-        "memo",
+        "type_index",
     )
 
     def __init__(self, tag: str, attrs: dict[str, str], ns: str, offset: int) -> None:

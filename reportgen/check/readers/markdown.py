@@ -110,7 +110,7 @@ def _flank(delim: str, marks: str, *, strict: bool) -> tuple[str, Check, Check]:
     size = len(delim)
 
     def edge(line: str, at: int) -> bool:  # no word character or mark at `at`
-        return not (_is(_WORD, line, at) or 0 <= at < len(line) and line[at] in marks)
+        return not (_is(_WORD, line, at) or (0 <= at < len(line) and line[at] in marks))
 
     def inner(line: str, at: int) -> bool:  # a non-space (with `strict`, no mark) at `at`
         if not 0 <= at < len(line) or _is(_SPACE, line, at):

@@ -52,7 +52,7 @@ _TITLE_WORDS = 12  # a title line is at most this many words outside parentheses
 _BEFORE = 3  # words a title line may have before the table's title ("Table 2:")
 _AFTER = 2  # words it may have after it, unless they start with a word that qualifies it
 _QUALIFIERS = frozenset(
-    ("at", "by", "per", "for", "in", "across", "vs", "versus", "over", "with", "of", "on")
+    ("at", "by", "per", "for", "in", "across", "vs", "versus", "over", "with", "of", "on")  # noqa: RUF005 -- a list wrapped by hand; one literal would take a line an item
     + ("under", "from", "to", "and", "or", "as", "when")
 )
 
@@ -121,7 +121,7 @@ def _blocks(lines: Lines) -> Iterator[tuple[int, int]]:
         end = i + 1
         while end < len(lines) and lines[end][1].strip():
             row = lines[end][1]
-            if not (is_row(row) or not piped and _pipes(row) or _is_delimiter(row)):
+            if not (is_row(row) or (not piped and _pipes(row)) or _is_delimiter(row)):
                 break
             end += 1
         yield i, end

@@ -53,7 +53,7 @@ def core(text: str) -> str:
 def is_number(text: str) -> bool:
     """Whether a token shows a number (well formed or not) or a version."""
     c = core(text).replace("\u00a0", "")
-    if not c or not c[0].isdigit() and c[0] not in "-+\u2212v":
+    if not c or (not c[0].isdigit() and c[0] not in "-+\u2212v"):
         return False
     return bool(parse_number(c) or VERSION.match(c) or malformed(c))
 
@@ -96,7 +96,7 @@ class _Prose(HTMLParser):
         self._svg_text = self._svg_text and tag != "text"
         if tag == "span" and self._spans:
             self._skip -= self._spans.pop()[1]
-        elif tag in SKIP or tag == "table" and self._tables.pop():
+        elif tag in SKIP or (tag == "table" and self._tables.pop()):
             self._skip = max(0, self._skip - 1)
         self._text(" ")
 

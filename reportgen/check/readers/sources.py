@@ -108,7 +108,7 @@ def _words_before_parsing(label: str, text: str) -> None:
     cap = _RAW_WORDS * cap_count("words")
     seen, line = 0, 1
     for k, piece in enumerate(text.split("<")):
-        tag, closed, body = piece.partition(">")
+        _tag, closed, body = piece.partition(">")
         if not k or not closed:
             body = piece
         start = len(piece) - len(body)

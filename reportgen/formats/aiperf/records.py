@@ -85,7 +85,7 @@ def detect(data: dict[str, Any]) -> Detection | None:
     return None
 
 
-def version(run: dict[str, Any]) -> tuple[str, str]:
+def version(_run: dict[str, Any]) -> tuple[str, str]:
     """The records do not name AIPerf's version: the empty string (the tool is named alone)."""
     return "", ""
 

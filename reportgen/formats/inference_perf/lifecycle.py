@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import PurePath
 from typing import Any
 
@@ -165,7 +166,7 @@ def _pooled(load: dict[str, Any]) -> bool:
     return delays and not {"send_duration", "requested_rate", "concurrency"} & load.keys()
 
 
-def version(run: dict[str, Any]) -> tuple[str, str]:
+def version(_run: dict[str, Any]) -> tuple[str, str]:
     """inference-perf does not record its version in its reports: the empty string."""
     return "", ""
 
@@ -219,7 +220,7 @@ def _order(name: str) -> float:
 def _in_order(metric: str, stats: dict[str, Any], report: Report) -> bool:
     """True when min, the percentiles, the median and max do not decrease; an error if not."""
     ranked = sorted((_order(k), k) for k in stats if _order(k) >= -1)
-    for (_, low), (_, high) in zip(ranked, ranked[1:], strict=False):
+    for (_, low), (_, high) in pairwise(ranked):
         if stats[high] < stats[low]:
             report(
                 f"{_LATENCY}/{metric}/{high}",

@@ -95,7 +95,7 @@ def detect(data: dict[str, Any]) -> Detection | None:
     return None
 
 
-def version(run: dict[str, Any]) -> tuple[str, str]:
+def version(_run: dict[str, Any]) -> tuple[str, str]:
     """The records do not name inference-perf's version: the empty string."""
     return "", ""
 

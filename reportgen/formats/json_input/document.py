@@ -129,7 +129,7 @@ def strict_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def no_constant(name: str) -> Any:
+def no_constant(_name: str) -> Any:
     """The `parse_constant` hook of the fast path: NaN or Infinity is `Rejected`."""
     raise Rejected
 

@@ -5,6 +5,7 @@ samples checked one by one, and its own summary fields cross-checked against the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from itertools import pairwise
 from typing import Any
 
 from reportgen import tolerances as tol
@@ -83,7 +84,7 @@ def _check_percentiles(raw: Mapping[str, Any], where: str, report: Report) -> No
             for q in ("p50", "p90", "p99")
             if isinstance(raw.get(f"{family}_{q}"), int | float)
         ]
-        for (q_low, low), (q_high, high) in zip(present, present[1:], strict=False):
+        for (q_low, low), (q_high, high) in pairwise(present):
             if high < low:
                 report(
                     f"{where}/{family}_{q_high}",

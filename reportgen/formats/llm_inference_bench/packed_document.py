@@ -28,6 +28,6 @@ class PackedDocument(JsonDocument):
         """Never located here: raises `GiveUp`."""
         raise GiveUp(pointer)
 
-    def problem(self, pointer: str, message: str, severity: str = "error") -> Problem:
+    def problem(self, pointer: str, message: str, severity: str = "error") -> Problem:  # noqa: ARG002 -- JsonDocument.problem's signature
         """Never reported here: raises `GiveUp`."""
         raise GiveUp(pointer)

@@ -56,7 +56,7 @@ _SUPPORTED = frozenset(
 # (tests/formats/schema/test_schemas.py holds it to jsonschema's own list, which costs an import of
 # jsonschema to read); any other key is an annotation it ignores, and so do we.
 ASSERTING = frozenset(
-    ["$dynamicRef", "$ref", "additionalProperties", "allOf", "anyOf", "const", "contains"]
+    ["$dynamicRef", "$ref", "additionalProperties", "allOf", "anyOf", "const", "contains"]  # noqa: RUF005 -- a list wrapped by hand; one literal would take a line an item
     + ["dependentRequired", "dependentSchemas", "enum", "exclusiveMaximum", "exclusiveMinimum"]
     + ["format", "if", "items", "maxItems", "maxLength", "maxProperties", "maximum", "minItems"]
     + ["minLength", "minProperties", "minimum", "multipleOf", "not", "oneOf", "pattern"]

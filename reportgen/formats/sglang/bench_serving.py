@@ -95,7 +95,7 @@ def detect(data: dict[str, Any]) -> Detection | None:
     return None
 
 
-def version(run: dict[str, Any]) -> tuple[str, str]:
+def version(_run: dict[str, Any]) -> tuple[str, str]:
     """SGLang does not record its version: the empty string (the tool is named alone)."""
     return "", ""
 

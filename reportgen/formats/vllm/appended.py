@@ -36,7 +36,7 @@ def detect(data: dict[str, Any]) -> Detection | None:
     return Detection("", "vllm-bench-lines", refusal=found.refusal)
 
 
-def version(run: dict[str, Any]) -> tuple[str, str]:
+def version(_run: dict[str, Any]) -> tuple[str, str]:
     """vLLM does not record its version in its results: the empty string."""
     return "", ""
 

@@ -108,7 +108,7 @@ def detect(data: dict[str, Any]) -> Detection | None:
     return None
 
 
-def version(run: dict[str, Any]) -> tuple[str, str]:
+def version(_run: dict[str, Any]) -> tuple[str, str]:
     """vLLM does not record its version in the file: the empty string (the tool is named alone)."""
     return "", ""
 

@@ -67,8 +67,8 @@ def test_a_build_that_stops_before_its_pdf_stops_the_worker(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # This process has imported WeasyPrint (so it would not fork): as in a fresh one, it does.
-    monkeypatch.setattr(workers, "can_fork", lambda module: True)
-    with pytest.raises(RuntimeError), pdf_stage(ahead=True) as stage:
+    monkeypatch.setattr(workers, "can_fork", lambda _module: True)
+    with pytest.raises(RuntimeError), pdf_stage(ahead=True) as stage:  # noqa: PT012 -- the stage is left by an exception
         assert isinstance(stage, Forked)
         raise RuntimeError("the data was bad")
     with pytest.raises(ChildProcessError):

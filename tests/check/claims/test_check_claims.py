@@ -183,7 +183,7 @@ def test_runs_and_statistics_are_named_by_their_words() -> None:
 
 def test_words_and_axis_values_of_a_sentence() -> None:
     s = said(
-        ["Time", "to", "first", "token", "at", "32K", "context", "and", "16", "concurrent"]
+        ["Time", "to", "first", "token", "at", "32K", "context", "and", "16", "concurrent"]  # noqa: RUF005 -- a list wrapped by hand; one literal would take a line an item
         + ["requests"],
         range(11),
         frozenset(),

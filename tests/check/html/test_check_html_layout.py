@@ -47,7 +47,7 @@ def _errors(folder: Path, text: str) -> list[tuple[int, int, str, str]]:
     copy = folder / "copy.html"
     copy.write_text(text, encoding="utf-8")
     result = check_article(MEASURED, [copy], build_dir=folder / "none")
-    source = [s for s in result.sources if s.source == str(copy)][0]
+    source = next(s for s in result.sources if s.source == str(copy))
     assert source.matched > 0
     return [(i.line, i.col, i.kind, i.message) for i in source.items if i.severity == "error"]
 

@@ -173,7 +173,7 @@ def test_a_style_that_may_keep_readers_from_the_number_is_an_error_at_it(
 
 
 @pytest.mark.parametrize(
-    "css, inner",
+    ("css", "inner"),
     [
         # by a class, an id, a descendant selector, :nth-child, !important over a later rule
         (".k {{ font-size: 0 }}", '<span class="k">{true}</span>'),
@@ -258,7 +258,7 @@ def test_text_in_a_transparent_parent_and_on_its_own_background_colour_fail(
 
 
 @pytest.mark.parametrize(
-    "inner, css, words",
+    ("inner", "css", "words"),
     [
         (
             '<span hidden>{true}</span><span class="x" data-v="{wrong}"></span>',
@@ -303,7 +303,7 @@ def test_generated_content_that_check_cannot_read_fails(
 
 
 @pytest.mark.parametrize(
-    "inner, words",
+    ("inner", "words"),
     [
         ("<span hidden>{true}</span><math><mn>{wrong}</mn></math>", ("MathML",)),
         ('<span hidden>{true}</span><iframe srcdoc="<p>{wrong}</p>"></iframe>', ("srcdoc",)),
@@ -337,7 +337,7 @@ def test_a_refresh_to_another_page_fails(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "head, files, why",
+    ("head", "files", "why"),
     [
         ('<link rel="stylesheet" href="https://example.com/site.css">', {}, "server"),
         ('<link rel="stylesheet" href="/css/site.css">', {}, "root"),
@@ -388,7 +388,7 @@ def test_a_local_stylesheet_is_read_and_its_styles_count(tmp_path: Path) -> None
 def test_text_a_browser_shows_is_read_where_a_naive_parser_would_hide_it(
     tmp_path: Path, inner: str
 ) -> None:
-    _, wrong, line = _truth()
+    _, wrong, _line = _truth()
     result = check(tmp_path, _headline(inner))
     number = wrong.split()[0]
     assert any(i.kind == "mismatch" and number in (i.shown or "") for i in errors(result)), [
@@ -503,5 +503,5 @@ def test_check_article_reads_a_copys_stylesheets_and_the_builds_charts(tmp_path:
     copy = tmp_path / "post.html"
     copy.write_text(_blog(), encoding="utf-8")
     result = check_article(MEASURED, [copy], build_dir=tmp_path / "none")
-    source = [s for s in result.sources if s.source == str(copy)][0]
+    source = next(s for s in result.sources if s.source == str(copy))
     assert not errors(source) and not result.failed, [i.message for i in source.items]

@@ -23,6 +23,7 @@ import copy
 import datetime as dt
 import json
 import statistics
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -259,7 +260,7 @@ def test_the_recorded_definitions_reproduce_the_tools_medians_from_its_records(p
         ttft.append(tokens[0] - r["start_time"])
         latency.append(r["end_time"] - r["start_time"])
         tpot.append((tokens[-1] - tokens[0]) / (n - 1))
-        gaps += [b - a for a, b in zip(tokens, tokens[1:], strict=False)]
+        gaps += [b - a for a, b in pairwise(tokens)]
     for metric, found in (
         ("time_to_first_token", ttft),
         ("request_latency", latency),

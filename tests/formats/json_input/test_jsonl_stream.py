@@ -135,7 +135,7 @@ def test_edited_records_give_the_same_run_and_located_problems_both_ways(
     EDITS[edit](records)
     path = tmp_path / "profile_export.jsonl"
     path.write_text(_text(records), encoding="utf-8")
-    run, problems = _same_both_ways(path)
+    _run, problems = _same_both_ways(path)
     assert problems or edit in ("warmup", "failed")  # every other edit finds something
     if edit in ("disagreeing", "phases", "schema"):  # the lines and columns are the records'
         assert {p.line for p in problems} == {int(p.pointer.split("/")[1]) + 1 for p in problems}

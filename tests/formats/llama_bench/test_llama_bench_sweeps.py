@@ -175,7 +175,7 @@ def test_json_lines_of_two_models(tmp_path: Path) -> None:
     assert not check_article(folder, build_dir=out).failed
 
 
-def test_outputs_appended_to_one_file_are_read_as_one(tmp_path: Path) -> None:
+def test_outputs_appended_to_one_file_are_read_as_one() -> None:
     raw = APPENDED.read_bytes()
     doc = parse_run_file(str(APPENDED), raw, APPENDED)
     assert isinstance(doc, ConcatenatedDocument)
@@ -250,7 +250,7 @@ def test_log_lines_in_json_lines_are_left_out_with_one_warning() -> None:
     lines = raw.decode().splitlines()
     logs = [i + 1 for i, line in enumerate(lines) if not line.startswith("{")]
     assert [n for n, _ in doc.skipped] == logs
-    run, problems = _run(LOGGED)
+    _, problems = _run(LOGGED)
     (warning,) = problems
     assert (warning.severity, warning.line, warning.col) == ("warning", logs[0], 1)
     assert lines[logs[0] - 1] in warning.message

@@ -128,7 +128,7 @@ SPOILED = {
 @pytest.mark.parametrize("name", sorted(SPOILED))
 def test_a_file_with_a_problem_takes_the_located_path(name: str, tmp_path: Path) -> None:
     raw = SPOILED[name](dumps(small_bench()))
-    run, problems = located(raw)
+    _run, problems = located(raw)
     assert problems, f"{name}: the spoiled file should have a problem"
     assert fast_run("f.json", raw) is None
     path = tmp_path / "f.json"
@@ -241,6 +241,6 @@ def test_a_problem_in_a_long_cell_takes_the_located_path(name: str) -> None:
     assert found is not None
     start = sample + found.start()
     raw = raw[:start] + new + raw[sample + found.end() :]
-    run, problems = located(raw)
+    _run, problems = located(raw)
     assert any(p.severity in ("error", "warning") for p in problems), name
     assert fast_run("f.json", raw) is None

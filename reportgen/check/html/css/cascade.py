@@ -111,7 +111,7 @@ class _Winner:
 
     def __call__(self, prop: str) -> Decl | None:
         for _, decl, conds in self.entries.get(prop, ()):
-            if not conds or self.scenario is not None and self.scenario.holds(conds):
+            if not conds or (self.scenario is not None and self.scenario.holds(conds)):
                 return decl
         return None
 
@@ -282,8 +282,8 @@ class Cascade:
         needs an ancestor none has is passed over without a test)."""
         rules = self.styles.rules
         keys = element_keys(el)
-        found = candidates(el, self.index, keys)
-        kinds = candidates(el, self.pseudo_index, keys)
+        found = candidates(self.index, keys)
+        kinds = candidates(self.pseudo_index, keys)
         self.pairs_left -= len(found) + len(kinds)
         if self.pairs_left < 0:
             raise TooComplex
@@ -330,7 +330,7 @@ class Cascade:
         """The declarations of the keyframes an element's animations name, as if they applied
         (above its normal declarations, below its important ones), under "animation"."""
         keyframes = self.styles.keyframes
-        if not keyframes or "animation" not in entries and "animation-name" not in entries:
+        if not keyframes or ("animation" not in entries and "animation-name" not in entries):
             return
         for prop in ("animation", "animation-name"):
             for _, decl, conds in list(entries.get(prop, ())):

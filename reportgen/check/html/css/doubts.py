@@ -73,11 +73,11 @@ def box_doubts(look: Look, value: Value, flex_parent: bool) -> None:
             note(found[0])
     _transformed(look, value, note, basis)
     _moved_off(look, value, note)
-    _overflow(look, value, note, basis)
+    _overflow(value, note, basis)
     _reordered(look, value, note, flex_parent)
     content = value("content")
     if content is not None and any(
-        t.type == "url" or t.type == "function" and t.lower_name == "url" for t in content[1]
+        t.type == "url" or (t.type == "function" and t.lower_name == "url") for t in content[1]
     ):
         note(content[0], f"{content[0].text()}, an image in place of its text")
     look.doubts = tuple(doubts)
@@ -123,7 +123,8 @@ def _moved_off(look: Look, value: Value, note: Callable[..., None]) -> None:
         "inset-block-start",
         "inset-block-end",
     ]
-    for prop in offsets + [
+    for prop in [
+        *offsets,
         "margin-left",
         "margin-top",
         "margin",
@@ -132,12 +133,12 @@ def _moved_off(look: Look, value: Value, note: Callable[..., None]) -> None:
         "text-indent",
     ]:
         found = value(prop)
-        if found is None or prop in offsets and not moved:
+        if found is None or (prop in offsets and not moved):
             continue
         for t in significant(found[1]):
             far = length([t], Basis(em=look.font, rem=look.root_font, percent=(0.0, 2560.0)))
             if far is not None and (
-                far[0] <= -OFF or prop in offsets + ["text-indent"] and far[1] >= OFF * 10
+                far[0] <= -OFF or (prop in [*offsets, "text-indent"] and far[1] >= OFF * 10)
             ):
                 note(found[0])
                 break
@@ -201,7 +202,7 @@ def _clips(prop: str, tokens: Sequence[ast.Node], basis: Basis) -> bool:
     return True
 
 
-def _overflow(look: Look, value: Value, note: Callable[..., None], basis: Basis) -> None:
+def _overflow(value: Value, note: Callable[..., None], basis: Basis) -> None:
     clipped = None
     for prop in ("overflow", "overflow-x", "overflow-y", "overflow-inline", "overflow-block"):
         found = value(prop)
@@ -273,14 +274,14 @@ def cover(name: str, win: Callable[[str], Decl | None]) -> Doubt | None:
     for prop in ("background", "background-color", "background-image"):
         found = win(prop)
         for t in significant(found.value) if found else ():
-            if t.type == "url" or t.type == "function" and t.lower_name == "url":
+            if t.type == "url" or (t.type == "function" and t.lower_name == "url"):
                 opaque = True
             elif t.type == "function" and "gradient" in t.lower_name:
                 stops = gradient_stops([t]) or []
-                opaque = opaque or bool(stops) and all(s.alpha >= 0.9 for s in stops)
+                opaque = opaque or (bool(stops) and all(s.alpha >= 0.9 for s in stops))
             else:
                 colour = paint([t], None)
-                opaque = opaque or colour is not None and colour.alpha >= 0.9
+                opaque = opaque or (colour is not None and colour.alpha >= 0.9)
     if not opaque:
         return None
     whole = Basis(percent=(100.0, 100.0))
@@ -295,7 +296,7 @@ def cover(name: str, win: Callable[[str], Decl | None]) -> Doubt | None:
         size = length(found.value, whole) if found else None
         return size is not None and size[0] >= 100
 
-    if zero("inset") or (zero("top") or zero("bottom")) and full("width") and full("height"):
+    if zero("inset") or ((zero("top") or zero("bottom")) and full("width") and full("height")):
         what = f"{position.text()} with an opaque background, laid over its text"
         return Doubt(f"its ::{name} box: {what}", position.line, position.col, position.where)
     return None

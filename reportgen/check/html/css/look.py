@@ -33,7 +33,7 @@ class Doubt:
 class Scope:
     """Custom properties: those an element declares, and its parent's scope for the rest."""
 
-    __slots__ = ("own", "parent", "cache")
+    __slots__ = ("cache", "own", "parent")
 
     def __init__(self, own: dict[str, tuple[ast.Node, ...]], parent: Scope | None) -> None:
         self.own, self.parent = own, parent
@@ -61,23 +61,23 @@ class Look:
     """The computed style of an element, as far as what readers see of its text goes."""
 
     __slots__ = (
-        "hidden",
+        "bg",
         "block",
+        "color",
+        "doubts",
+        "fill",
         "flex",
         "font",
-        "root_font",
-        "scale",
-        "opacity",
-        "color",
-        "fill",
-        "bg",
-        "visible",
-        "rtl",
+        "hidden",
         "letter",
-        "doubts",
-        "why",
-        "scope",
+        "opacity",
+        "root_font",
+        "rtl",
         "said",
+        "scale",
+        "scope",
+        "visible",
+        "why",
     )
 
     def __init__(self) -> None:
@@ -89,7 +89,7 @@ class Look:
         self.scale = 1.0
         self.opacity = 1.0
         self.color: Paint | None = BLACK
-        self.fill: Paint | None | str = None  # -webkit-text-fill-color; "image": a gradient
+        self.fill: Paint | str | None = None  # -webkit-text-fill-color; "image": a gradient
         self.bg: tuple[float, ...] | None = (1.0,)  # the background's luminances; None: unknown
         self.visible = True
         self.rtl = False

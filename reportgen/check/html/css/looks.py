@@ -127,7 +127,7 @@ def compute(el: Node, parent: Look, win: Winner, flex_parent: bool) -> Look:
             own[name] = decl.value
     if own:
         look.scope = Scope(own, parent.scope)
-    _display(el, look, value, parent)
+    _display(el, look, value)
     _visibility(look, value)
     _font(el, look, value, parent)
     _paint(look, value, parent)
@@ -135,10 +135,10 @@ def compute(el: Node, parent: Look, win: Winner, flex_parent: bool) -> Look:
     return look
 
 
-def _display(el: Node, look: Look, value: Value, parent: Look) -> None:
+def _display(el: Node, look: Look, value: Value) -> None:
     found = value("display")
     keyword = ident(found[1]) if found else None
-    if keyword == "none" or keyword is None and ua_hidden(el):
+    if keyword == "none" or (keyword is None and ua_hidden(el)):
         look.hidden = True
     look.block = keyword in _BLOCK if keyword else False
     look.flex = found is not None and any(
@@ -253,7 +253,7 @@ def _paint(look: Look, value: Value, parent: Look) -> None:
         if found is None:
             continue
         for t in significant(found[1]):
-            if t.type == "url" or t.type == "function" and t.lower_name in ("url", "image-set"):
+            if t.type == "url" or (t.type == "function" and t.lower_name in ("url", "image-set")):
                 known = False
             elif t.type == "function" and "gradient" in t.lower_name:
                 stops += gradient_stops([t]) or []

@@ -227,7 +227,7 @@ def _pseudo(name: str) -> Test:
         return simple[name]
     if name in ("link", "visited"):
         return lambda el: MAYBE if el.tag in ("a", "area") and "href" in el.attrs else NO
-    return lambda el: MAYBE  # a reader's state, or a pseudo-class check does not evaluate
+    return lambda _el: MAYBE  # a reader's state, or a pseudo-class check does not evaluate
 
 
 def _named(name: str) -> Test:
@@ -264,7 +264,7 @@ def _compound(compound: sel.CompoundSelector) -> list[Part]:
             inner = [complex_selector(x.parsed_tree) for x in s.selector_list]
             tests.append(_Nested(inner, False))
         else:  # :has(), a namespace
-            tests.append(lambda el: MAYBE)
+            tests.append(lambda _el: MAYBE)
     return tests
 
 
@@ -273,11 +273,11 @@ def _functional(s: sel.FunctionalPseudoClassSelector) -> Test:
 
     if s.name in ("nth-child", "nth-last-child", "nth-of-type", "nth-last-of-type"):
         if any(t.type == "ident" and t.lower_value == "of" for t in s.arguments):
-            return lambda el: MAYBE
+            return lambda _el: MAYBE
         found = parse_nth(s.arguments)
         if found is not None:
             return _nth(s.name, *found)
-    return lambda el: MAYBE
+    return lambda _el: MAYBE
 
 
 def complex_selector(tree: object) -> Complex:
@@ -341,9 +341,9 @@ def element_keys(el: Node) -> list[str]:
     return keys
 
 
-def candidates(el: Node, index: Mapping[str, Sequence[int]], keys: Sequence[str]) -> list[int]:
-    """The rules (their numbers in `index`) that may match `el`, in order, each once: those
-    whose rightmost compound's key `el` has (`keys`, see `element_keys`), and those with none."""
+def candidates(index: Mapping[str, Sequence[int]], keys: Sequence[str]) -> list[int]:
+    """The rules (their numbers in `index`) that may match an element, in order, each once: those
+    whose rightmost compound's key it has (`keys`, see `element_keys`), and those with none."""
     found: list[int] = list(index.get("*", ()))
     for key in keys:
         found.extend(index.get(key, ()))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 import tinycss2
 from tinycss2 import ast
@@ -160,7 +161,9 @@ def _condition(tokens: list[ast.Node], env: Environment, depth: int) -> Truth:
 def _in_parens(tokens: list[ast.Node], env: Environment, depth: int) -> Truth:
     if not tokens:
         return None
-    if tokens[0].type == "() block" or tokens[0].type == "ident" and tokens[0].lower_value == "not":
+    if tokens[0].type == "() block" or (
+        tokens[0].type == "ident" and tokens[0].lower_value == "not"
+    ):
         return _condition(tokens, env, depth)
     if len(tokens) == 1 and tokens[0].type == "ident":
         return _boolean(tokens[0].lower_value, env)
@@ -269,7 +272,7 @@ def _range(tokens: list[ast.Node], env: Environment) -> Truth:
         else:
             values.append(_number(piece))
     results: list[Truth] = []
-    for (a, b), op in zip(zip(values, values[1:], strict=False), relations, strict=True):
+    for (a, b), op in zip(pairwise(values), relations, strict=True):
         if a is None or b is None:
             return None
         results.append(

@@ -308,10 +308,8 @@ class Reader:
         drawn = [
             t
             for t in flat(node.content or [])
-            if t.type == "string"
-            and digits(t.value)
-            or t.type == "ident"
-            and t.lower_value in ("extends", "numeric", "additive")
+            if (t.type == "string" and digits(t.value))
+            or (t.type == "ident" and t.lower_value in ("extends", "numeric", "additive"))
         ]
         if drawn:
             why = "a @counter-style draws list markers, which check does not read"

@@ -79,7 +79,7 @@ def _times(a: Range, b: Range) -> Range:
 def length(tokens: Sequence[ast.Node], basis: Basis, depth: int = 0) -> Range | None:
     """The range of pixels a length (one token, or a math function) can be."""
     found = _term(tokens, basis, depth)
-    if found is None or not found[1] and found[0] != (0.0, 0.0):
+    if found is None or (not found[1] and found[0] != (0.0, 0.0)):
         return None
     return found[0]
 
