@@ -63,7 +63,7 @@ report: report-packages $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check reportgen tests benchmarks conftest.py
 	$(BIN)/ruff format --check reportgen tests benchmarks conftest.py
-	$(BIN)/mypy
+	$(BIN)/mypy  # the files pyproject.toml names: reportgen, tests, benchmarks
 
 # The suite on every core; `$(BIN)/pytest tests/test_x.py` runs a part of it in one process.
 test: test-packages lint

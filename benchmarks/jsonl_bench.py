@@ -98,7 +98,7 @@ def _child_reportgen(path: Path) -> dict[str, Any]:
 
 def _child_baseline(path: Path, limit: int) -> dict[str, Any]:
     start = time.perf_counter()
-    kept = []
+    kept: list[Any] = []
     with path.open("rb") as f:
         for line in f:
             if len(kept) == limit:

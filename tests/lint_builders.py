@@ -43,7 +43,7 @@ def source(label: str = MATRIX_FILE, fmt: str = "llm-inference-bench") -> Source
     return SourceFile(
         label=label,
         sha256="0" * 64,
-        format=fmt,  # type: ignore[arg-type]
+        format=fmt,
         tool=tool,
         format_version=tool.rsplit(" ", 1)[1],
         provenance=Provenance(status="measured"),
@@ -189,7 +189,7 @@ def canonical(
 ) -> CanonicalRun:
     """An lmx canonical run whose summary is the median over its samples (C=1) or a group
     throughput below the sum of its requests' speeds (C>1)."""
-    samples = []
+    samples: list[CanonicalSample] = []
     for it in range(1, iterations + 1):
         for req in range(concurrency):
             i = len(samples)

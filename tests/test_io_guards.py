@@ -24,6 +24,7 @@ from reportgen.article.charts.plot import Line, Plot
 from reportgen.check import compare
 from reportgen.errors import InputError
 from reportgen.fileio import write_output
+from reportgen.formats.load import load as real_load  # what init.load is
 from reportgen.frozendict import FrozenDict
 from reportgen.init import scaffold as init
 from reportgen.localmaxxing import contract
@@ -180,7 +181,6 @@ def test_init_copies_the_bytes_it_validated_not_the_path_again(
 ) -> None:
     source = tmp_path / "bench.json"
     source.write_bytes(RUN.read_bytes())
-    real_load = init.load
 
     def load_then_swap(*args: object, **kwargs: object) -> object:
         loaded = real_load(*args, **kwargs)  # type: ignore[arg-type]

@@ -317,7 +317,11 @@ def reexports(source: str, label: str, modules: dict[str, tuple[set[str], set[st
         elif isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
         ):
-            listed = [e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant)]
+            listed = [
+                e.value
+                for e in ast.walk(node.value)
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            ]
             found += [
                 f"{label}:{node.lineno} lists {n} in __all__" for n in listed if n not in defined
             ]

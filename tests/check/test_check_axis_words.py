@@ -16,7 +16,8 @@ Every number here is computed from the built metrics; none is typed.
 from __future__ import annotations
 
 import pytest
-from test_check_editor_sentences import PAITON, _after_last_table, _items, _ratio, _v
+from helpers_articles import PAITON
+from test_check_editor_sentences import _after_last_table, _items, _ratio, _v
 
 AGGREGATE = ("decode.0.c16.aggregate_tok_s", "decode.0.c1.aggregate_tok_s")
 

@@ -249,7 +249,9 @@ def _hidden(post: Post) -> Iterator[Case]:
                 # a number only left out (display:none, nothing shown) of a metric the post
                 # shows elsewhere is an editor's choice, not a false claim: it must pass
                 dropped = show_name == "nothing" and hide_name == "display:none"
-                must = None if dropped and _shown_elsewhere(post, n) else frozenset()
+                must: frozenset[int] | None = (
+                    None if dropped and _shown_elsewhere(post, n) else frozenset()
+                )
                 yield Case(post, "hidden", where, text, must, anywhere=True)
 
 

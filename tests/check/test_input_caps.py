@@ -14,6 +14,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,7 +82,7 @@ def test_a_json_document_of_bad_items_stops_explaining(tmp_path: Path) -> None:
 
 def test_a_few_problems_are_all_explained_and_counted_exactly() -> None:
     """Under the caps nothing changes: every violation is explained, the count is exact."""
-    records = {str(i): {} for i in range(3)}
+    records: dict[str, dict[str, Any]] = {str(i): {} for i in range(3)}
     found = check("sglang-bench", records)
     assert found and not any(counted(p.message)[0] for p in found)
     assert {p.pointer for p in found} == {"/0", "/1", "/2"}

@@ -1099,7 +1099,7 @@ def compare(tool_m: dict[str, float | None], refs: list[dict[str, Any]]) -> dict
     }
     for k, v in tool_m.items():
         rk = "itl_ms" if k.startswith("itl_ms") else k
-        vals = [m[rk] for m in ref_m if m[rk] is not None]
+        vals = [v for m in ref_m if (v := m[rk]) is not None]
         mean = statistics.fmean(vals) if vals else None
         out["reference_mean"][k] = mean
         out["ratio"][k] = round(v / mean, 3) if v is not None and mean else None

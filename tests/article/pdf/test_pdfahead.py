@@ -37,7 +37,8 @@ def _request(folder: Path, body: str) -> Request:
 def _outcome(stage: InProcess | Forked, req: Request) -> bytes | list[str]:
     stage.submit(req)
     try:
-        return stage.result()
+        pdf: bytes = stage.result()
+        return pdf
     except InputError as exc:
         return [p.format() for p in exc.problems]
 
@@ -71,6 +72,7 @@ def test_a_build_that_stops_before_its_pdf_stops_the_worker(
     with pytest.raises(RuntimeError), pdf_stage(ahead=True) as stage:  # noqa: PT012 -- the stage is left by an exception
         assert isinstance(stage, Forked)
         raise RuntimeError("the data was bad")
+    assert isinstance(stage, Forked)
     with pytest.raises(ChildProcessError):
         os.waitpid(stage.pid, os.WNOHANG)  # killed and reaped: no zombie left behind
 

@@ -34,7 +34,8 @@ def test_the_bundled_manifests_load() -> None:
         "canonical-16.json",
         "matrix.json",
     ]
-    assert load_article(SMALL).setup.hardware.gpu_count == 1
+    hardware = load_article(SMALL).setup.hardware
+    assert hardware is not None and hardware.gpu_count == 1
 
 
 def test_invalid_toml_is_located(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def test_prose_past_a_limit_is_an_error_at_the_file_that_crosses_it(
     (folder / "status.md").write_text(prose, encoding="utf-8")
     article = load_article(folder)  # status.md is the first prose file
     texts = [article.status, *(s.prose for s in article.sections if s.prose)]
-    count = {
+    count: Callable[[str], int] = {
         "headings": lambda t: prose_layout(t)[0],
         "prose_lines": lambda t: prose_layout(t)[1],
         "prose_bytes": lambda t: len(t.encode()),

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,7 @@ def _metric(point: str, index: int, name: str) -> Any:
     return _records(point)[index]["metrics"][name]["value"]
 
 
-BROKEN = {
+BROKEN: dict[str, Callable[[], str]] = {
     "aiperf-records-wrong-type.jsonl": lambda: "".join(
         _dumps(r)
         for r in _edited(
@@ -124,9 +125,9 @@ def test_the_examples_are_the_real_files() -> None:
     for point in POINTS:
         real = (REAL / point / "profile_export.jsonl").read_text()
         assert "".join(_dumps(r) for r in _records(point)) == real  # AIPerf's own bytes back
-    real = (REAL / "c1" / "profile_export.jsonl").read_bytes()
-    assert (VALID / "aiperf-records-c1.jsonl").read_bytes() == real
-    assert len(real) < 60_000
+    real_bytes = (REAL / "c1" / "profile_export.jsonl").read_bytes()
+    assert (VALID / "aiperf-records-c1.jsonl").read_bytes() == real_bytes
+    assert len(real_bytes) < 60_000
     for name, made in BROKEN.items():
         assert (INVALID / name).read_text() == made(), name
 
@@ -303,6 +304,7 @@ def test_a_number_too_large_is_a_located_error() -> None:
 
 @pytest.mark.parametrize("key", ["metadata", "metrics", "error"])
 def test_mutating_a_record_never_crashes(key: str) -> None:
+    broken: object
     for broken in ({"x": 1}, [], "text", None):
         records = _records("c1")
         records[0][key] = broken

@@ -226,6 +226,7 @@ def test_breaking_an_old_file_never_crashes() -> None:
     paths += [("successes", "throughput", key) for key in raw["successes"]["throughput"]]
     paths += [("successes", "latency", "time_to_first_token", "median")]
     for path in paths:
+        wrong: object
         for wrong in ([], "x", -1, None, {}, 0):
             broken = copy.deepcopy(raw)
             node = broken

@@ -145,6 +145,7 @@ def test_every_metric_points_at_the_field_it_was_read_from() -> None:
         assert data[int(index)][field] * read[value.key] == pytest.approx(value.value), value.id
         seen.add(value.key)
     assert seen == set(read)
+    assert isinstance(run, MatrixRun)
     ttft = metrics.find("prefill.ttft_s", context=run.prefill[0].context_tokens)
     assert ttft is not None and ttft.basis is not None and "in-process" in ttft.basis
 
@@ -318,6 +319,7 @@ def test_a_known_build_is_the_tools_version() -> None:
 def test_mutating_a_test_never_crashes() -> None:
     real = _real()
     for key in sorted(real[0]):
+        value: object
         for value in ({"x": 1}, None, -1, "1", 1e300, [], 10**30):
             tests = copy.deepcopy(real)
             tests[0][key] = value

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ def located(raw: bytes) -> tuple[Run | None, list[Problem]]:
 
 def small_bench(seed: int = 3) -> dict[str, Any]:
     """A consistent bench document with a few samples per cell (every key the bench writes)."""
-    doc = GENERATE(2, seed=seed)
+    doc: dict[str, Any] = GENERATE(2, seed=seed)
     doc["results"] = [c for c in doc["results"] if c["concurrency"] <= 4]
     for row in doc["summary_table"].values():
         for c in [c for c in row if int(c) > 4]:
@@ -84,7 +85,7 @@ def _cell_text(raw: bytes) -> int:
 
 # (name, how to spoil the bytes of a consistent file): each leaves a file the located path
 # has at least one problem with.
-SPOILED = {
+SPOILED: dict[str, Callable[[bytes], bytes]] = {
     "duplicate key in a sample": lambda r: (
         r[: _sample_text(r)] + b'"ttft": 1.0, ' + r[_sample_text(r) :]
     ),
@@ -207,7 +208,7 @@ def test_long_cells_are_checked_and_sorted_by_numpy_to_the_same_result() -> None
     raw = long_cells()
     run, problems = located(raw)
     fast = fast_run("f.json", raw)
-    assert problems == [] and fast is not None and fast == run
+    assert problems == [] and isinstance(fast, MatrixRun) and fast == run
     long = [c.samples for c in fast.cells if len(c.samples) >= NUMPY_FROM]
     assert len(long) == 8
     for samples in long:

@@ -27,6 +27,7 @@ import copy
 import json
 import math
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +88,7 @@ def _ok(*records: dict[str, Any]) -> SweepRun:
     return run
 
 
-BROKEN = {
+BROKEN: dict[str, Callable[[], str]] = {
     "sglang-infinity-elsewhere.jsonl": lambda: (
         _dumps(_summary("c1")) + "\n" + _dumps(_summary("c4", p99_ttft_ms=math.inf))
     ),
@@ -199,8 +200,8 @@ def test_the_server_count_is_used_and_the_retokenized_count_is_named() -> None:
     # more than one token a request apart: a warning; one a request (the real files): none
     completed = raw["completed"]
     over = raw["total_output_tokens"] + completed + 1
-    run, problems = _load(raw | {"total_output_tokens_retokenized": over})
-    assert run is not None and len(problems) == 1
+    loaded, problems = _load(raw | {"total_output_tokens_retokenized": over})
+    assert loaded is not None and len(problems) == 1
     assert problems[0].startswith("/0/total_output_tokens_retokenized: warning: ")
     assert f"{over}" in problems[0] and f"{raw['total_output_tokens']}" in problems[0]
 

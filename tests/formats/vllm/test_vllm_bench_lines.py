@@ -140,6 +140,7 @@ def test_results_appended_to_a_json_file_read_as_json_lines(tmp_path: Path) -> N
     result = load([path])
     assert [p.message for p in result.problems] == []
     (run,) = result.runs
+    assert isinstance(run, SweepRun)
     assert run.source.format == "vllm-bench-lines" and len(run.points) == 2
 
 

@@ -19,7 +19,7 @@ from reportgen.formats.load import load
 from reportgen.metrics.compute import compute
 
 SGLANG = Path(__file__).resolve().parents[2] / "data" / "realtools" / "sglang"
-SHARED = ("duration", "completed", "total_input_tokens", "total_output_tokens")
+SHARED: tuple[str, ...] = ("duration", "completed", "total_input_tokens", "total_output_tokens")
 SHARED += ("request_throughput", "output_throughput", "max_concurrency")
 STAT = re.compile(r"(mean|median|std|p90|p95|p99)_(ttft|tpot|itl|e2e_latency)_ms")
 
