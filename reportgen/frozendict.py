@@ -21,7 +21,7 @@ T = TypeVar("T")
 class FrozenDict(Mapping[K, V]):
     """An immutable, hashable dict that keeps insertion order."""
 
-    __slots__ = ("_items", "_hash")
+    __slots__ = ("_hash", "_items")
 
     def __init__(self, items: Mapping[K, V] | Iterable[tuple[K, V]] = (), /) -> None:
         self._items: dict[K, V] = dict(items)

@@ -78,7 +78,7 @@ def test_a_lint_id_cannot_be_defined_twice() -> None:
     with pytest.raises(ValueError, match="'few-samples' is defined twice"):
 
         @finds("few-samples", severity="warning", **texts)
-        def again(metrics: MetricSet, _: Thresholds) -> Iterator[Finding]:
+        def again(_metrics: MetricSet, _: Thresholds) -> Iterator[Finding]:
             yield from ()
 
     assert before == LINTS  # the first definitions stand

@@ -25,7 +25,7 @@ class Toy:
     whole: frozenset[int] = frozenset()
     name: str = "toy"
 
-    def read(self, reading: Reading) -> Found:
+    def read(self, _reading: Reading) -> Found:
         if self.at is None:
             return Found(lines=self.whole)
         line, col = self.at
@@ -83,7 +83,7 @@ def test_a_number_offered_is_reported_only_if_no_later_reader_claims_its_place()
     class Offers:
         name: str = "offers"
 
-        def read(self, reading: Reading) -> Found:
+        def read(self, _reading: Reading) -> Found:
             return Found(offered=(offered,))
 
     alone = reported(lines, shape, (Offers(),))
