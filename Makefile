@@ -64,7 +64,7 @@ report: report-packages $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check reportgen tests benchmarks conftest.py
 	$(BIN)/ruff format --check reportgen tests benchmarks conftest.py
-	$(BIN)/mypy
+	$(BIN)/mypy  # the files pyproject.toml names: reportgen, tests, benchmarks
 
 # pytest keeps the test modules it compiles (their asserts rewritten) in __pycache__, as Python
 # keeps reportgen's: on a machine with PYTHONDONTWRITEBYTECODE set, every run and every worker
@@ -98,7 +98,7 @@ bench-build: $(STAMP)
 check: report-packages $(STAMP)
 	for article in runs/*/; do $(BIN)/reportgen check "$$article" || exit 1; done
 
-# The worst case the article limits allow (reportgen/article/limits.py), built in a fresh process:
+# The worst case the article limits allow (reportgen/article/source/limits.py), built in a fresh process:
 # it fails at 10 s or 1 GB. Run on its own, not among the parallel tests, whose load would decide it.
 limits: report-packages $(STAMP)
 	$(BIN)/python benchmarks/worst_case.py

@@ -69,7 +69,7 @@ def _marked(item: pytest.Item) -> bool:
     return any(item.get_closest_marker(need) for need in NEEDS)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Modules with a marked test run first, each module's tests together: on every core
     (`-n auto --dist worksteal`, Makefile) the long tests start while there is other work for
     the second core, instead of ending on one of them alone, and a module's fixtures are
@@ -111,7 +111,7 @@ class FastLane:
         return Refused(message)
 
     def find_spec(
-        self, name: str, path: Sequence[str] | None = None, target: Any = None
+        self, name: str, _path: Sequence[str] | None = None, _target: Any = None
     ) -> ModuleSpec | None:
         """A meta path finder: refuses the packages in PACKAGES, finds nothing else."""
         top = name.partition(".")[0]
@@ -126,8 +126,9 @@ class FastLane:
             argv = _argv(args)
             program = Path(argv[0]).name if argv else ""
             if lane.in_test and program not in ALLOWED:
-                # check reads a PDF's text in a child Python (reportgen/check/pdftext.py)
-                mark = "pdf" if "reportgen.check.pdftext" in argv else "process"
+                # check reads a PDF's text in a child Python (reportgen/check/readers/pdftext.py)
+                pdf = any(a.startswith("reportgen.") and a.endswith(".pdftext") for a in argv)
+                mark = "pdf" if pdf else "process"
                 raise lane.refuse(f"starts {program}", PROGRAMS.get(program, mark))
             original(popen, args, *rest, **kw)
 
@@ -139,12 +140,12 @@ class FastLane:
             return  # pytest-xdist's controller: it starts the workers, which run the tests
         early = sorted(p for p in PACKAGES if p in sys.modules)
         assert not early, f"the fast lane starts with {early} already imported"
-        sys.meta_path.insert(0, self)  # type: ignore[arg-type]
+        sys.meta_path.insert(0, self)
         subprocess.Popen.__init__ = self._guarded_popen()  # type: ignore[method-assign]
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self in sys.meta_path:  # type: ignore[comparison-overlap]
-            sys.meta_path.remove(self)  # type: ignore[arg-type]
+    def pytest_sessionfinish(self) -> None:
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
         subprocess.Popen.__init__ = self._popen_init  # type: ignore[method-assign]
 
     def pytest_collectstart(self, collector: pytest.Collector) -> None:

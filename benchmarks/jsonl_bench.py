@@ -86,7 +86,7 @@ def generate(path: Path, n: int, seed: int = 14) -> int:
 
 def _child_reportgen(path: Path) -> dict[str, Any]:
     from reportgen.formats.load import load
-    from reportgen.metrics import compute
+    from reportgen.metrics.compute import compute
 
     start = time.perf_counter()
     result = load([path])
@@ -98,7 +98,7 @@ def _child_reportgen(path: Path) -> dict[str, Any]:
 
 def _child_baseline(path: Path, limit: int) -> dict[str, Any]:
     start = time.perf_counter()
-    kept = []
+    kept: list[Any] = []
     with path.open("rb") as f:
         for line in f:
             if len(kept) == limit:

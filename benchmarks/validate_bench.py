@@ -32,11 +32,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from reportgen import metrics
-from reportgen.formats import schemas
-from reportgen.formats.fastbench import fast_document
+from reportgen.formats.llm_inference_bench.packed import fast_document
 from reportgen.formats.load import load as load_runs
 from reportgen.formats.load import load_document
+from reportgen.formats.schema import validate
+from reportgen.metrics.compute import compute
+from reportgen.metrics.registry import MetricSet
 from reportgen.stats import percentile
 
 CONTEXTS = (0, 1024, 2048, 4096, 8192, 16384, 32768, 65536)
@@ -53,10 +54,10 @@ _RSS = (
 )
 _RSS_JSON = "import json\nwith open(sys.argv[1], 'rb') as f:\n    json.load(f)"
 _RSS_REPORTGEN = (
-    "from pathlib import Path\nfrom reportgen import metrics\n"
-    "from reportgen.formats.load import load\n"
+    "from pathlib import Path\nfrom reportgen.formats.load import load\n"
+    "from reportgen.metrics.compute import compute\n"
     "result = load([Path(sys.argv[1])])\nassert result.runs and not result.problems\n"
-    "metrics.compute(result.runs)"
+    "compute(result.runs)"
 )
 DURATION_S = 30.0
 FAMILIES = (
@@ -188,11 +189,11 @@ def _json_load(path: Path) -> object:
         return json.load(f)
 
 
-def _reportgen(path: Path) -> metrics.MetricSet:
+def _reportgen(path: Path) -> MetricSet:
     result = load_runs([path])
     if result.problems:
         raise AssertionError("\n".join(p.format() for p in result.problems))
-    return metrics.compute(result.runs)
+    return compute(result.runs)
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
@@ -212,7 +213,7 @@ def _stages(path: Path) -> dict[str, float]:
     assert doc is not None, "the fast path gave up on a consistent file"
     t_model, _, (run, problems) = _timed(lambda: load_document(doc))
     assert problems == [] and run is not None, problems
-    t_metrics, _, _ = _timed(lambda: metrics.compute([run]))
+    t_metrics, _, _ = _timed(lambda: compute([run]))
     return {
         "read the file": t_read,
         "fast path: msgspec decode, checks, columns, sha256": t_fast,
@@ -264,7 +265,7 @@ def main() -> None:
     if args.quick:
         args.reps = 2
 
-    setup, _, _ = _timed(lambda: schemas.check("llm-inference-bench", {}))
+    setup, _, _ = _timed(lambda: validate.check("llm-inference-bench", {}))
     with tempfile.TemporaryDirectory(prefix="reportgen-bench-") as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -321,15 +322,22 @@ def main() -> None:
         if args.quick:
             return
 
-        print("\nbreakdown of the reportgen path (CPU seconds, median of 3)")
-        runs = [[_stages(path) for _ in range(3)] for path, _ in files]
-        print(f"{'stage':<56}" + "".join(f"{s:>10,}" for _, s in files))
-        for stage in runs[0][0]:
-            cols = [statistics.median(r[stage] for r in by_size) for by_size in runs]
-            print(f"{stage:<56}" + "".join(f"{c:>10.3f}" for c in cols))
-        cols = [med[(i, "json")] for i in range(len(files))]
-        print(f"{'json.load, for reference':<56}" + "".join(f"{c:>10.3f}" for c in cols))
-        print(f"{'once per process: load and compile the schemas':<56}{setup:>10.3f}")
+        _breakdown(files, med, setup)
+
+
+def _breakdown(
+    files: list[tuple[Path, int]], med: dict[tuple[int, str], float], setup: float
+) -> None:
+    """The reportgen path's stages, each file's median CPU seconds, beside json.load's."""
+    print("\nbreakdown of the reportgen path (CPU seconds, median of 3)")
+    runs = [[_stages(path) for _ in range(3)] for path, _ in files]
+    print(f"{'stage':<56}" + "".join(f"{s:>10,}" for _, s in files))
+    for stage in runs[0][0]:
+        cols = [statistics.median(r[stage] for r in by_size) for by_size in runs]
+        print(f"{stage:<56}" + "".join(f"{c:>10.3f}" for c in cols))
+    cols = [med[(i, "json")] for i in range(len(files))]
+    print(f"{'json.load, for reference':<56}" + "".join(f"{c:>10.3f}" for c in cols))
+    print(f"{'once per process: load and compile the schemas':<56}{setup:>10.3f}")
 
 
 if __name__ == "__main__":

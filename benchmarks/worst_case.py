@@ -1,7 +1,7 @@
 """The worst cases the documented caps allow, each run in a fresh process and timed.
 
 - build: a copy of `runs/tiny-llamacpp-two-tools` (its run files, as the project measured them)
-  that declares everything an article may, each at its limit (reportgen/article/limits.py):
+  that declares everything an article may, each at its limit (reportgen/article/source/limits.py):
   `LIMITS.tables` tables, `LIMITS.charts` charts (each drawn: the chart cache is off), and
   `LIMITS.prose_bytes` of prose with `LIMITS.headings` headings and emphasis nested far past what
   is laid out, built by `reportgen build`;
@@ -41,8 +41,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import worst_copies  # noqa: E402
 from jsonl_bench import generate as aiperf_export  # noqa: E402
 
-from reportgen.article.limits import LIMITS, prose_layout  # noqa: E402
-from reportgen.files import cap_bytes  # noqa: E402
+from reportgen.article.source.limits import LIMITS, prose_layout  # noqa: E402
+from reportgen.fileio import cap_bytes  # noqa: E402
 
 SOURCE = ROOT / "runs" / "tiny-llamacpp-two-tools"
 # this tree's reportgen, whatever the virtualenv has installed
@@ -204,8 +204,8 @@ def check_cases(work: Path) -> bool:
 _READ_ENTRY = """
 import sys
 from pathlib import Path
-from reportgen.article.chartsafe import safe_svg
-from reportgen.files import read_cached
+from reportgen.article.charts.allowlist import safe_svg
+from reportgen.fileio import read_cached
 data = read_cached(Path(sys.argv[1]))
 assert data is not None, "the entry was not read"
 safe_svg(data.decode("utf-8"), "worst-chart", "Worst")

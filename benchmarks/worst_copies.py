@@ -10,7 +10,7 @@ slowest numbers, words and characters together into one copy, each up to its own
 `copy(name)` gives a copy's bytes and its file suffix; `refused(name)` one just past the cap,
 which check must refuse with the cap's message (`REFUSAL`). `PAST_CAPS` are copies at the byte
 cap that a count cap refuses: what is read before the refusal costs too.
-benchmarks/worst_case.py checks each against the two-tool article; tests/test_input_caps.py
+benchmarks/worst_case.py checks each against the two-tool article; tests/check/test_input_caps.py
 reads them at small sizes.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 
-from reportgen.files import cap_bytes, cap_count
+from reportgen.fileio import cap_bytes, cap_count
 
 CLAIM = "3x faster than 2 s "  # two numbers, five words
 NUMBER_LINE = "183 tok/s\n"

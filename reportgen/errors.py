@@ -16,7 +16,7 @@ from reportgen.terminal import one_line
 Severity = Literal["error", "warning"]
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, kw_only=True)
 class Problem:
     """One located problem in one input file."""
 
@@ -143,12 +143,12 @@ class Capped:
         return [
             *self.kept,
             Problem(
-                first.path,
-                first.line,
-                first.col,
-                first.pointer,
-                more_problems(self.more, self.at_least),
-                first.severity,
+                path=first.path,
+                line=first.line,
+                col=first.col,
+                pointer=first.pointer,
+                message=more_problems(self.more, self.at_least),
+                severity=first.severity,
             ),
         ]
 

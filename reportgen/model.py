@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+from reportgen.frozendict import FrozenDict
+
 FormatName = str  # a format module's name, e.g. "llm-inference-bench" (see formats.registry)
 ProvenanceStatus = Literal["measured", "reconstructed", "synthetic"]
 CellStatus = Literal[
@@ -28,7 +30,7 @@ CellStatus = Literal[
 Scalar = str | int | float | bool | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Provenance:
     """Where a file's numbers come from: measured by the tools, reconstructed from a published
     text, or synthetic (generated demo or test data); `note` is the file's own words."""
@@ -40,7 +42,7 @@ class Provenance:
     command: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SourceFile:
     """One input run file as it was read."""
 
@@ -50,10 +52,10 @@ class SourceFile:
     tool: str  # e.g. "llm-inference-bench 0.7.7"
     format_version: str
     provenance: Provenance
-    wrapper: tuple[tuple[str, Scalar], ...] = ()  # lmx matrix wrapper metadata, scalars only
+    wrapper: FrozenDict[str, Scalar] = FrozenDict()  # lmx matrix wrapper metadata, scalars only
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CanonicalSample:
     """One request of one timed iteration of an lmx speed test."""
 
@@ -67,7 +69,7 @@ class CanonicalSample:
     tok_s_prefill: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CanonicalSummary:
     """The lmx file's own summary fields (medians over iterations, rounded by lmx)."""
 
@@ -78,7 +80,7 @@ class CanonicalSummary:
     tok_s_out_source: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CanonicalRun:
     """An lmx speed-test run: one canonical prompt, N iterations of `concurrency` requests."""
 
@@ -95,8 +97,8 @@ class CanonicalRun:
     output_tokens: int | None
     samples: tuple[CanonicalSample, ...]
     summary: CanonicalSummary
-    engine_flags: tuple[tuple[str, Scalar], ...]
-    evidence: tuple[tuple[str, Scalar], ...]  # verified-run evidence fields the file carries
+    engine_flags: FrozenDict[str, Scalar]
+    evidence: FrozenDict[str, Scalar]  # verified-run evidence fields the file carries
     warnings: tuple[str, ...]
     pointer: str = ""  # where the run sits in its file ("" bare, "/payload" when wrapped)
 
@@ -137,7 +139,7 @@ TOKEN_COUNT_SOURCES = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DecodeCell:
     """One context x concurrency cell of sustained decode."""
 
@@ -160,10 +162,10 @@ class DecodeCell:
     # Several tests of one cell in one file (llama-bench's sweeps): the label that tells this one
     # apart, in its metric ids after the concurrency ("tg128", "tg128-fa1"); None: the only one.
     point: str | None = None
-    settings: tuple[tuple[str, Scalar], ...] = ()  # its own `meta.KEY` axes (meta.n_gen, ...)
+    settings: FrozenDict[str, Scalar] = FrozenDict()  # its own `meta.KEY` axes (meta.n_gen, ...)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PrefillPoint:
     """One cold prefill measurement for a context."""
 
@@ -181,7 +183,7 @@ class PrefillPoint:
     # Several tests of one context in one file (llama-bench's sweeps): the label that tells this
     # one apart, in its metric ids after the context ("pp512", "pp512-fa1"); None: the only one.
     point: str | None = None
-    settings: tuple[tuple[str, Scalar], ...] = ()  # its own `meta.KEY` axes (meta.n_depth, ...)
+    settings: FrozenDict[str, Scalar] = FrozenDict()  # its own `meta.KEY` axes (meta.n_depth, ...)
     cached_tokens: int = 0  # tokens already in the KV cache before the prompt (llama-bench n_depth)
     # The key under `pointer` of the tool's own rate (`tok_s`) when that rate is the value, as
     # the tool defines it (llama-bench's avg_ts: the mean of its repetitions' rates, checked
@@ -189,7 +191,7 @@ class PrefillPoint:
     rate_key: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MatrixRun:
     """An llm-inference-bench run (bare or wrapped by `lmx speed-test matrix`)."""
 
@@ -204,8 +206,8 @@ class MatrixRun:
     cells: tuple[DecodeCell, ...]
     summary_table: tuple[tuple[int, int, float | None], ...]  # (context, concurrency, value)
     settings_pointer: str = "/metadata"  # where duration_per_test and max_tokens are
-    # (metric key, the tool's definition where it differs from reportgen's), as SweepRun's
-    definitions: tuple[tuple[str, str], ...] = ()
+    # metric key -> the tool's definition where it differs from reportgen's, as SweepRun's
+    definitions: FrozenDict[str, str] = FrozenDict()
 
 
 class Summary(NamedTuple):
@@ -221,7 +223,7 @@ class Summary(NamedTuple):
     n: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LoadPoint:
     """One load point of a sweep: the requests sent at one concurrency or request rate.
 
@@ -244,22 +246,22 @@ class LoadPoint:
     requests_ok: int | None
     requests_failed: int
     samples: Sequence[RequestSample]
-    summaries: tuple[tuple[str, Summary], ...] = ()  # quantity -> the tool's statistics
+    summaries: FrozenDict[str, Summary] = FrozenDict()  # quantity -> the tool's statistics
     prompt_tokens: int | None = None  # the configured prompt length, when the load point fixes it
     max_tokens: int | None = None  # the configured output length
     # quantity ("aggregate_tok_s", "ttft_s", ...) -> JSON pointer of the tool's own median or value
-    summary_at: tuple[tuple[str, str], ...] = ()
+    summary_at: FrozenDict[str, str] = FrozenDict()
 
     def summary(self, quantity: str) -> Summary | None:
         """The tool's own statistics of `quantity` ("ttft_s", "itl_s", "latency_s", ...)."""
-        return dict(self.summaries).get(quantity)
+        return self.summaries.get(quantity)
 
     def summary_pointer(self, quantity: str) -> str | None:
         """Where the file holds the tool's own value of `quantity`, when it does."""
-        return dict(self.summary_at).get(quantity)
+        return self.summary_at.get(quantity)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SweepRun:
     """A run of one or more load points, as load-testing tools write them."""
 
@@ -268,8 +270,8 @@ class SweepRun:
     model: str | None
     points: tuple[LoadPoint, ...]
     # how the tool defines what it reports, where it differs from reportgen's definitions
-    definitions: tuple[tuple[str, str], ...] = ()
-    settings: tuple[tuple[str, Scalar], ...] = ()  # run-wide settings the file states
+    definitions: FrozenDict[str, str] = FrozenDict()
+    settings: FrozenDict[str, Scalar] = FrozenDict()  # run-wide settings the file states
 
 
 Run = CanonicalRun | MatrixRun | SweepRun
@@ -285,7 +287,7 @@ def context_label(tokens: int) -> str:
     return f"{tokens:,}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Hardware:
     """The machine a run was measured on, as the article's manifest states it."""
 
@@ -300,7 +302,7 @@ class Hardware:
     os: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Setup:
     """What the article's manifest says about hardware, model and engine (not data)."""
 

@@ -48,15 +48,15 @@ class PackedSamples(Sequence[RequestSample]):
     gives each sample's record (a per-request export, whose skipped records keep their index)."""
 
     __slots__ = (
+        "_sorted",
+        "completed",
+        "input_tokens",
+        "itl_s",
+        "latency_s",
+        "output_tokens",
         "pointer",
         "records",
         "ttft_s",
-        "latency_s",
-        "itl_s",
-        "input_tokens",
-        "output_tokens",
-        "completed",
-        "_sorted",
     )
 
     def __init__(
@@ -114,13 +114,13 @@ class PackedSamples(Sequence[RequestSample]):
             return tuple(self[i] for i in range(*index.indices(len(self))))
         i = range(len(self))[index]  # IndexError, and negative indexes, as a tuple does
         return RequestSample(
-            f"{self.pointer}/{i if self.records is None else self.records[i]}",
-            self.ttft_s[i],
-            self.latency_s[i],
-            self.itl_s[i],
-            self.input_tokens[i],
-            self.output_tokens[i],
-            bool(self.completed[i]),
+            pointer=f"{self.pointer}/{i if self.records is None else self.records[i]}",
+            ttft_s=self.ttft_s[i],
+            latency_s=self.latency_s[i],
+            itl_s=self.itl_s[i],
+            input_tokens=self.input_tokens[i],
+            output_tokens=self.output_tokens[i],
+            completed=bool(self.completed[i]),
         )
 
     def __iter__(self) -> Iterator[RequestSample]:

@@ -36,9 +36,9 @@ LATENCY_SLACK_S = 0.002
 SAMPLE_RATE = Tolerance(rel=1e-3, abs_=0.01)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Thresholds:
-    """Where the lints (`reportgen.lints`) draw the line between plausible and suspicious data.
+    """Where the lints (`metrics.lints`) draw the line between plausible and suspicious data.
 
     Each field says what it bounds and why its default is what it is. Pass a changed copy
     (`dataclasses.replace(THRESHOLDS, ...)`) to `lints.lint` to judge differently.

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.formats.load import load
-from reportgen.metrics import compute
+from reportgen.metrics.compute import compute
 
 # The run file each tool writes, per load folder.
 RUN_FILES = {

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reportgen.article.build import Built, render_article
-from reportgen.article.tableview import TableView
+from reportgen.article.tables.layout import TableView
 from reportgen.check.compare import article_shape
-from reportgen.check.shape import Shape, html_text
+from reportgen.check.readers.shape import Shape, html_text
 
 ROOT = Path(__file__).resolve().parents[1]
 PAITON = ROOT / "runs" / "paiton-kimi-k3.1-pro"

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from reportgen.article.build import Built
-from reportgen.check.published import Reported
-from reportgen.check.shape import Shape, TableShape
+from reportgen.check.readers.reported import Reported
+from reportgen.check.readers.shape import Shape, TableShape
 from reportgen.metrics.display import display_for, format_number
 from reportgen.metrics.registry import DEFINITIONS, MetricValue, coordinates
 

@@ -4,8 +4,8 @@ comparison with what reportgen computes for the same load point.
 The readers here are written apart from reportgen's importers, from each tool's documented keys,
 so that agreement means something: the tool's own median TTFT, its median ITL or TPOT (in the
 definition reportgen's `itl_s` follows for that tool) and its output throughput, per load point
-(or llama-bench's avg_ts per test). Used by tests/test_wild_files.py on ../shared/samples/wild/
-and by tests/realfiles/try_files.py on files found in public repositories.
+(or llama-bench's avg_ts per test). Used by tests/formats/test_wild_files.py on
+../shared/samples/wild/ and by tests/realfiles/try_files.py on files found in public repositories.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def _records(path: Path) -> list[Raw]:
     to one file); where that fails, the items of an array cut short, or each line that parses
     (a tool's log lines mixed in are skipped): the file's own numbers, as far as they go."""
     text = path.read_text(encoding="utf-8")
-    decoder = json.JSONDecoder(parse_constant=lambda c: math.inf)
+    decoder = json.JSONDecoder(parse_constant=lambda _c: math.inf)
     found: list[Raw] = []
     at = 0
     try:

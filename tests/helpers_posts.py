@@ -35,8 +35,8 @@ from helpers_claims import half_up
 
 from reportgen.article.build import Built, render_article
 from reportgen.check.compare import article_shape, check_published
+from reportgen.check.readers.shape import Shape
 from reportgen.check.result import Item, expected_numbers
-from reportgen.check.shape import Shape
 
 ROOT = Path(__file__).resolve().parents[1]
 POSTS = Path(__file__).resolve().parent / "posts"

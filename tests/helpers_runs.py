@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError, Problem
-from reportgen.formats.jsonfile import parse_json
+from reportgen.formats.json_input.document import parse_json
 from reportgen.formats.load import load_document
 from reportgen.model import CanonicalRun, MatrixRun, Run
 

@@ -60,8 +60,8 @@ class Sweep:
             if problem is not None:
                 found.append(f"- {name(case)}: {problem}")
         if found:
-            sample = f" (the fast lane's sample of {len(every)})" if len(cases) < len(every) else ""
+            of = f" (the fast lane's sample of {len(every)})" if len(cases) < len(every) else ""
             pytest.fail(
-                f"{len(found)} of {len(cases)} cases{sample} are wrong:\n" + "\n".join(found),
+                f"{len(found)} of {len(cases)} cases{of} are wrong:\n" + "\n".join(found),
                 pytrace=False,
             )

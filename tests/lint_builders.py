@@ -11,8 +11,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from reportgen.metrics import compute
-from reportgen.metrics.lints import Finding, lint
+from reportgen.frozendict import FrozenDict
+from reportgen.metrics.compute import compute
+from reportgen.metrics.lints import lint
+from reportgen.metrics.lints.findings import Finding
 from reportgen.model import (
     CanonicalRun,
     CanonicalSample,
@@ -41,10 +43,10 @@ def source(label: str = MATRIX_FILE, fmt: str = "llm-inference-bench") -> Source
     return SourceFile(
         label=label,
         sha256="0" * 64,
-        format=fmt,  # type: ignore[arg-type]
+        format=fmt,
         tool=tool,
         format_version=tool.rsplit(" ", 1)[1],
-        provenance=Provenance("measured"),
+        provenance=Provenance(status="measured"),
     )
 
 
@@ -187,7 +189,7 @@ def canonical(
 ) -> CanonicalRun:
     """An lmx canonical run whose summary is the median over its samples (C=1) or a group
     throughput below the sum of its requests' speeds (C>1)."""
-    samples = []
+    samples: list[CanonicalSample] = []
     for it in range(1, iterations + 1):
         for req in range(concurrency):
             i = len(samples)
@@ -232,8 +234,8 @@ def canonical(
             tok_s_total=None,
             tok_s_out_source="inter_token",
         ),
-        engine_flags=(("concurrency", concurrency),),
-        evidence=(),
+        engine_flags=FrozenDict({"concurrency": concurrency}),
+        evidence=FrozenDict(),
         warnings=tuple(warnings),
     )
 

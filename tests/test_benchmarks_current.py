@@ -25,4 +25,4 @@ def test_the_validate_benchmark_calls_the_loader_and_the_parser() -> None:
     assert callable(validate_bench.load_runs)
     assert callable(validate_bench.fast_document)
     assert callable(validate_bench.load_document)
-    assert callable(validate_bench.schemas.check)
+    assert callable(validate_bench.validate.check)

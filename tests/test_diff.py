@@ -4,16 +4,44 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from helpers_articles import built_article
 
 from reportgen.article.build import render_article
-from reportgen.check.diff import Side, diff, load_side
 from reportgen.cli.main import main
+from reportgen.diff import UNVERSIONED, Side, diff, load_side
+from reportgen.formats.json_input.document import TOO_LARGE
+from reportgen.formats.schema.validate import schema_version
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "tests" / "articles" / "small"
+
+
+def _small_doc() -> dict[str, Any]:
+    """The small article's metrics.json, parsed (a fresh copy to edit)."""
+    doc: dict[str, Any] = json.loads(built_article(SMALL)[0].metrics_json)
+    return doc
+
+
+def _with_metrics(path: Path, *metrics: dict[str, object]) -> Path:
+    """A metrics.json as a build writes it, but holding only `metrics`: each one is the small
+    article's first metric with the given fields (and no statistic, run or basis)."""
+    doc = _small_doc()
+    first = {k: v for k, v in doc["metrics"][0].items() if k not in ("statistic", "run", "basis")}
+    doc["metrics"] = [first | m for m in metrics]
+    path.write_text(json.dumps(doc, indent=2))
+    return path
+
+
+def _at(text: str, token: str) -> tuple[int, int]:
+    """Line and column (1-based) of the first `token` in `text`."""
+    before = text[: text.index(token)]
+    return before.count("\n") + 1, len(before) - before.rfind("\n")
 
 
 def _recollected(tmp_path: Path, factor: float) -> Path:
@@ -30,7 +58,7 @@ def _recollected(tmp_path: Path, factor: float) -> Path:
 
 
 def test_a_moved_cell_is_reported_with_direction_and_display(tmp_path: Path) -> None:
-    old, new = load_side(SMALL), load_side(_recollected(tmp_path, 1.1))
+    old, new = load_side(SMALL).metrics, load_side(_recollected(tmp_path, 1.1)).metrics
     moved = {m.id: m for m in diff(old, new) if m.change != "same"}
     # the aggregate, and its per-GPU form (the small article's setup has one GPU, no power)
     assert list(moved) == ["decode.0.c4.aggregate_tok_s", "decode.0.c4.aggregate_tok_s_per_gpu"]
@@ -42,7 +70,7 @@ def test_a_moved_cell_is_reported_with_direction_and_display(tmp_path: Path) -> 
 def test_a_tiny_move_does_not_change_the_display(tmp_path: Path) -> None:
     moved = [
         m
-        for m in diff(load_side(SMALL), load_side(_recollected(tmp_path, 1.0001)))
+        for m in diff(load_side(SMALL).metrics, load_side(_recollected(tmp_path, 1.0001)).metrics)
         if m.change != "same"
     ]
     assert [m.change for m in moved] in (["up"], [])
@@ -53,7 +81,7 @@ def test_metrics_json_and_folder_sides_agree(tmp_path: Path) -> None:
     built = render_article(SMALL, {})
     path = tmp_path / "metrics.json"
     path.write_text(built.metrics_json)
-    assert all(m.change == "same" for m in diff(load_side(path), load_side(SMALL)))
+    assert all(m.change == "same" for m in diff(load_side(path).metrics, load_side(SMALL).metrics))
 
 
 def test_added_and_removed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -71,11 +99,87 @@ def test_added_and_removed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert [r["change"] for r in rows if r["id"] == gone] == ["added"]
 
 
-def test_bad_metrics_json_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.process
+def test_a_hand_broken_metrics_json_is_located_without_a_traceback(tmp_path: Path) -> None:
+    doc = _small_doc()
+    doc["metrics"][0]["value"] = "fast"
+    del doc["metrics"][1]["unit"]
     path = tmp_path / "metrics.json"
-    path.write_text('{"metrics": [{"id": "x"}]}')
+    text = json.dumps(doc, indent=2)
+    path.write_text(text)
+    done = subprocess.run(
+        [sys.executable, "-m", "reportgen", "diff", str(path), str(SMALL)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    line, col = _at(text, '"fast"')
+    unit_line, unit_col = _at(text[text.index('"fast"') :], "{")
+    assert done.stderr.splitlines() == [
+        f"{path}:{line}:{col} /metrics/0/value: 'fast' is not of type 'number'",
+        f"{path}:{line + unit_line - 1}:{unit_col} /metrics/1: 'unit' is required",
+    ]
+
+
+def test_every_problem_of_a_metrics_json_is_reported_against_its_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = _small_doc()
+    doc["inputs"][0]["provenance"] = "guessed"
+    doc["findngs"] = doc.pop("findings")
+    path = tmp_path / "metrics.json"
+    path.write_text(json.dumps(doc, indent=2))
+    assert main(["diff", str(SMALL), str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "/inputs/0/provenance: 'guessed' is not one of" in err
+    assert "/findngs: unknown key 'findngs'; did you mean 'findings'?" in err
+    assert ":1:1 /: 'findings' is required" in err
+
+
+def test_a_metrics_json_without_its_version_is_read_with_one_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = _small_doc()
+    assert next(iter(doc)) == "schema_version"
+    del doc["schema_version"]  # as reportgen wrote it before the field
+    path = tmp_path / "metrics.json"
+    path.write_text(json.dumps(doc, indent=2))
+    assert main(["diff", str(path), str(SMALL)]) == 0
+    out, err = capsys.readouterr()
+    assert err == (
+        f"{path}:1:1 /: warning: no schema_version: written by an older reportgen; "
+        f"read as version {UNVERSIONED}\n"
+    )
+    assert "0 added, 0 removed; 0 would change as displayed" in out
+
+
+def test_a_metrics_json_of_a_newer_layout_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = _small_doc()
+    doc["schema_version"] += 1
+    path = tmp_path / "metrics.json"
+    text = json.dumps(doc, indent=2)
+    path.write_text(text)
+    assert main(["diff", str(SMALL), str(path)]) == 2
+    line, col = _at(text, str(doc["schema_version"]))
+    newer, known = doc["schema_version"], schema_version("metrics")
+    assert capsys.readouterr().err == (
+        f"{path}:{line}:{col} /schema_version: schema_version {newer}: written by a newer "
+        f"reportgen; this one reads {known}\n"
+    )
+
+
+def test_a_file_that_is_no_metrics_json_is_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bench.json"
+    shutil.copy(SMALL / "bench.json", path)
     assert main(["diff", str(path), str(SMALL)]) == 2
-    assert f"{path}:1:14 /metrics/0: a metric needs an id and a value" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"{path}:1:1 /: not a metrics.json: no schema_version, no metrics\n"
+    )
 
 
 @pytest.mark.parametrize("value", ["1e999", "-1e999", "9" * 401, "-" + "9" * 320])
@@ -83,15 +187,17 @@ def test_bad_metrics_json_is_located(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_a_value_no_float_holds_is_located(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, json_out: list[str]
 ) -> None:
-    path = tmp_path / "metrics.json"
-    path.write_text(
-        '{"metrics": [{"id": "a", "unit": "s", "definition": "load.ttft_s", "value": '
-        + value
-        + "}]}"
-    )
+    path = _with_metrics(tmp_path / "metrics.json", {"value": "VALUE"})
+    text = path.read_text().replace('"VALUE"', value)
+    path.write_text(text)
+    line, col = _at(text, value)
     for sides in ([str(path), str(SMALL)], [str(SMALL), str(path)]):
         assert main(["diff", *sides, *json_out]) == 2
-        said = f"{path}:1:77 /metrics/0/value: a metric's value must be a finite number"
+        # an integer no float holds is refused as the file is parsed, 1e999 by the metrics check
+        why = (
+            TOO_LARGE if value.lstrip("-").isdigit() else "a metric's value must be a finite number"
+        )
+        said = f"{path}:{line}:{col} /metrics/0/value: {why}"
         assert said in capsys.readouterr().err
 
 
@@ -99,12 +205,10 @@ def test_diff_json_is_strict_json_when_a_difference_overflows(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def side(name: str, value: float) -> Path:
-        path = tmp_path / f"{name}.json"
         metric = {"id": "decode.0.c1.aggregate_tok_s", "value": value, "unit": "tok/s"}
-        path.write_text(
-            json.dumps({"metrics": [{**metric, "definition": "decode.aggregate_tok_s"}]})
+        return _with_metrics(
+            tmp_path / f"{name}.json", {**metric, "definition": "decode.aggregate_tok_s"}
         )
-        return path
 
     assert main(["diff", str(side("old", -1.7e308)), str(side("new", 1.7e308)), "--json"]) == 0
     out = capsys.readouterr().out
@@ -117,7 +221,7 @@ def test_a_throughput_that_fell_is_worse_and_fails_a_pull_request(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fell = _recollected(tmp_path, 0.9)
-    moved = {m.id: m for m in diff(load_side(SMALL), load_side(fell))}
+    moved = {m.id: m for m in diff(load_side(SMALL).metrics, load_side(fell).metrics)}
     assert moved["decode.0.c4.aggregate_tok_s"].verdict == "worse"
     assert main(["diff", str(SMALL), str(fell), "--fail-on", "worse:5%"]) == 1
     out = capsys.readouterr().out
@@ -133,9 +237,7 @@ def test_a_throughput_that_fell_is_worse_and_fails_a_pull_request(
 def test_a_latency_that_rose_is_worse(tmp_path: Path) -> None:
     def side(name: str, value: float) -> dict[str, Side]:
         metric = {"id": "load.r2.ttft_s", "value": value, "unit": "s", "definition": "load.ttft_s"}
-        path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps({"metrics": [metric]}))
-        return load_side(path)
+        return load_side(_with_metrics(tmp_path / f"{name}.json", metric)).metrics
 
     (m,) = diff(side("old", 0.5), side("new", 0.75))
     assert (m.change, m.verdict) == ("up", "worse")
@@ -147,19 +249,19 @@ def test_a_change_the_article_would_not_show_is_listed_apart_and_never_fails(
     tiny = _recollected(tmp_path, 0.9999)
     assert main(["diff", str(SMALL), str(tiny), "--fail-on", "worse"]) == 0
     out = capsys.readouterr().out
-    if any(m.change != "same" for m in diff(load_side(SMALL), load_side(tiny))):
+    if any(m.change != "same" for m in diff(load_side(SMALL).metrics, load_side(tiny).metrics)):
         assert "changed at full precision only, not as displayed" in out
 
 
 @pytest.mark.pdf
-def test_a_build_folder_is_a_side(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_build_folder_is_a_side(tmp_path: Path) -> None:
     from reportgen.article.build import build
 
     built = build(SMALL, tmp_path / "out")
-    assert all(m.change == "same" for m in diff(load_side(built), load_side(SMALL)))
+    assert all(m.change == "same" for m in diff(load_side(built).metrics, load_side(SMALL).metrics))
 
 
-def test_removed_metrics_can_fail(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_removed_metrics_can_fail(tmp_path: Path) -> None:
     doc = json.loads(render_article(SMALL, {}).metrics_json)
     doc["metrics"].pop(0)
     path = tmp_path / "metrics.json"

@@ -10,13 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from reportgen.article.prose import FILTERS, SETUP_FIELDS
-from reportgen.metrics.lints.findings import LINTS
+from helpers_lints import every_lint
+
+from reportgen.article.prose.resolver import FILTERS, SETUP_FIELDS
 from reportgen.metrics.registry import AXES, DEFINITIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "article-format.md").read_text(encoding="utf-8")
 SCHEMA = json.loads((ROOT / "schemas" / "article.schema.json").read_text(encoding="utf-8"))
+LINTS = every_lint()
 
 
 def key_paths(node: dict[str, Any], path: str = "") -> Iterator[str]:

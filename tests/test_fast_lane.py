@@ -48,7 +48,7 @@ def test_a_sweep_names_every_wrong_case_and_goes_on_after_an_error() -> None:
         "- case 3: odd",
         "- case 5: odd",
     ]
-    Sweep("t", fast=False).judge(range(6), lambda case: None)  # nothing wrong: passes
+    Sweep("t", fast=False).judge(range(6), lambda _case: None)  # nothing wrong: passes
 
 
 UNMARKED = """

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from reportgen.errors import InputError
-from reportgen.files import cap_bytes, read_input
+from reportgen.fileio import cap_bytes, read_input
 
 pytestmark = pytest.mark.process  # the real `reportgen` command, in a child process
 

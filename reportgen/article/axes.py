@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from reportgen.article.decl import ArticleSource, Where
+from reportgen.article.source.declarations import ArticleSource, Where
 from reportgen.model import Scalar, context_label
 from reportgen.terminal import visible
 
@@ -89,7 +89,7 @@ def sort_values(
 
 def matches(item: Placed, where: Where) -> bool:
     """True when `item` passes the filter: on each axis, its value (or its label) is listed."""
-    for axis, allowed in where:
+    for axis, allowed in where.items():
         value = item.coord(axis)
         if value in allowed:
             continue
@@ -102,8 +102,8 @@ def matches(item: Placed, where: Where) -> bool:
 def filter_problem(where: Where, items: Sequence[Placed], article: ArticleSource) -> str | None:
     """Why a declaration's `where` or `meta.` axes cannot match the data, naming what the data
     has; None when they can. `items` are the metric values (and cells) of its kind."""
-    named = {k for item in items for k, _ in getattr(item, "extra", ()) if k.startswith("meta.")}
-    for axis, allowed in where:
+    named = {k for item in items for k in getattr(item, "extra", ()) if k.startswith("meta.")}
+    for axis, allowed in where.items():
         if axis.startswith("meta.") and axis not in named:
             return unknown_setting(axis, named)
         have = {axis_label(axis, item.coord(axis), article) for item in items}

@@ -18,27 +18,33 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen import __version__
-from reportgen.article.ahead import Forked, InProcess
 from reportgen.article.consistency import consistency
-from reportgen.article.data import article_metrics
-from reportgen.article.decl import ArticleSource, Text
-from reportgen.article.pdfahead import pdf_result, request
+from reportgen.article.page.quality import review
+from reportgen.article.page.render import (
+    DATA_DIR,
+    TABLES_DIR,
+    build_context,
+    render_html,
+    stylesheet,
+)
+from reportgen.article.pdf.forked import pdf_result, request
 from reportgen.article.publish import check_output, publish
-from reportgen.article.quality import review
-from reportgen.article.render import DATA_DIR, TABLES_DIR, build_context, render_html, stylesheet
-from reportgen.article.tablecsv import table_csv
-from reportgen.article.tableview import TableView
+from reportgen.article.rundata import article_metrics
+from reportgen.article.source.declarations import ArticleSource, Text
+from reportgen.article.tables.csvfile import table_csv
+from reportgen.article.tables.layout import TableView
+from reportgen.article.workers import InProcess, Stage
 from reportgen.errors import InputError, Problem
-from reportgen.files import read_input
-from reportgen.metrics import MetricSet
+from reportgen.fileio import read_input
+from reportgen.formats.schema.validate import schema_version
 from reportgen.metrics.compare import with_comparisons
-from reportgen.metrics.lints import Finding, lint
+from reportgen.metrics.lints import lint
+from reportgen.metrics.lints.findings import Finding
+from reportgen.metrics.registry import MetricSet
 from reportgen.resources import template_dir
 
-OUTPUTS = ("index.html", "article.pdf", "metrics.json")  # and data/, tables/
 
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Built:
     """One article, rendered (nothing written yet)."""
 
@@ -66,7 +72,15 @@ def build_date(article_date: str, environ: dict[str, str] | None = None) -> dt.d
             return dt.datetime.fromtimestamp(int(epoch), dt.UTC)
         except (ValueError, OverflowError):
             raise InputError(
-                [Problem("SOURCE_DATE_EPOCH", 1, 1, "", f"{epoch!r} is not a Unix timestamp")]
+                [
+                    Problem(
+                        path="SOURCE_DATE_EPOCH",
+                        line=1,
+                        col=1,
+                        pointer="",
+                        message=f"{epoch!r} is not a Unix timestamp",
+                    )
+                ]
             ) from None
     day = dt.date.fromisoformat(article_date)
     return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
@@ -75,8 +89,10 @@ def build_date(article_date: str, environ: dict[str, str] | None = None) -> dt.d
 def metrics_document(
     built_article: ArticleSource, metrics: MetricSet, findings: tuple[Finding, ...]
 ) -> str:
-    """The `metrics.json` text: every metric value with its provenance, plus the findings."""
+    """The `metrics.json` text (schemas/metrics.schema.json): every metric value with its
+    provenance, plus the findings."""
     doc = {
+        "schema_version": schema_version("metrics"),
         "article": built_article.slug,
         "generator": f"reportgen {__version__}",
         "inputs": [
@@ -102,11 +118,11 @@ def render_article(
     *,
     charts: bool = True,
     chart_cache: Path | None = None,
-    chart_drawer: InProcess | Forked | None = None,
+    chart_drawer: Stage | None = None,
 ) -> Built:
     """Load, validate, compute, lint and render one article, in memory (`charts`: draw them;
     `check` does not, as charts hold no number it reads; `chart_cache`: a folder of charts drawn
-    before, see article/chartcache.py; `chart_drawer`: who draws the others)."""
+    before, see article/charts/cache.py; `chart_drawer`: who draws the others)."""
     article, metrics = article_metrics(folder)
     reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
@@ -124,7 +140,15 @@ def render_article(
     created = build_date(article.date, environ)
     tables = tuple(t for s in context.sections for t, _ in s.tables)
     html = render_html(context)  # waits for the charts last: they may be drawn meanwhile
-    return Built(article, metrics, findings, html, created, reviewed.stale, tables)
+    return Built(
+        article=article,
+        metrics=metrics,
+        findings=findings,
+        html=html,
+        created=created,
+        stale=reviewed.stale,
+        tables=tables,
+    )
 
 
 _NO_GLYPH = re.compile(r"\.notdef glyph rendered for Unicode string .*\(U\+([0-9A-F]{4,6})\)")
@@ -158,19 +182,19 @@ def _locate_glyphs(problems: tuple[Problem, ...], article: ArticleSource) -> lis
         name = unicodedata.name(char, "a private-use or unnamed character")
         out.append(
             Problem(
-                text.file,
-                line,
-                col,
-                "",
-                f"U+{ord(char):04X} ({name}) has no glyph in the PDF's fonts: the PDF would "
-                "show an empty box; write it another way",
+                path=text.file,
+                line=line,
+                col=col,
+                pointer="",
+                message=f"U+{ord(char):04X} ({name}) has no glyph in the PDF's fonts: the PDF "
+                "would show an empty box; write it another way",
             )
         )
     return out
 
 
-def render_outputs(built: Built, stage: InProcess | Forked | None = None) -> dict[str, bytes]:
-    """The output files' bytes; the PDF by `stage` (article/pdfahead.py), else in-process."""
+def render_outputs(built: Built, stage: Stage | None = None) -> dict[str, bytes]:
+    """The output files' bytes; the PDF by `stage` (article/pdf/forked.py), else in-process."""
     # WeasyPrint is imported only to make a PDF: `check` renders articles without one.
     stage = stage or InProcess()
     stage.submit(
@@ -207,7 +231,15 @@ def _raw_data(built: Built) -> dict[str, bytes]:
         raw = read_input(built.article.folder / src.label, "run", inside=built.article.folder)
         if hashlib.sha256(raw).hexdigest() != src.sha256:
             raise InputError(
-                [Problem(src.label, 1, 1, "", "changed while the article was being built")]
+                [
+                    Problem(
+                        path=src.label,
+                        line=1,
+                        col=1,
+                        pointer="",
+                        message="changed while the article was being built",
+                    )
+                ]
             )
         out[f"{DATA_DIR}/{src.label}"] = raw
     return out
@@ -219,13 +251,13 @@ def build_article(
     environ: dict[str, str] | None = None,
     *,
     chart_cache: Path | None = None,
-    pdf: InProcess | Forked | None = None,
-    chart_drawer: InProcess | Forked | None = None,
+    pdf: Stage | None = None,
+    chart_drawer: Stage | None = None,
 ) -> tuple[Path, Built]:
     """Build the article in `folder` into `out/<article>/`: the folder and what was built.
-    `chart_cache`: a folder of charts drawn before (article/chartcache.py); none by default.
+    `chart_cache`: a folder of charts drawn before (article/charts/cache.py); none by default.
     `pdf`, `chart_drawer`: the PDF and chart stages, such as ones started ahead in forked
-    workers (article/ahead.py); else this process."""
+    workers (article/workers.py); else this process."""
     target = out / folder.resolve().name
     check_output(folder, out, target)  # before any work: never at the article's expense
     built = render_article(folder, environ, chart_cache=chart_cache, chart_drawer=chart_drawer)

@@ -6,12 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from reportgen.article.decl import ArticleSource, RunDecl
-from reportgen.metrics.lints import LINTS, Finding
+from reportgen.article.source.declarations import ArticleSource, RunDecl
+from reportgen.metrics.lints.findings import Finding, define_lint
 from reportgen.metrics.registry import MetricSet
 from reportgen.model import CanonicalRun, MatrixRun, Run, SweepRun
 
-LINT = LINTS["setup-contradicts-data"]
+LINT = define_lint(
+    "setup-contradicts-data",
+    severity="error",
+    rule="the setup in article.toml contradicts a run file (model, engine, tensor parallel, tool)",
+    title="The article's setup and its run files disagree",
+    why="The article says one thing about how the numbers were measured and the run files "
+    "another; one of them is wrong.",
+)
 
 
 def _same(declared: str, recorded: str, aliases: tuple[str, ...]) -> bool:
@@ -26,7 +33,7 @@ def _recorded(run: Run) -> Iterator[tuple[str, str, str]]:
     if isinstance(run, CanonicalRun):
         yield "model", run.hf_id, f"{run.pointer}/hfId"
         yield "engine", run.engine_name, f"{run.pointer}/engineName"
-        tp = dict(run.engine_flags).get("tensorParallel")
+        tp = run.engine_flags.get("tensorParallel")
         if tp is not None:
             yield "tensor_parallel", str(tp), f"{run.pointer}/engineFlags/tensorParallel"
     elif isinstance(run, MatrixRun | SweepRun):
@@ -73,14 +80,15 @@ def consistency(article: ArticleSource, metrics: MetricSet) -> tuple[Finding, ..
             place = f"{decl.place.file}:{decl.place.line}"
             out.append(
                 Finding(
-                    LINT.id,
-                    LINT.severity,
-                    run.source.label,
-                    pointer,
-                    decl.label,
-                    (),
-                    f"{what}: article.toml says {said!r}, {run.source.label} records {recorded!r}",
-                    f"The article's setup ({place}) says the {what} is {said!r}, but "
+                    id=LINT.id,
+                    severity=LINT.severity,
+                    file=run.source.label,
+                    pointer=pointer,
+                    cell=decl.label,
+                    metrics=(),
+                    evidence=f"{what}: article.toml says {said!r}, "
+                    f"{run.source.label} records {recorded!r}",
+                    message=f"The article's setup ({place}) says the {what} is {said!r}, but "
                     f"{run.source.label} records {recorded!r}; correct one of them, or declare "
                     f"the file's name as an alias of the setup's ([runs.setup.aliases]).",
                 )

@@ -32,9 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from reportgen.article.manifest import MANIFEST
+from reportgen.article.source.manifest import MANIFEST
 from reportgen.errors import InputError, Problem
-from reportgen.files import open_input, read_input, write_output
+from reportgen.fileio import open_input, read_input, write_output
 
 MARKER = ".reportgen-build"
 # The marker's first line; then `article <name as JSON>`, `build <id>`, and one line per file the
@@ -57,7 +57,7 @@ _HASH_CHUNK = 1 << 20
 
 
 def _refuse(path: Path, message: str) -> InputError:
-    return InputError([Problem(str(path), 1, 1, "", message)])
+    return InputError([Problem(path=str(path), line=1, col=1, pointer="", message=message)])
 
 
 def marker_text(name: str, files: dict[str, bytes]) -> str:
@@ -159,7 +159,7 @@ def not_ours(path: Path, name: str) -> str | None:
     return None
 
 
-# The temporary file `files.write_output` makes for a file it writes (left by a kill).
+# The temporary file `fileio.write_output` makes for a file it writes (left by a kill).
 _WRITER_TEMP = re.compile(r"\.[^/]{1,64}\.[0-9a-f]{16}\.tmp")
 
 
@@ -181,7 +181,7 @@ def _marked(path: Path, name: str) -> bool:
     )
 
 
-# What `files.write_output` leaves of the marker when killed while writing it.
+# What `fileio.write_output` leaves of the marker when killed while writing it.
 _MARKER_TEMP = re.compile(re.escape(f".{MARKER}.") + r"[0-9a-f]{16}\.tmp")
 
 

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from html.parser import HTMLParser
 
 from reportgen.check.result import Item, Shown, SourceResult, missing_item
-from reportgen.metrics import MetricSet
 from reportgen.metrics.claims import lookup
 from reportgen.metrics.display import parse_display_attr, shown_text
+from reportgen.metrics.registry import MetricSet
 
 
 class _Spans(HTMLParser):
@@ -57,13 +57,13 @@ def check_built(
         if value is None:
             items.append(
                 Item(
-                    "unverified",
-                    source,
-                    line,
-                    col,
-                    f"shows {text} for {metric}, which the run files do not give",
-                    metric,
-                    text,
+                    kind="unverified",
+                    source=source,
+                    line=line,
+                    col=col,
+                    message=f"shows {text} for {metric}, which the run files do not give",
+                    metric=metric,
+                    shown=text,
                 )
             )
             continue
@@ -71,16 +71,16 @@ def check_built(
         if how is not None and display is None:
             items.append(
                 Item(
-                    "mismatch",
-                    source,
-                    line,
-                    col,
-                    f"shows {text} for {metric} with data-display {how!r}, which is not a way "
-                    f"to show a value in {value.unit}",
-                    metric,
-                    text,
-                    value.value,
-                    value.file,
+                    kind="mismatch",
+                    source=source,
+                    line=line,
+                    col=col,
+                    message=f"shows {text} for {metric} with data-display {how!r}, which is not a "
+                    f"way to show a value in {value.unit}",
+                    metric=metric,
+                    shown=text,
+                    computed=value.value,
+                    run_file=value.file,
                 )
             )
             continue
@@ -94,16 +94,16 @@ def check_built(
         if not exact or text != want:
             items.append(
                 Item(
-                    "mismatch",
-                    source,
-                    line,
-                    col,
-                    f"shows {text} (data-value {raw_value}) but the run files give "
+                    kind="mismatch",
+                    source=source,
+                    line=line,
+                    col=col,
+                    message=f"shows {text} (data-value {raw_value}) but the run files give "
                     f"{want} ({value.value!r})",
-                    metric,
-                    text,
-                    value.value,
-                    value.file,
+                    metric=metric,
+                    shown=text,
+                    computed=value.value,
+                    run_file=value.file,
                 )
             )
         else:

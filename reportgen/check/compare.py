@@ -19,12 +19,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from reportgen.check.built import check_built
-from reportgen.check.htmltext import Page, chart_forms, read_html
-from reportgen.check.labels import metrics_shown
-from reportgen.check.pipetables import find_tables
-from reportgen.check.prose import expected_prose
-from reportgen.check.published import Lines, Reported, text_lines
-from reportgen.check.reading import reported as reported_in_lines
+from reportgen.check.claims.labels import metrics_shown
+from reportgen.check.claims.together import derived_problem, holding, unjudged, unsettled
+from reportgen.check.html.text import Page, chart_forms, read_html
+from reportgen.check.readers.pipeline import reported as reported_in_lines
+from reportgen.check.readers.pipetables import find_tables
+from reportgen.check.readers.prose import expected_prose
+from reportgen.check.readers.published import text_lines
+from reportgen.check.readers.reported import Lines, Reported
+from reportgen.check.readers.shape import Shape, from_views
+from reportgen.check.readers.sources import read_published
+from reportgen.check.readers.tableunits import UnitProblem, settle_units
 from reportgen.check.result import (
     CheckResult,
     Item,
@@ -34,17 +39,14 @@ from reportgen.check.result import (
     expected_numbers,
     missing_item,
 )
-from reportgen.check.shape import Shape, from_views
-from reportgen.check.sources import read_published
-from reportgen.check.tableunits import UnitProblem, settle_units
-from reportgen.check.together import derived_problem, holding, unjudged, unsettled
 from reportgen.errors import InputError
-from reportgen.files import read_input
-from reportgen.formats.jsonfile import JsonDocument
+from reportgen.fileio import read_input
+from reportgen.formats.json_input.document import JsonDocument
 from reportgen.formats.load import parse_run_file
-from reportgen.metrics import MetricSet, MetricValue
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import lookup
 from reportgen.metrics.display import Display, display_for, format_number, unit_factor
+from reportgen.metrics.registry import MetricSet, MetricValue
 
 if TYPE_CHECKING:
     from reportgen.article.build import Built
@@ -66,7 +68,7 @@ def _judge(r: Reported, value: MetricValue) -> str | None:
     tolerance = 0.5 * 10.0**-r.decimals
     if abs(expected - r.value) <= tolerance * (1 + 1e-9):
         return None
-    shown_as = format_number(expected, Display(max(0, r.decimals), ""))
+    shown_as = format_number(expected, Display(decimals=max(0, r.decimals), unit=""))
     unit = "" if not r.unit else r.unit if r.unit in ("%", "x") else f" {r.unit}"
     said = f"shows {r.text} but the run files give {shown_as}{unit}"
     return said + _unit_slip(r, expected)
@@ -129,176 +131,26 @@ def check_published(
     by_id = metrics.by_id()
     value_of = lookup(by_id)
     items: list[Item] = []
-    matched = 0
-    first_at: dict[str, Reported] = {}
     expected = list(expected)
-    # a metric the built article shows n times (in two tables, say) may be shown n times
-    allowed = Counter(s.metric for s in expected) | Counter(dict(shape.times))
-    times: Counter[str] = Counter()
     reported, unit_problems = settle_units(reported_in_lines(lines, shape), value_of)
     if page is not None:  # at each number's own place in the page
         reported = [_placed(r, page) for r in reported]
         unit_problems = [_placed(p, page) for p in unit_problems]
         items += _unseen(page, source, shape)
     titles = {t.id: t.title for t in shape.tables}
-    for p in unit_problems:  # one error at the header or caption, not one per cell
-        items.append(
-            Item(
-                "mismatch",
-                source,
-                p.line,
-                p.col,
-                p.message,
-                p.value.id,
-                p.text,
-                p.value.value,
-                p.value.file,
-                titles.get(p.cell.table or "", p.cell.table),
-                None,
-                p.cell.column,
-            )
-        )
-    values = [value_of(r.metric_id) if r.metric_id else None for r in reported]
-    # the numbers of each sentence that do not check out: while one does, a difference of
-    # another number of the sentence tied by a reader's guess is not judged
-    open_numbers = unsettled(
-        reported, [_settled(r, v) for r, v in zip(reported, values, strict=True)]
-    )
-    for r, value in zip(reported, values, strict=True):
-        where: dict[str, str | None] = {
-            "table": titles.get(r.table or "", r.table),
-            "row": r.row,
-            "column": r.column,
-        }
-        if r.malformed is not None:
-            # an error at its cell, and the metric counts as seen: it is wrong, not missing
-            items.append(
-                Item(
-                    "mismatch",
-                    source,
-                    r.line,
-                    r.col,
-                    f"malformed number {r.text!r}: {r.malformed}"
-                    + (f" ({value.value:.6g}, {r.metric_id})" if value is not None else ""),
-                    r.metric_id,
-                    r.text,
-                    None if value is None else value.value,
-                    None if value is None else value.file,
-                    **where,
-                )
-            )
-            if r.metric_id:
-                first_at.setdefault(r.metric_id, r)
-            continue
-        if r.expected_text is not None:
-            if _same_text(r.text, r.expected_text):
-                matched += 1
-            else:
-                message = (
-                    f"shows {r.text} where the article, as built from its source and run files, "
-                    f"says {r.expected_text} (after '{r.column}')"
-                )
-                items.append(
-                    Item("mismatch", source, r.line, r.col, message, None, r.text, None, None)
-                )
-            continue
-        if value is None and r.operands is not None and r.metric_id is None:
-            problem = derived_problem(r)  # a ratio of the numbers written beside it
-            other = holding(r, open_numbers)
-            if problem is None:
-                matched += 1
-            else:
-                kind: Kind = "mismatch" if other is None and not r.tentative else "unverified"
-                if r.tentative:
-                    note = f"; {r.tentative}, so it may state something else: not judged"
-                else:
-                    note = "" if other is None else unjudged(other)
-                items.append(Item(kind, source, r.line, r.col, problem + note, None, r.text))
-            continue
-        if value is None:
-            why = (
-                "matches no metric of the run files"
-                if r.metric_id is None
-                else f"would be {r.metric_id}, which the run files do not give"
-            )
-            items.append(
-                Item(
-                    "unverified",
-                    source,
-                    r.line,
-                    r.col,
-                    f"{r.text} {why}",
-                    r.metric_id,
-                    r.text,
-                    None,
-                    None,
-                    **where,
-                )
-            )
-            continue
-        assert r.metric_id is not None
-        times[r.metric_id] += not r.in_prose
-        if r.metric_id in first_at and not r.in_prose and times[r.metric_id] > allowed[r.metric_id]:
-            first = first_at[r.metric_id]
-            items.append(
-                Item(
-                    "duplicate",
-                    source,
-                    r.line,
-                    r.col,
-                    f"{r.metric_id} is shown again (first at line {first.line})",
-                    r.metric_id,
-                    r.text,
-                    value.value,
-                    value.file,
-                    **where,
-                )
-            )
-        first_at.setdefault(r.metric_id, r)
-        problem = _judge(r, value)
-        if problem is None:
-            matched += 1
-        else:
-            held = holding(r, open_numbers) if r.several else None
-            if r.tentative:
-                problem += (
-                    f"; {r.tentative}, so it may state something else: not judged (state it "
-                    "alone in its sentence, or as a reference)"
-                )
-            elif held is not None:
-                problem += unjudged(held)
-            items.append(
-                Item(
-                    "unverified" if r.tentative or held is not None else "mismatch",
-                    source,
-                    r.line,
-                    r.col,
-                    f"{problem} ({value.value:.6g}, {r.metric_id})",
-                    r.metric_id,
-                    r.text,
-                    value.value,
-                    value.file,
-                    **where,
-                )
-            )
+    # one error at the header or caption, not one per cell
+    items += [_unit_item(p, source, titles) for p in unit_problems]
+    # a metric the built article shows n times (in two tables, say) may be shown n times
+    judge = _Judge(source, titles, Counter(s.metric for s in expected) | Counter(dict(shape.times)))
+    items += judge.all(reported, [value_of(r.metric_id) if r.metric_id else None for r in reported])
     wanted = [
         s
         for s in expected
         if s.metric in by_id and s.metric not in omitted and s.table_id not in omitted
     ]
-    absent = [s for s in wanted if s.metric not in first_at]
+    absent = [s for s in wanted if s.metric not in judge.first_at]
     if wanted and len(absent) == len(wanted) and not reported:
-        items.append(
-            Item(
-                "no-numbers",
-                source,
-                1,
-                1,
-                f"none of the article's {len(wanted)} numbers was found: no table or headline "
-                "of the article is in this file (is it the article, in HTML, Markdown, text or "
-                "PDF?)",
-            )
-        )
+        items.append(_no_numbers(source, len(wanted)))
     elif absent:
         place = page.place if page is not None else lambda line, col: (line, col)
         table_line = {t.shape.id: place(t.line, 1)[0] for t in find_tables(lines, shape) if t.shape}
@@ -306,7 +158,169 @@ def check_published(
             missing_item(source, by_id[s.metric], s, table_line.get(s.table_id or "", 1))
             for s in absent
         ]
-    return SourceResult(source, "published", matched, tuple(items))
+    return SourceResult(source, "published", judge.matched, tuple(items))
+
+
+def _unit_item(p: UnitProblem, source: str, titles: dict[str, str]) -> Item:
+    """A column or caption whose unit does not fit its metrics, at its header or caption."""
+    return Item(
+        kind="mismatch",
+        source=source,
+        line=p.line,
+        col=p.col,
+        message=p.message,
+        metric=p.value.id,
+        shown=p.text,
+        computed=p.value.value,
+        run_file=p.value.file,
+        table=titles.get(p.cell.table or "", p.cell.table),
+        row=None,
+        column=p.cell.column,
+    )
+
+
+def _no_numbers(source: str, wanted: int) -> Item:
+    """A text that shows none of the article's numbers."""
+    return Item(
+        kind="no-numbers",
+        source=source,
+        line=1,
+        col=1,
+        message=f"none of the article's {wanted} numbers was found: no table or headline of the "
+        "article is in this file (is it the article, in HTML, Markdown, text or PDF?)",
+    )
+
+
+class _Judge:
+    """Judges the numbers of one published text in text order, counting those that match and
+    where each metric is first shown."""
+
+    def __init__(self, source: str, titles: dict[str, str], allowed: Counter[str]) -> None:
+        self.source = source
+        self.titles = titles
+        self.allowed = allowed  # how many times the article shows each metric
+        self.matched = 0
+        self.first_at: dict[str, Reported] = {}
+        self.times: Counter[str] = Counter()
+        self.open_numbers: dict[tuple[int, int], list[Reported]] = {}
+
+    def all(self, reported: list[Reported], values: list[MetricValue | None]) -> list[Item]:
+        """The items of every number `reported`, each with its metric's value (`values`)."""
+        # the numbers of each sentence that do not check out: while one does, a difference of
+        # another number of the sentence tied by a reader's guess is not judged
+        self.open_numbers = unsettled(
+            reported, [_settled(r, v) for r, v in zip(reported, values, strict=True)]
+        )
+        items: list[Item] = []
+        for r, value in zip(reported, values, strict=True):
+            items += self.one(r, value)
+        return items
+
+    def one(self, r: Reported, value: MetricValue | None) -> list[Item]:
+        """The items of one number: none when it checks out."""
+        if r.malformed is not None:
+            return [self.malformed(r, value)]
+        if r.expected_text is not None:
+            return self.literal(r)
+        if value is None and r.operands is not None and r.metric_id is None:
+            return self.derived(r)
+        if value is None:
+            why = (
+                "matches no metric of the run files"
+                if r.metric_id is None
+                else f"would be {r.metric_id}, which the run files do not give"
+            )
+            return [self.item("unverified", r, f"{r.text} {why}", None)]
+        return self.valued(r, value)
+
+    def item(self, kind: Kind, r: Reported, message: str, value: MetricValue | None) -> Item:
+        """An item about `r`, at its table, row and column."""
+        return Item(
+            kind=kind,
+            source=self.source,
+            line=r.line,
+            col=r.col,
+            message=message,
+            metric=r.metric_id,
+            shown=r.text,
+            computed=None if value is None else value.value,
+            run_file=None if value is None else value.file,
+            table=self.titles.get(r.table or "", r.table),
+            row=r.row,
+            column=r.column,
+        )
+
+    def bare(self, kind: Kind, r: Reported, message: str) -> Item:
+        """An item about `r` that names no metric, table, row or column."""
+        return Item(
+            kind=kind, source=self.source, line=r.line, col=r.col, message=message, shown=r.text
+        )
+
+    def malformed(self, r: Reported, value: MetricValue | None) -> Item:
+        """An error at its cell; the metric counts as seen: it is wrong, not missing."""
+        if r.metric_id:
+            self.first_at.setdefault(r.metric_id, r)
+        message = f"malformed number {r.text!r}: {r.malformed}" + (
+            f" ({value.value:.6g}, {r.metric_id})" if value is not None else ""
+        )
+        return self.item("mismatch", r, message, value)
+
+    def literal(self, r: Reported) -> list[Item]:
+        """A number the article's source writes literally: the same text, or a mismatch."""
+        assert r.expected_text is not None
+        if _same_text(r.text, r.expected_text):
+            self.matched += 1
+            return []
+        message = (
+            f"shows {r.text} where the article, as built from its source and run files, "
+            f"says {r.expected_text} (after '{r.column}')"
+        )
+        return [self.bare("mismatch", r, message)]
+
+    def derived(self, r: Reported) -> list[Item]:
+        """A ratio written beside its operands: the ratio of the numbers, or not."""
+        problem = derived_problem(r)
+        other = holding(r, self.open_numbers)
+        if problem is None:
+            self.matched += 1
+            return []
+        kind: Kind = "mismatch" if other is None and not r.tentative else "unverified"
+        if r.tentative:
+            note = f"; {r.tentative}, so it may state something else: not judged"
+        else:
+            note = "" if other is None else unjudged(other)
+        return [self.bare(kind, r, problem + note)]
+
+    def valued(self, r: Reported, value: MetricValue) -> list[Item]:
+        """A number of a metric: shown once more than the article does it, and judged at the
+        precision shown."""
+        assert r.metric_id is not None
+        items: list[Item] = []
+        self.times[r.metric_id] += not r.in_prose
+        if (
+            r.metric_id in self.first_at
+            and not r.in_prose
+            and self.times[r.metric_id] > self.allowed[r.metric_id]
+        ):
+            first = self.first_at[r.metric_id]
+            message = f"{r.metric_id} is shown again (first at line {first.line})"
+            items.append(self.item("duplicate", r, message, value))
+        self.first_at.setdefault(r.metric_id, r)
+        problem = _judge(r, value)
+        if problem is None:
+            self.matched += 1
+            return items
+        held = holding(r, self.open_numbers) if r.several else None
+        if r.tentative:
+            problem += (
+                f"; {r.tentative}, so it may state something else: not judged (state it "
+                "alone in its sentence, or as a reference)"
+            )
+        elif held is not None:
+            problem += unjudged(held)
+        kind: Kind = "unverified" if r.tentative or held is not None else "mismatch"
+        items.append(self.item(kind, r, f"{problem} ({value.value:.6g}, {r.metric_id})", value))
+        return items
 
 
 _Located = TypeVar("_Located", Reported, UnitProblem)
@@ -322,7 +336,13 @@ def _unseen(page: Page, source: str, shape: Shape) -> list[Item]:
     """What readers of an HTML page may see that check does not read: its notes, and each SVG
     with digits that is not one of the charts the build draws."""
     items = [
-        Item("unseen" if u.severity == "error" else "unread", source, u.line, u.col, u.message)
+        Item(
+            kind="unseen" if u.severity == "error" else "unread",
+            source=source,
+            line=u.line,
+            col=u.col,
+            message=u.message,
+        )
         for u in page.unseen
     ]
     for chart in page.charts:
@@ -332,7 +352,9 @@ def _unseen(page: Page, source: str, shape: Shape) -> list[Item]:
                 "draws for this article: check does not read numbers in drawings; show them as "
                 "text, or the build's own chart unchanged"
             )
-            items.append(Item("unseen", source, chart.line, chart.col, message))
+            items.append(
+                Item(kind="unseen", source=source, line=chart.line, col=chart.col, message=message)
+            )
     return items
 
 
@@ -340,7 +362,7 @@ def article_shape(built: Built, html: str) -> Shape:
     """What a published copy of the built article is matched against: its tables and headlines,
     the prose of its page `html`, the words its charts show, and how often it shows each metric."""
     prose, chart_text = expected_prose(html)
-    times = tuple(Counter(re.findall(r'data-metric="([^"]+)"', html)).items())
+    times = FrozenDict(Counter(re.findall(r'data-metric="([^"]+)"', html)))
     shape = replace(
         from_views(built.article, built.tables),
         prose=tuple(prose),
@@ -398,11 +420,11 @@ def check_article(
     parsed: dict[str, JsonDocument | None] = {}  # each run file parsed once, for all its findings
     places = tuple(_place(Path(f.file), f.pointer, parsed) for f in findings)
     return CheckResult(
-        article.slug,
-        tuple(sources),
-        findings + tuple(f for f, _ in built.stale),
-        strict,
-        places + tuple(place for _, place in built.stale),
+        article=article.slug,
+        sources=tuple(sources),
+        findings=findings + tuple(f for f, _ in built.stale),
+        strict=strict,
+        finding_places=places + tuple(place for _, place in built.stale),
     )
 
 

@@ -12,7 +12,7 @@ import re
 from itertools import groupby
 
 from reportgen.check.result import CheckResult, Item
-from reportgen.metrics.lints import Finding, group
+from reportgen.metrics.lints.findings import Finding, group
 from reportgen.terminal import one_line
 
 SCHEMA_ID = "https://reportgen.invalid/schemas/check-result.schema.json"

@@ -8,13 +8,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from reportgen.article.manifest import ArticleSource
-from reportgen.article.prose import Resolver, plain, tool_versions
-from reportgen.article.tableview import TableView
+from reportgen.article.prose.render import plain
+from reportgen.article.prose.resolver import Resolver, tool_versions
+from reportgen.article.source.declarations import ArticleSource
+from reportgen.article.tables.layout import TableView
 from reportgen.errors import Severity
-from reportgen.metrics import MetricSet, MetricValue
 from reportgen.metrics.display import shown_text
-from reportgen.metrics.lints import Finding, fails
+from reportgen.metrics.lints.findings import Finding, fails
+from reportgen.metrics.registry import MetricSet, MetricValue
 
 Kind = Literal["mismatch", "unverified", "missing", "duplicate", "no-numbers", "unseen", "unread"]
 SEVERITY: dict[Kind, Severity] = {
@@ -33,7 +34,7 @@ SEVERITY: dict[Kind, Severity] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Item:
     """One thing the checker found about one number."""
 
@@ -83,7 +84,7 @@ class SourceResult:
     items: tuple[Item, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CheckResult:
     """Everything `reportgen check` found: per source, and the lints' findings."""
 
@@ -107,7 +108,7 @@ class CheckResult:
         return fails(self.findings, strict=self.strict) or (self.strict and bool(self.items))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Shown:
     """A number the built article shows: its metric, and its table, row and column (or, for a
     headline, its caption as the row)."""
@@ -129,24 +130,27 @@ def expected_numbers(
     article: ArticleSource, metrics: MetricSet, views: Iterable[TableView]
 ) -> tuple[Shown, ...]:
     """Every number the built article shows in a headline or a table, where it shows it."""
-    resolver = Resolver(metrics, article.setup, tool_versions(metrics.runs), article.date)
-    out = [Shown(h.metric, row=plain(h.caption, resolver)) for h in article.headlines]
+    resolver = Resolver(
+        metrics=metrics, setup=article.setup, tools=tool_versions(metrics.runs), date=article.date
+    )
+    out = [Shown(metric=h.metric, row=plain(h.caption, resolver)) for h in article.headlines]
     for view in views:
         for row, cells in view.rows:
             for column, cell in zip(view.columns, cells, strict=True):
                 if cell.metric:
-                    out.append(Shown(cell.metric, view.id, view.title, row, column))
+                    out.append(
+                        Shown(
+                            metric=cell.metric,
+                            table_id=view.id,
+                            table=view.title,
+                            row=row,
+                            column=column,
+                        )
+                    )
     first: dict[str, Shown] = {}
     for shown in out:
         first.setdefault(shown.metric, shown)
     return tuple(first.values())
-
-
-def expected_ids(
-    article: ArticleSource, metrics: MetricSet, views: Iterable[TableView]
-) -> tuple[str, ...]:
-    """The metric ids an article shows: every table cell with data, and its headlines."""
-    return tuple(s.metric for s in expected_numbers(article, metrics, views))
 
 
 def missing_item(
@@ -155,16 +159,17 @@ def missing_item(
     """A number the article shows and `source` does not, located at its table, row and column."""
     place = f" ({shown.place()})" if shown else ""
     return Item(
-        "missing",
-        source,
-        line,
-        1,
-        f"does not show {value.id}{place}: {shown_text(value, unit=True)} from {value.file}",
-        value.id,
-        None,
-        value.value,
-        value.file,
-        shown.table if shown else None,
-        shown.row if shown else None,
-        shown.column if shown else None,
+        kind="missing",
+        source=source,
+        line=line,
+        col=1,
+        message=f"does not show {value.id}{place}: "
+        f"{shown_text(value, unit=True)} from {value.file}",
+        metric=value.id,
+        shown=None,
+        computed=value.value,
+        run_file=value.file,
+        table=shown.table if shown else None,
+        row=shown.row if shown else None,
+        column=shown.column if shown else None,
     )

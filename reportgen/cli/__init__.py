@@ -1,7 +1,4 @@
-"""The command line: argument parsing and printing over the library; `main` is the entry point."""
+"""The command line: argument parsing and printing over the library.
 
-from __future__ import annotations
-
-from reportgen.cli.main import main
-
-__all__ = ["main"]
+`reportgen.cli.main.main` is the entry point.
+"""

@@ -13,7 +13,7 @@ from reportgen.errors import Problem, at_least, left_out
 from reportgen.terminal import one_line
 
 if TYPE_CHECKING:
-    from reportgen.metrics import MetricSet
+    from reportgen.metrics.registry import MetricSet
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
@@ -74,7 +74,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         print("reportgen metrics: give run files or an article folder (or --keys)", file=sys.stderr)
         return EXIT_INPUT
     from reportgen.cli.inputs import load_arguments
-    from reportgen.metrics import compute
+    from reportgen.metrics.compute import compute
 
     result = load_arguments(args.paths)
     if not result.ok:
@@ -97,8 +97,8 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from reportgen.article.chartcache import chart_stage, default_folder, expects_drawing
-    from reportgen.article.pdfahead import pdf_stage
+    from reportgen.article.charts.cache import chart_stage, default_folder, expects_drawing
+    from reportgen.article.pdf.forked import pdf_stage
 
     # The PDF stage starts first, in a forked worker that imports WeasyPrint while this process
     # imports the rest and reads the runs; the charts' too (matplotlib), unless the chart cache
@@ -119,7 +119,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from reportgen.article.scaffold import scaffold
+    from reportgen.init.scaffold import scaffold
 
     hardware = None
     if args.gpu is not None:
@@ -155,7 +155,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from reportgen.check import diff
+    from reportgen import diff
 
     rule = None
     if args.fail_on is not None:
@@ -164,7 +164,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"reportgen diff: error: --fail-on {exc}", file=sys.stderr)
             return EXIT_INPUT
-    moved = diff.diff(diff.load_side(args.old), diff.load_side(args.new))
+    old, new = diff.load_side(args.old), diff.load_side(args.new)
+    print_problems([*old.warnings, *new.warnings], False, sys.stderr)
+    moved = diff.diff(old.metrics, new.metrics)
     failed = diff.failures(moved, rule) if rule is not None else ()
     if args.json:
         sys.stdout.write(diff.to_json(moved))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from reportgen.article.manifest import MANIFEST, load_article
+from reportgen.article.source.manifest import MANIFEST, load_article
 from reportgen.errors import Problem
 from reportgen.formats.load import LoadResult, folder_run_files, load
 from reportgen.metrics.measured import unmeasured
@@ -26,7 +26,7 @@ def run_paths(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
             listed = folder_run_files(path)
             if not listed:
                 message = "no run files (*.json, *.jsonl) found"
-                problems.append(Problem(str(path), 1, 1, "", message))
+                problems.append(Problem(path=str(path), line=1, col=1, pointer="", message=message))
             out.extend(listed)
         else:
             out.append(path)

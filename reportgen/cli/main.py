@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from reportgen.cli.commands import EXIT_INPUT, EXIT_OK, print_problems
 from reportgen.cli.parser import build_parser
 from reportgen.errors import InputError
-from reportgen.files import check_caps
+from reportgen.fileio import check_caps
 
 
 def main(argv: Sequence[str] | None = None) -> int:

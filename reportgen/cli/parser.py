@@ -18,7 +18,7 @@ from reportgen.cli.commands import (
     cmd_validate,
 )
 from reportgen.cli.helptext import Help
-from reportgen.files import CAPS, COUNT_CAPS
+from reportgen.fileio import CAPS, COUNT_CAPS
 
 
 class _Parser(argparse.ArgumentParser):

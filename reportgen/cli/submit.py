@@ -1,5 +1,5 @@
 """CLI glue for `reportgen submit`: parse options, load the runs and the article's setup, call
-`reportgen.submit.submit_runs`, print its report.
+`reportgen.localmaxxing.submit.submit_runs`, print its report.
 
 Exit codes: 0 ok; 1 a request failed or the server refused it; 2 bad input or usage, or refused
 locally (reconstructed data, a contract violation, already submitted, no API key).
@@ -138,7 +138,7 @@ def _api_base_problem(url: str) -> str | None:
 
 
 def _default_loader(article_dir: Path) -> Setup:
-    from reportgen.article.manifest import load_setup
+    from reportgen.article.source.manifest import load_setup
 
     return load_setup(article_dir)
 
@@ -237,7 +237,7 @@ def run(
         reconstructed,
         submit_runs,
     )
-    from reportgen.metrics import compute
+    from reportgen.metrics.compute import compute
 
     env = os.environ if env is None else env
     out, err = out or sys.stdout, err or sys.stderr

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from reportgen.errors import Problem
-from reportgen.formats.jsonfile import JsonDocument
+from reportgen.formats.json_input.document import JsonDocument
 from reportgen.model import FormatName, Run, SourceFile
 
 VersionRange = tuple[tuple[int, int], tuple[int, int]]  # (major, minor) lowest, highest tested
@@ -42,7 +42,7 @@ class Detection:
     refusal: str | None = None  # set when the file is this format but cannot be read as one
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunFormat:
     """One input format."""
 
@@ -59,8 +59,8 @@ class RunFormat:
     version: Callable[[dict[str, Any]], tuple[str, str]]
     # the run model and semantic problems, for the run at the detection's base pointer
     parse: Callable[[JsonDocument, str, SourceFile], tuple[Run, list[Problem]]]
-    # True: its files are JSON Lines (`.jsonl`, `reportgen.formats.jsonl`), and `detect` and
-    # `parse` see the records by index; False: one JSON document. Each file is offered only to
+    # True: its files are JSON Lines (`.jsonl`, `reportgen.formats.json_input.lines`), and `detect`
+    # and `parse` see the records by index; False: one JSON document. Each file is offered only to
     # the formats of its kind.
     lines: bool = False
     # True: its files are JSON whose top level is an array, which `detect` and `parse` see as its
@@ -69,8 +69,9 @@ class RunFormat:
     # JSON when none claims it.
     top_list: bool = False
     # For a JSON Lines format: a reducer of its records, given the run's base pointer and a
-    # `ProblemAt`. Its files are then read one line at a time (`reportgen.formats.jsonl_stream`),
-    # so a file of a million records is never in memory; `detect` must decide from record "0".
+    # `ProblemAt`. Its files are then read one line at a time
+    # (`reportgen.formats.json_input.line_stream`), so a file of a million records is never in
+    # memory; `detect` must decide from record "0".
     reduce: Callable[[str, ProblemAt], Reducer] | None = None
     # JSON pointers of the keys that make one of its files (in a list's first item, a JSON Lines
     # file's first record): a file no format reads is named near this format when it has at

@@ -1,6 +1,6 @@
 """Parse stage for GenAI-Perf's `profile_export_genai_perf.json`: one `genai-perf profile` run, one
 load point, read from GenAI-Perf's own statistics (its per-metric objects are AIPerf's layout,
-without `count` and `sum`, so `aiperf.summaries` reads them).
+without `count` and `sum`, so `aiperf.summary.summaries` reads them).
 
 Schema-valid raw JSON in, a `SweepRun` of that one point plus semantic problems out. The only
 module that reads GenAI-Perf's raw keys. The file never records GenAI-Perf's version; it is
@@ -36,11 +36,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from reportgen.errors import Problem
-from reportgen.formats.aiperf import check_throughput, label, summaries
-from reportgen.formats.aiperf_config import fixed_length
+from reportgen.formats.aiperf.config import fixed_length
+from reportgen.formats.aiperf.summary import check_throughput, label, summaries
 from reportgen.formats.base import Detection, RunFormat
-from reportgen.formats.jsonfile import JsonDocument
+from reportgen.formats.json_input.document import JsonDocument
 from reportgen.formats.refusals import csv_header
+from reportgen.frozendict import FrozenDict
 from reportgen.model import LoadPoint, Scalar, SourceFile, SweepRun
 
 DEFINITIONS = (
@@ -89,7 +90,7 @@ class Config:
     prompt_tokens: int | None
     max_tokens: int | None
     streaming: bool | None
-    settings: tuple[tuple[str, Scalar], ...]
+    settings: FrozenDict[str, Scalar]
 
 
 def _flat(config: Mapping[str, Any]) -> bool:
@@ -110,7 +111,7 @@ def detect(data: dict[str, Any]) -> Detection | None:
     return None
 
 
-def version(run: dict[str, Any]) -> tuple[str, str]:
+def version(_run: dict[str, Any]) -> tuple[str, str]:
     """GenAI-Perf does not record its version in the file: the empty string (the tool is named
     alone)."""
     return "", ""
@@ -141,8 +142,8 @@ def _duration(completed: int, per_second: float) -> float | None:
     return seconds if 0 < seconds < math.inf else None
 
 
-def _scalars(found: Mapping[str, Any]) -> tuple[tuple[str, Scalar], ...]:
-    return tuple(sorted((k, v) for k, v in found.items() if isinstance(v, str | int | float)))
+def _scalars(found: Mapping[str, Any]) -> FrozenDict[str, Scalar]:
+    return FrozenDict(sorted((k, v) for k, v in found.items() if isinstance(v, str | int | float)))
 
 
 def _nested(config: Mapping[str, Any]) -> Config:
@@ -209,7 +210,7 @@ def _flat_config(config: Mapping[str, Any]) -> Config:
     )
 
 
-def _definitions(raw: Mapping[str, Any], config: Config) -> tuple[tuple[str, str], ...]:
+def _definitions(raw: Mapping[str, Any], config: Config) -> FrozenDict[str, str]:
     found = dict(DEFINITIONS)
     if "output_token_throughput_per_user" in raw:
         found["per_request_tok_s"] = _PER_USER
@@ -219,7 +220,7 @@ def _definitions(raw: Mapping[str, Any], config: Config) -> tuple[tuple[str, str
     if config.streaming is False:
         found["ttft_s"] = _UNSTREAMED
         found.pop("itl_s")
-    return tuple(sorted(found.items()))
+    return FrozenDict(sorted(found.items()))
 
 
 def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
@@ -264,10 +265,10 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
         requests_ok=completed,
         requests_failed=0,
         samples=(),
-        summaries=stats,
+        summaries=FrozenDict(stats),
         prompt_tokens=config.prompt_tokens,
         max_tokens=config.max_tokens,
-        summary_at=(("aggregate_tok_s", "/output_token_throughput/avg"), *summary_at),
+        summary_at=FrozenDict((("aggregate_tok_s", "/output_token_throughput/avg"), *summary_at)),
     )
     run = SweepRun(
         source=source,

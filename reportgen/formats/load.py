@@ -1,13 +1,13 @@
 """Load and validate stage for run files: paths in, normalized runs and located problems out.
 
 Reads each file (the only I/O here), parses it as JSON (as JSON Lines when it is named `.jsonl`,
-`reportgen.formats.jsonl`; a top-level array only for a format that reads one), detects its
-format from content (`registry`), checks it against its schema, warns once about a version
-outside those tested on real files (never refusing a file for its version), then hands the raw
-JSON to the format's parser for semantic checks and normalization. A `.jsonl` file whose first
-record is of a format that reduces its records as they come (AIPerf's per-request export) is
-instead read one line at a time, validated and reduced record by record
-(`reportgen.formats.jsonl_stream`), with the same problems.
+`reportgen.formats.json_input.lines`; a top-level array only for a format that reads one), detects
+its format from content (`registry`), checks it against its schema, warns once about a version
+outside those tested on real files (never refusing a file for its version), then hands the raw JSON
+to the format's parser for semantic checks and normalization. A `.jsonl` file whose first record is
+of a format that reduces its records as they come (AIPerf's per-request export) is instead read one
+line at a time, validated and reduced record by record (`reportgen.formats.json_input.line_stream`),
+with the same problems.
 """
 
 from __future__ import annotations
@@ -19,24 +19,24 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import PER_FILE, InputError, Problem, cap_problems, has_errors
-from reportgen.files import open_input, read_input
+from reportgen.fileio import is_written_by_reportgen, open_input, read_input
 from reportgen.formats.base import RunFormat
-from reportgen.formats.fastdoc import GiveUp
-from reportgen.formats.jsonfile import (
+from reportgen.formats.json_input.document import (
     EXTRA_DATA,
     JsonArrayDocument,
     JsonDocument,
     parse_json,
     split_pointer,
 )
-from reportgen.formats.jsonl import JsonLinesDocument, parse_json_lines
-from reportgen.formats.jsonl_stream import Streamed, stream_json_lines
-from reportgen.formats.llama_bench_read import reread
+from reportgen.formats.json_input.line_stream import Streamed, stream_json_lines
+from reportgen.formats.json_input.lines import JsonLinesDocument, parse_json_lines
+from reportgen.formats.llama_bench.concatenated import reread
+from reportgen.formats.llm_inference_bench.packed_document import GiveUp
 from reportgen.formats.refusals import nearest, sibling, sibling_of_bytes
 from reportgen.formats.registry import FORMATS, detect, known_tools
-from reportgen.formats.schemas import check
+from reportgen.formats.schema.validate import check
+from reportgen.frozendict import FrozenDict
 from reportgen.model import Provenance, Run, Scalar, SourceFile
-from reportgen.written import is_written_by_reportgen
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
 _TOP_LIST = any(f.top_list for f in FORMATS)  # a JSON file may then be a top-level array
@@ -94,7 +94,7 @@ def version_warning(fmt: RunFormat, version: str) -> str | None:
 def _provenance(data: dict[str, Any], inner: dict[str, Any]) -> Provenance:
     raw = data.get("dataProvenance") or inner.get("dataProvenance")
     if not raw:
-        return Provenance("measured")
+        return Provenance(status="measured")
     return Provenance(
         status=raw["status"],
         reconstructed_from=raw.get("reconstructedFrom"),
@@ -103,10 +103,10 @@ def _provenance(data: dict[str, Any], inner: dict[str, Any]) -> Provenance:
     )
 
 
-def _wrapper(data: dict[str, Any], base: str) -> tuple[tuple[str, Scalar], ...]:
+def _wrapper(data: dict[str, Any], base: str) -> FrozenDict[str, Scalar]:
     if not base:
-        return ()
-    return tuple(
+        return FrozenDict()
+    return FrozenDict(
         sorted(
             (k, v)
             for k, v in data.items()
@@ -172,20 +172,20 @@ def load_document(doc: JsonDocument) -> tuple[Run | None, list[Problem]]:
     version, version_at = fmt.version(inner)
     untested = version_warning(fmt, version)
     provenance, wrapper = _provenance(doc.data, inner), _wrapper(doc.data, where.base)
-    source = _source(fmt, version, doc.label, doc.sha256, provenance, wrapper)
+    source = source_file(fmt, version, doc.label, doc.sha256, provenance, wrapper)
     run, problems = fmt.parse(doc, where.base, source)
     if untested:
         problems.insert(0, doc.problem(where.base + version_at, untested, "warning"))
     return (None if has_errors(problems) else run), problems
 
 
-def _source(
+def source_file(
     fmt: RunFormat,
     version: str,
     label: str,
     sha256: str,
     provenance: Provenance,
-    wrapper: tuple[tuple[str, Scalar], ...] = (),
+    wrapper: FrozenDict[str, Scalar] = FrozenDict(),
 ) -> SourceFile:
     """The run file as its run names it: format, tool and version, digest, provenance, and the
     metadata of a wrapper around the run."""
@@ -202,7 +202,7 @@ def _source(
 
 def _streamed(path: Path, label: str, inside: Path | None) -> Streamed | None:
     """A `.jsonl` file read one line at a time through its format's reducer; None when its
-    format has none (`reportgen.formats.jsonl_stream`)."""
+    format has none (`reportgen.formats.json_input.line_stream`)."""
     with open_input(path, "run", label=label, inside=inside) as handle:
         try:
             return stream_json_lines(label, handle, path, inside)
@@ -221,7 +221,7 @@ def load_streamed(streamed: Streamed) -> tuple[Run | None, list[Problem]]:
     version, version_at = fmt.version(streamed.head)
     untested = version_warning(fmt, version)
     # a JSON Lines file has no dataProvenance
-    source = _source(fmt, version, lines.label, streamed.sha256, Provenance("measured"))
+    source = source_file(fmt, version, lines.label, streamed.sha256, Provenance(status="measured"))
     run, problems = streamed.reducer.finish(source)
     if untested:
         problems.insert(0, lines.problem(streamed.where.base + version_at, untested, "warning"))
@@ -243,10 +243,13 @@ def folder_run_files(folder: Path) -> list[Path]:
 
 def fast_run(label: str, raw: bytes) -> Run | None:
     """The run of an llm-inference-bench file that passes every check, by the fast path
-    (`reportgen.formats.fastbench`); None for any other file, which `parse_run_file` reads."""
+    (`reportgen.formats.llm_inference_bench.packed`); None for any other file, which
+    `parse_run_file` reads."""
     if b'"request_samples"' not in raw:  # not a bench file: found early in one, or scanned once
         return None
-    from reportgen.formats.fastbench import fast_document  # msgspec: ~50 ms to import
+    from reportgen.formats.llm_inference_bench.packed import (
+        fast_document,  # msgspec: ~50 ms to import
+    )
 
     doc = fast_document(label, raw)
     if doc is None:
@@ -286,6 +289,31 @@ def parse_run_file(label: str, raw: bytes, path: Path) -> JsonDocument:
         return found
 
 
+def _load_file(path: Path, label: str, inside: Path | None) -> tuple[Run | None, list[Problem]]:
+    """One run file read, validated and normalized: a large llm-inference-bench file by the fast
+    path, a `.jsonl` file of a reducing format line by line, any other read whole; the run is None
+    when the file has errors, and a file that cannot be read or parsed gives its problems (a
+    tool's non-run file named as such)."""
+    raw: bytes | None = None
+    try:
+        streamed = _streamed(path, label, inside) if path.suffix == ".jsonl" else None
+        if streamed is None:
+            raw = read_input(path, "run", label=label, inside=inside)
+            big = len(raw) >= FAST_FROM_BYTES and path.suffix != ".jsonl"
+            fast = fast_run(label, raw) if big else None
+            if fast is not None:
+                return fast, []
+            doc = parse_run_file(label, raw, path)
+    except InputError as exc:
+        other = sibling_of_bytes(FORMATS, raw) if raw is not None else None
+        return None, (
+            [Problem(path=label, line=1, col=1, pointer="", message=other)]
+            if other
+            else list(exc.problems)
+        )
+    return load_document(doc) if streamed is None else load_streamed(streamed)
+
+
 def load(
     paths: Iterable[Path], *, label_root: Path | None = None, inside: Path | None = None
 ) -> LoadResult:
@@ -298,22 +326,7 @@ def load(
     problems: list[Problem] = []
     for path in paths:
         label = str(path.relative_to(label_root)) if label_root else str(path)
-        raw: bytes | None = None
-        try:
-            streamed = _streamed(path, label, inside) if path.suffix == ".jsonl" else None
-            if streamed is None:
-                raw = read_input(path, "run", label=label, inside=inside)
-                big = len(raw) >= FAST_FROM_BYTES and path.suffix != ".jsonl"
-                fast = fast_run(label, raw) if big else None
-                if fast is not None:
-                    runs.append(fast)
-                    continue
-                doc = parse_run_file(label, raw, path)
-        except InputError as exc:
-            other = sibling_of_bytes(FORMATS, raw) if raw is not None else None
-            problems.extend([Problem(label, 1, 1, "", other)] if other else exc.problems)
-            continue
-        run, found = load_document(doc) if streamed is None else load_streamed(streamed)
+        run, found = _load_file(path, label, inside)
         problems.extend(found)
         if run is not None:
             runs.append(run)

@@ -8,31 +8,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from reportgen.formats import (
-    aiperf,
-    aiperf_records,
-    genai_perf,
-    guidellm,
-    inference_perf,
-    inference_perf_requests,
-    llama_bench,
-    llm_inference_bench,
-    lmx,
-    sglang_bench,
-    vllm_bench,
-    vllm_bench_lines,
-)
+from reportgen.formats import genai_perf, lmx
+from reportgen.formats.aiperf import records as aiperf_records
+from reportgen.formats.aiperf import summary as aiperf_summary
 from reportgen.formats.base import Detection, RunFormat
+from reportgen.formats.guidellm import benchmarks as guidellm
+from reportgen.formats.inference_perf import lifecycle as inference_perf
+from reportgen.formats.inference_perf import requests as inference_perf_requests
+from reportgen.formats.llama_bench import results as llama_bench
+from reportgen.formats.llm_inference_bench import results as llm_inference_bench
+from reportgen.formats.sglang import bench_serving
+from reportgen.formats.vllm import appended as vllm_appended
+from reportgen.formats.vllm import bench_serve as vllm_bench_serve
 
 FORMATS: tuple[RunFormat, ...] = (
     lmx.FORMAT,
     llm_inference_bench.FORMAT,
     llama_bench.FORMAT,
     llama_bench.LINES_FORMAT,
-    vllm_bench.FORMAT,
-    vllm_bench_lines.FORMAT,
-    sglang_bench.FORMAT,
-    aiperf.FORMAT,
+    vllm_bench_serve.FORMAT,
+    vllm_appended.FORMAT,
+    bench_serving.FORMAT,
+    aiperf_summary.FORMAT,
     aiperf_records.FORMAT,
     genai_perf.FORMAT,
     guidellm.FORMAT,

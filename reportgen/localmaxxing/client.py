@@ -73,7 +73,7 @@ def shower(body: Any, raw: bytes, key: str | None, response: httpx.Response | No
     return show
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Answer:
     """The server's answer to one dry-run or submission, as reportgen judges it."""
 
@@ -171,61 +171,86 @@ def interpret(
     ok = 200 <= code < 300 and isinstance(body, dict)
     if ok and (body.get("valid") is False or body.get("ok") is False or body.get("errors")):
         ok = False
-    lines: list[str] = []
     issues = _issues(body, show) if isinstance(body, dict) else []
     if not ok:
-        lines.append(f"{action} failed: HTTP {code} {show(response.reason_phrase)}".rstrip())
-        if isinstance(body, dict):
-            if body.get("error"):
-                lines.append(f"server error: {show(body['error'])}")
-            errors = body.get("errors")
-            errors = errors if isinstance(errors, list) else []
-            lines += _listed([f"server error: {show(e)}" for e in errors], len(errors))
-            if body.get("suggestedHfId"):
-                lines.append(f"the server suggests hfId '{show(body['suggestedHfId'])}'")
-        else:
-            kind = show(response.headers.get("content-type", "no content type"))
-            lines.append(f"the answer is not a JSON object ({kind}): {_excerpt(raw, show)}")
-        lines += [f"verification issue: {i}" for i in issues]
-        if 300 <= code < 400 and response.headers.get("location"):
-            lines.append(
-                f"the server redirects to {show(response.headers['location'])} (not followed: the "
-                "key goes only to --api-base); if that is the API, pass its base as --api-base"
-            )
-        stop = None
-        if code == 401:
-            stop = "the API key was refused"
-            lines.append(
-                "the API key is missing, expired or invalid: set LOCALMAXXING_API_KEY "
-                "(or LMX_API_KEY)"
-            )
-        elif code == 429:
-            stop = "rate limited"
-            lines.append(f"rate limited: {retry_hint(body, response.headers, now)}")
-        elif code >= 500 or (action == "submit" and 200 <= code < 300):
-            stop = "the server's answer is unusable"
-            if action == "submit" and 200 <= code < 300:
-                lines.append(
-                    "the submission may or may not have been stored: check your submissions "
-                    "on the site before sending it again"
-                )
-        return Answer("failed", tuple(lines), code, stop=stop)
+        return _failed(action, response, raw, body, show, issues, now)
     if action == "dry-run":
-        verification = _dict(body.get("verification"))
-        verified = verification.get("verified")
-        lines.append(f"dry-run passed (HTTP {code})")
-        if isinstance(verified, bool):
-            lines.append("verification: " + ("verified run" if verified else "not verified"))
-        lines += [f"verification issue: {i}" for i in issues]
-        verdict = verified if isinstance(verified, bool) else None
-        return Answer("dry-run passed", tuple(lines), code, verified=verdict)
+        return _dry_run(code, body, issues)
+    return _submitted(response, body, show, issues, now)
+
+
+def _failed(
+    action: Literal["dry-run", "submit"],
+    response: httpx.Response,
+    raw: bytes,
+    body: Any,
+    show: Show,
+    issues: list[str],
+    now: datetime,
+) -> Answer:
+    """A failed answer: what the server said, and why to stop (a refused key, a rate limit)."""
+    code = response.status_code
+    lines = [f"{action} failed: HTTP {code} {show(response.reason_phrase)}".rstrip()]
+    if isinstance(body, dict):
+        if body.get("error"):
+            lines.append(f"server error: {show(body['error'])}")
+        errors = body.get("errors")
+        errors = errors if isinstance(errors, list) else []
+        lines += _listed([f"server error: {show(e)}" for e in errors], len(errors))
+        if body.get("suggestedHfId"):
+            lines.append(f"the server suggests hfId '{show(body['suggestedHfId'])}'")
+    else:
+        kind = show(response.headers.get("content-type", "no content type"))
+        lines.append(f"the answer is not a JSON object ({kind}): {_excerpt(raw, show)}")
+    lines += [f"verification issue: {i}" for i in issues]
+    if 300 <= code < 400 and response.headers.get("location"):
+        lines.append(
+            f"the server redirects to {show(response.headers['location'])} (not followed: the "
+            "key goes only to --api-base); if that is the API, pass its base as --api-base"
+        )
+    stop = None
+    if code == 401:
+        stop = "the API key was refused"
+        lines.append(
+            "the API key is missing, expired or invalid: set LOCALMAXXING_API_KEY (or LMX_API_KEY)"
+        )
+    elif code == 429:
+        stop = "rate limited"
+        lines.append(f"rate limited: {retry_hint(body, response.headers, now)}")
+    elif code >= 500 or (action == "submit" and 200 <= code < 300):
+        stop = "the server's answer is unusable"
+        if action == "submit" and 200 <= code < 300:
+            lines.append(
+                "the submission may or may not have been stored: check your submissions "
+                "on the site before sending it again"
+            )
+    return Answer(status="failed", lines=tuple(lines), http_status=code, stop=stop)
+
+
+def _dry_run(code: int, body: dict[str, Any], issues: list[str]) -> Answer:
+    """A dry run the server accepted, and whether it verified the run."""
+    verification = _dict(body.get("verification"))
+    verified = verification.get("verified")
+    lines = [f"dry-run passed (HTTP {code})"]
+    if isinstance(verified, bool):
+        lines.append("verification: " + ("verified run" if verified else "not verified"))
+    lines += [f"verification issue: {i}" for i in issues]
+    verdict = verified if isinstance(verified, bool) else None
+    return Answer(status="dry-run passed", lines=tuple(lines), http_status=code, verified=verdict)
+
+
+def _submitted(
+    response: httpx.Response, body: dict[str, Any], show: Show, issues: list[str], now: datetime
+) -> Answer:
+    """A stored submission: its id, whether it verified, and whether the rate limit is used up."""
+    code = response.status_code
     ident = next((body[k] for k in _ID_KEYS if body.get(k) is not None), None)
     for nested in ("run", "benchmark", "submission"):
         if ident is None:
             ident = _dict(body.get(nested)).get("id")
     sub_id = None if ident is None else show(str(ident))
     verified_run = body.get("verifiedRun")
-    lines.append(f"submitted (HTTP {code}); submission id {sub_id or 'not given by the server'}")
+    lines = [f"submitted (HTTP {code}); submission id {sub_id or 'not given by the server'}"]
     sub_id = None if sub_id is not None and sub_id.startswith("[withheld") else sub_id
     lines.append("it waits for admin approval before it is listed")
     if isinstance(verified_run, bool):
@@ -239,7 +264,14 @@ def interpret(
             f"{retry_hint(None, response.headers, now)}"
         )
     verdict = verified_run if isinstance(verified_run, bool) else None
-    return Answer("submitted", tuple(lines), code, sub_id, stop, verdict)
+    return Answer(
+        status="submitted",
+        lines=tuple(lines),
+        http_status=code,
+        submission_id=sub_id,
+        stop=stop,
+        verified=verdict,
+    )
 
 
 def send(
@@ -277,8 +309,8 @@ def send(
                 "the submission may have reached the server: check your submissions on the "
                 "site before sending it again"
             )
-        return Answer("failed", tuple(lines), stop="timed out")
+        return Answer(status="failed", lines=tuple(lines), stop="timed out")
     except (httpx.HTTPError, lmx_contract.ContractError) as exc:
         lines = [f"{action} failed: {type(exc).__name__}: {one_line(guard(str(exc), key))}"]
-        return Answer("failed", tuple(lines), stop="no usable connection")
+        return Answer(status="failed", lines=tuple(lines), stop="no usable connection")
     return interpret(action, response, raw, now(), key)

@@ -146,6 +146,17 @@ def check(
 ) -> tuple[Finding, ...]:
     """Every problem of a payload that the contract lets us see locally (errors and warnings)."""
     out: list[Finding] = []
+    _check_fields(body, contract, out)
+    _check_names(body, contract, out)
+    _check_hardware(body.get("hardware"), contract, out)
+    _check_flags(body.get("engineFlags"), contract, out)
+    if prompt_id:
+        _check_prompt(body, contract, prompt_id, out)
+    return tuple(sorted(out, key=lambda f: (f.severity != "error", f.field)))
+
+
+def _check_fields(body: Mapping[str, Any], contract: Contract, out: list[Finding]) -> None:
+    """The required fields, the metrics, and each number's and string's bounds."""
     for field in REQUIRED:
         if body.get(field) in (None, ""):
             out.append(Finding("error", f"/{field}", f"{field} is required"))
@@ -165,12 +176,16 @@ def check(
         value = body.get(field)
         if value is not None and not (isinstance(value, int) and value >= 0):
             out.append(Finding("error", f"/{field}", f"{field} must be an integer >= 0"))
-    for field, limit in contract.max_lengths:
+    for field, limit in contract.max_lengths.items():
         value = body.get(field)
         if isinstance(value, str) and len(value) > limit:
             out.append(
                 Finding("error", f"/{field}", f"{field} is {len(value)} characters; max {limit}")
             )
+
+
+def _check_names(body: Mapping[str, Any], contract: Contract, out: list[Finding]) -> None:
+    """The engine among the contract's, the quantization among its common ones."""
     engine = body.get("engineName")
     if isinstance(engine, str) and engine and engine not in (contract.engine_names or (engine,)):
         spelled = [e for e in contract.engine_names if e.casefold() == engine.casefold()]
@@ -193,8 +208,10 @@ def check(
                 f"({', '.join(contract.common_quantizations)}); the server may still take it",
             )
         )
-    _check_hardware(body.get("hardware"), contract, out)
-    flags = body.get("engineFlags")
+
+
+def _check_flags(flags: Any, contract: Contract, out: list[Finding]) -> None:
+    """The engine's launch command given, and its flags among the contract's known keys."""
     if not (isinstance(flags, dict) and flags.get("commandSnippet")):
         out.append(
             Finding(
@@ -214,6 +231,3 @@ def check(
                     "the server may drop it",
                 )
             )
-    if prompt_id:
-        _check_prompt(body, contract, prompt_id, out)
-    return tuple(sorted(out, key=lambda f: (f.severity != "error", f.field)))

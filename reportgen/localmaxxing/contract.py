@@ -21,7 +21,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from reportgen.files import read_cached, read_input, write_output
+from reportgen.fileio import read_cached, read_input, write_output
+from reportgen.frozendict import FrozenDict
 from reportgen.resources import schema_dir
 
 AGENT_CONTEXT_PATH = "/api/agent-context"
@@ -51,7 +52,7 @@ class CanonicalPrompt:
     min_output_tokens: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Contract:
     """The accepted values and endpoints of the submission API, as one agent-context told them."""
 
@@ -65,7 +66,7 @@ class Contract:
     engine_names: tuple[str, ...]
     gpu_names: tuple[str, ...]
     common_quantizations: tuple[str, ...]
-    max_lengths: tuple[tuple[str, int], ...]
+    max_lengths: FrozenDict[str, int]
     metric_fields: tuple[str, ...]
     engine_flag_keys: tuple[str, ...]  # empty: the contract names none
     prompts: tuple[CanonicalPrompt, ...]
@@ -117,7 +118,7 @@ def parse(data: Any, *, origin: Origin, source: str) -> Contract:
         raise ContractError(f"{source}: not an agent-context document (no requiredFields or _meta)")
     meta, fields = obj(data.get("_meta")), obj(data.get("requiredFields"))
     snap, flags = obj(data.get("_snapshot")), obj(data.get("engineFlagsSchema"))
-    lengths = tuple(
+    lengths = FrozenDict(
         (name, int(spec["maxLength"]))
         for name, spec in sorted(fields.items())
         if isinstance(spec, dict) and isinstance(spec.get("maxLength"), int)

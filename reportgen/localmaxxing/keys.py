@@ -49,7 +49,7 @@ def api_key(env: Mapping[str, str]) -> str | None:
                     "holds characters an HTTP header cannot carry (non-ASCII, spaces or control "
                     "characters): check that it is the key, copied whole"
                 )
-                raise InputError([Problem(name, 1, 1, "", message)])
+                raise InputError([Problem(path=name, line=1, col=1, pointer="", message=message)])
             return value
     return None
 

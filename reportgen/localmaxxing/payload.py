@@ -16,7 +16,8 @@ from typing import Any
 
 from reportgen import __version__
 from reportgen.errors import InputError, Problem
-from reportgen.metrics import MetricSet, MetricValue, metric_id
+from reportgen.frozendict import FrozenDict
+from reportgen.metrics.registry import MetricSet, MetricValue, metric_id
 from reportgen.model import CanonicalRun, Hardware, Scalar, Setup
 
 # lmx reports its summary fields with 2 decimals (roundMetric); the payload does the same.
@@ -66,7 +67,7 @@ FORWARDED_FLAGS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Payload:
     """One submission body, exactly as it will be sent, and where its numbers came from."""
 
@@ -75,7 +76,7 @@ class Payload:
     concurrency: int
     prompt_id: str | None
     text: str  # the JSON body; sent and saved byte for byte
-    sources: tuple[tuple[str, str], ...]  # (payload field, metric id)
+    sources: FrozenDict[str, str]  # payload field -> metric id
 
     def body(self) -> dict[str, Any]:
         """A fresh copy of the body as a mapping."""
@@ -171,7 +172,9 @@ def build(run: CanonicalRun, metrics: MetricSet, setup: Setup) -> Payload:
     problems: list[Problem] = []
 
     def problem(pointer: str, message: str) -> None:
-        problems.append(Problem(run.source.label, 1, 1, pointer, message))
+        problems.append(
+            Problem(path=run.source.label, line=1, col=1, pointer=pointer, message=message)
+        )
 
     if run.source.provenance.status != "measured":
         problem(
@@ -185,12 +188,12 @@ def build(run: CanonicalRun, metrics: MetricSet, setup: Setup) -> Payload:
     if hw is None:
         problems.append(
             Problem(
-                "article.toml",
-                1,
-                1,
-                "/runs/setup/hardware",
-                "the article's setup states no hardware ([runs.setup.hardware] with gpu_name and "
-                "gpu_count): a leaderboard entry needs the GPU it was measured on",
+                path="article.toml",
+                line=1,
+                col=1,
+                pointer="/runs/setup/hardware",
+                message="the article's setup states no hardware ([runs.setup.hardware] with "
+                "gpu_name and gpu_count): a leaderboard entry needs the GPU it was measured on",
             )
         )
         raise InputError(problems)
@@ -252,5 +255,5 @@ def build(run: CanonicalRun, metrics: MetricSet, setup: Setup) -> Payload:
         concurrency=run.concurrency,
         prompt_id=run.prompt_id,
         text=dumps({k: v for k, v in body.items() if v is not None}),
-        sources=tuple(sources),
+        sources=FrozenDict(sources),
     )

@@ -10,13 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen.errors import InputError, Problem
-from reportgen.files import read_input, write_output
+from reportgen.fileio import PAYLOAD_SUFFIX, RECORD_FILE, read_input, write_output
 from reportgen.localmaxxing.keys import redact
 from reportgen.localmaxxing.payload import Payload
-from reportgen.written import PAYLOAD_SUFFIX, RECORD_FILE
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Record:
     """One successful submission, as kept in the article folder's `submissions.json`."""
 
@@ -38,23 +37,43 @@ def load_records(article_dir: Path) -> tuple[Record, ...]:
     try:
         data = json.loads(raw.decode("utf-8"))
     except ValueError as exc:
-        raise InputError([Problem(str(path), 1, 1, "", f"unreadable record file: {exc}")]) from None
+        raise InputError(
+            [
+                Problem(
+                    path=str(path),
+                    line=1,
+                    col=1,
+                    pointer="",
+                    message=f"unreadable record file: {exc}",
+                )
+            ]
+        ) from None
     try:
         return tuple(
             Record(
-                str(r["runFile"]),
-                str(r["runSha256"]),
-                str(r["payloadSha256"]),
-                None if r.get("submissionId") is None else str(r["submissionId"]),
-                str(r["submittedAt"]),
-                str(r["apiBase"]),
-                r.get("verifiedRun") if isinstance(r.get("verifiedRun"), bool) else None,
+                run_file=str(r["runFile"]),
+                run_sha256=str(r["runSha256"]),
+                payload_sha256=str(r["payloadSha256"]),
+                submission_id=None if r.get("submissionId") is None else str(r["submissionId"]),
+                submitted_at=str(r["submittedAt"]),
+                api_base=str(r["apiBase"]),
+                verified_run=r.get("verifiedRun")
+                if isinstance(r.get("verifiedRun"), bool)
+                else None,
             )
             for r in data["submissions"]
         )
     except (KeyError, TypeError) as exc:
         raise InputError(
-            [Problem(str(path), 1, 1, "/submissions", f"not a reportgen record file ({exc})")]
+            [
+                Problem(
+                    path=str(path),
+                    line=1,
+                    col=1,
+                    pointer="/submissions",
+                    message=f"not a reportgen record file ({exc})",
+                )
+            ]
         ) from None
 
 
@@ -90,7 +109,9 @@ def save_payloads(payloads: Sequence[Payload], target: Path) -> list[str]:
     try:
         return _save_to(payloads, target)
     except OSError as exc:
-        raise InputError([Problem(str(target), 1, 1, "", f"cannot save: {exc}")]) from None
+        raise InputError(
+            [Problem(path=str(target), line=1, col=1, pointer="", message=f"cannot save: {exc}")]
+        ) from None
 
 
 def _save_to(payloads: Sequence[Payload], target: Path) -> list[str]:
@@ -99,7 +120,15 @@ def _save_to(payloads: Sequence[Payload], target: Path) -> list[str]:
         return [f"{payloads[0].run_file}: payload saved to {target}"]
     if target.exists() and not target.is_dir():
         raise InputError(
-            [Problem(str(target), 1, 1, "", "several runs: --save-payload needs a folder")]
+            [
+                Problem(
+                    path=str(target),
+                    line=1,
+                    col=1,
+                    pointer="",
+                    message="several runs: --save-payload needs a folder",
+                )
+            ]
         )
     notes = []
     for p in payloads:

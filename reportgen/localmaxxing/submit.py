@@ -21,6 +21,7 @@ import certifi
 import httpx
 
 from reportgen.errors import InputError, Problem
+from reportgen.fileio import RECORD_FILE
 from reportgen.localmaxxing import conformance
 from reportgen.localmaxxing import contract as lmx_contract
 from reportgen.localmaxxing import payload as lmx_payload
@@ -29,15 +30,14 @@ from reportgen.localmaxxing.client import Status, send
 from reportgen.localmaxxing.keys import WITHHELD, api_key, covered, guard, leaks, redact
 from reportgen.localmaxxing.payload import Payload
 from reportgen.localmaxxing.records import Record, add_record, load_records, save_payloads
-from reportgen.metrics import MetricSet
+from reportgen.metrics.registry import MetricSet
 from reportgen.model import CanonicalRun, Run, Setup
 from reportgen.terminal import one_line
-from reportgen.written import RECORD_FILE
 
 Mode = Literal["local", "dry-run", "submit"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outcome:
     """What happened to one run; `lines` are redacted and ready to show."""
 
@@ -64,7 +64,7 @@ class SubmitReport:
         return 2 if any(o.status == "refused" for o in self.outcomes) else 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SubmitRequest:
     """What to submit and how."""
 
@@ -121,7 +121,9 @@ def http_client(*, trust_env: bool = False) -> httpx.Client:
             f"the environment's proxy settings ({', '.join(names) or 'none found'}) cannot be "
             f"used: {why}; fix or unset them, or drop --trust-env"
         )
-        raise InputError([Problem("--trust-env", 1, 1, "", message)]) from None
+        raise InputError(
+            [Problem(path="--trust-env", line=1, col=1, pointer="", message=message)]
+        ) from None
 
 
 def reconstructed(runs: Sequence[Run]) -> tuple[Outcome, ...]:
@@ -134,9 +136,9 @@ def reconstructed(runs: Sequence[Run]) -> tuple[Outcome, ...]:
         origin = f", from {prov.reconstructed_from}" if prov.reconstructed_from else ""
         out.append(
             Outcome(
-                run.source.label,
-                "refused",
-                (
+                run_file=run.source.label,
+                status="refused",
+                lines=(
                     f"refused: the file's data is {prov.status} (dataProvenance.status: "
                     f"{prov.status}{origin}), not measured. A leaderboard takes measurements "
                     "only, so reportgen never submits reconstructed data, whatever the flags; "
@@ -156,7 +158,12 @@ def shown(text: str, key: str | None) -> str:
 def _outcome(
     key: str | None, run_file: str, status: Status, lines: Sequence[str], **kw: Any
 ) -> Outcome:
-    return Outcome(shown(run_file, key), status, tuple(shown(line, key) for line in lines), **kw)
+    return Outcome(
+        run_file=shown(run_file, key),
+        status=status,
+        lines=tuple(shown(line, key) for line in lines),
+        **kw,
+    )
 
 
 def _strings(value: Any) -> str:
@@ -273,13 +280,13 @@ def _send_all(
         lines = list(answer.lines)
         if answer.status == "submitted":
             record = Record(
-                p.run_file,
-                p.run_sha256,
-                p.sha256,
-                answer.submission_id,
-                clock().isoformat(timespec="seconds"),
-                request.api_base,
-                answer.verified,
+                run_file=p.run_file,
+                run_sha256=p.run_sha256,
+                payload_sha256=p.sha256,
+                submission_id=answer.submission_id,
+                submitted_at=clock().isoformat(timespec="seconds"),
+                api_base=request.api_base,
+                verified_run=answer.verified,
             )
             try:
                 add_record(request.article_dir, record, key)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics.registry import MetricSet, MetricValue
 from reportgen.model import Scalar
 
@@ -19,11 +20,8 @@ def compare(base: MetricValue, other: MetricValue) -> tuple[MetricValue, ...]:
     """The delta and (when the base is not 0) the ratio of `other` against `base`."""
     bare = base.id.removeprefix(f"{base.run}.") if base.run else base.id
     stem = f"compare.{other.run}-vs-{base.run}.{bare}"
-    extra: tuple[tuple[str, Scalar], ...] = (
-        ("of", base.id),
-        ("key", base.key),
-        ("stat", base.stat),
-        ("base", base.run),
+    extra: FrozenDict[str, Scalar] = FrozenDict(
+        {"of": base.id, "key": base.key, "stat": base.stat, "base": base.run}
     )
     derived = replace(
         other,
@@ -58,4 +56,4 @@ def with_comparisons(metrics: MetricSet, pairs: Iterable[tuple[str, str]]) -> Me
     if not added:
         return metrics
     values = tuple(sorted((*metrics.values, *added), key=lambda v: v.id))
-    return MetricSet(values, metrics.cells, metrics.runs)
+    return MetricSet(values=values, cells=metrics.cells, runs=metrics.runs)

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 
 from reportgen.errors import InputError, Problem
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics.efficiency import efficiency
 from reportgen.metrics.registry import CellState, MetricSet, MetricValue, Source
 from reportgen.metrics.repeats import combine, varying_settings
@@ -99,7 +100,12 @@ def _median_with_own(values: list[MetricValue], own: float | None) -> Iterator[M
 
 
 def _decode(cell: DecodeCell, emit: Emitter) -> Iterator[MetricValue]:
-    at = Cell(cell.context_tokens, cell.concurrency, cell.point, extra=cell.settings)
+    at = Cell(
+        context=cell.context_tokens,
+        concurrency=cell.concurrency,
+        point=cell.point,
+        extra=cell.settings,
+    )
     tokens, seconds = cell.window_output_tokens, cell.measurement_s
     if cell.aggregate_source in TOKEN_COUNT_SOURCES and tokens and seconds:
         yield emit.value(
@@ -169,10 +175,26 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
         if p.rate_key is not None and p.tok_s is not None:  # the tool's rate, as it defines it
             rate, source, own, where = p.tok_s, "summary", None, f"{p.pointer}/{p.rate_key}"
         yield emit.value("prefill.tok_s", rate, source, where, at, summary=own, basis=p.basis)
-        state = CellState("prefill", p.context_tokens, None, "ok", None, src.label, p.pointer)
+        state = CellState(
+            kind="prefill",
+            context=p.context_tokens,
+            concurrency=None,
+            status="ok",
+            reason=None,
+            file=src.label,
+            pointer=p.pointer,
+        )
         yield replace(state, run=emit.run, point=p.point, extra=p.settings)
     for cell in run.cells:
-        state = CellState("decode", cell.context_tokens, cell.concurrency, cell.status, "", "", "")
+        state = CellState(
+            kind="decode",
+            context=cell.context_tokens,
+            concurrency=cell.concurrency,
+            status=cell.status,
+            reason="",
+            file="",
+            pointer="",
+        )
         state = replace(state, reason=cell.reason, file=src.label, pointer=cell.pointer)
         yield replace(state, run=emit.run, point=cell.point, extra=cell.settings)
         if cell.status == "ok":
@@ -180,7 +202,7 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
 
 
 def _cell(point: LoadPoint) -> Cell:
-    extra = tuple(
+    extra = FrozenDict(
         (axis, value)
         for axis, value in (
             ("prompt_tokens", point.prompt_tokens),
@@ -235,7 +257,7 @@ def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
             own_pointer=point.summary_pointer(quantity),
             own_pointers={
                 name.split(".", 1)[1]: place
-                for name, place in point.summary_at
+                for name, place in point.summary_at.items()
                 if name.startswith(f"{quantity}.")
             },
         )
@@ -244,16 +266,16 @@ def _point(point: LoadPoint, emit: Emitter) -> Iterator[MetricValue]:
 def _sweep(run: SweepRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
     for point in run.points:
         yield CellState(
-            "load",
-            None,
-            point.concurrency,
-            point.status,
-            point.reason,
-            run.source.label,
-            point.pointer,
-            emit.run,
-            point.label,
-            point.rate,
+            kind="load",
+            context=None,
+            concurrency=point.concurrency,
+            status=point.status,
+            reason=point.reason,
+            file=run.source.label,
+            pointer=point.pointer,
+            run=emit.run,
+            point=point.label,
+            rate=point.rate,
         )
         if point.status == "ok":
             yield from _point(point, emit)
@@ -301,7 +323,7 @@ def compute(
             if isinstance(item, MetricValue):
                 values.append(item)
             else:
-                cells.append(replace(item, extra=item.extra + meta))
+                cells.append(replace(item, extra=item.extra | meta))
     values += list(efficiency(values, setups or {}))
     values = combine(values, RUN_SETTINGS)
     if len({v.run for v in values} | {c.run for c in cells}) > 1:
@@ -320,8 +342,13 @@ def compute(
             message = f"metric {v.id} is also defined by {other.file}"
         else:  # two contexts with one label, e.g. 4000 and 4096 are both "4K"
             message = f"metric {v.id} is defined twice in this file ({other.pointer}, {v.pointer})"
-        clashes.append(Problem(v.file, 1, 1, "", message))
+        clashes.append(Problem(path=v.file, line=1, col=1, pointer="", message=message))
     if clashes:
         raise InputError(clashes)
     values_out = tuple(sorted(seen.values(), key=lambda v: v.id))
-    return MetricSet(values_out, tuple(cells), runs, tuple(sorted(varying.items())))
+    return MetricSet(
+        values=values_out,
+        cells=tuple(cells),
+        runs=runs,
+        varying=FrozenDict(sorted(varying.items())),
+    )

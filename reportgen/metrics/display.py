@@ -13,7 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal, localcontext
 from reportgen.metrics.registry import MetricValue
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Display:
     """How a metric is shown: decimals, the unit written after it, thousands separators."""
 
@@ -31,42 +31,42 @@ class Display:
 _MS = 1000.0
 
 DISPLAY: dict[str, Display] = {
-    "canonical.output_tok_s": Display(0, "tok/s"),
-    "canonical.ttft_ms": Display(0, "ms"),
-    "canonical.prefill_tok_s": Display(0, "tok/s"),
-    "canonical.concurrency": Display(0, "requests"),
-    "canonical.output_tokens": Display(0, "tokens"),
-    "prefill.prompt_tokens": Display(0, "tokens"),
-    "prefill.ttft_s": Display(2, "s"),
-    "prefill.tok_s": Display(0, "tok/s"),
-    "decode.aggregate_tok_s": Display(0, "tok/s"),
-    "decode.per_request_tok_s": Display(0, "tok/s"),
-    "decode.ttft_s": Display(2, "s"),
-    "decode.itl_s": Display(1, "ms", _MS),
-    "decode.latency_s": Display(1, "s"),
-    "matrix.duration_s": Display(0, "s"),
-    "matrix.max_tokens": Display(0, "tokens"),
-    "load.output_tok_s": Display(1, "tok/s"),
-    "load.request_s": Display(2, "req/s"),
-    "load.ttft_s": Display(1, "ms", _MS),
-    "load.itl_s": Display(2, "ms", _MS),
-    "load.latency_s": Display(0, "ms", _MS),
-    "load.per_request_tok_s": Display(1, "tok/s"),
-    "load.concurrency": Display(0, "requests"),
-    "load.rate": Display(2, "req/s", trim=True),
-    "load.requests": Display(0, "requests"),
-    "load.failed": Display(0, "requests"),
+    "canonical.output_tok_s": Display(decimals=0, unit="tok/s"),
+    "canonical.ttft_ms": Display(decimals=0, unit="ms"),
+    "canonical.prefill_tok_s": Display(decimals=0, unit="tok/s"),
+    "canonical.concurrency": Display(decimals=0, unit="requests"),
+    "canonical.output_tokens": Display(decimals=0, unit="tokens"),
+    "prefill.prompt_tokens": Display(decimals=0, unit="tokens"),
+    "prefill.ttft_s": Display(decimals=2, unit="s"),
+    "prefill.tok_s": Display(decimals=0, unit="tok/s"),
+    "decode.aggregate_tok_s": Display(decimals=0, unit="tok/s"),
+    "decode.per_request_tok_s": Display(decimals=0, unit="tok/s"),
+    "decode.ttft_s": Display(decimals=2, unit="s"),
+    "decode.itl_s": Display(decimals=1, unit="ms", scale=_MS),
+    "decode.latency_s": Display(decimals=1, unit="s"),
+    "matrix.duration_s": Display(decimals=0, unit="s"),
+    "matrix.max_tokens": Display(decimals=0, unit="tokens"),
+    "load.output_tok_s": Display(decimals=1, unit="tok/s"),
+    "load.request_s": Display(decimals=2, unit="req/s"),
+    "load.ttft_s": Display(decimals=1, unit="ms", scale=_MS),
+    "load.itl_s": Display(decimals=2, unit="ms", scale=_MS),
+    "load.latency_s": Display(decimals=0, unit="ms", scale=_MS),
+    "load.per_request_tok_s": Display(decimals=1, unit="tok/s"),
+    "load.concurrency": Display(decimals=0, unit="requests"),
+    "load.rate": Display(decimals=2, unit="req/s", trim=True),
+    "load.requests": Display(decimals=0, unit="requests"),
+    "load.failed": Display(decimals=0, unit="requests"),
 }
 # Efficiency forms of each throughput (see registry.THROUGHPUTS).
 _EFFICIENCY = {
-    "per_gpu": Display(0, "tok/s/GPU"),
-    "per_w": Display(2, "tok/s/W"),
-    "j_per_tok": Display(3, "J/tok"),
+    "per_gpu": Display(decimals=0, unit="tok/s/GPU"),
+    "per_w": Display(decimals=2, unit="tok/s/W"),
+    "j_per_tok": Display(decimals=3, unit="J/tok"),
 }
 # The sample count of a distribution.
-COUNT = Display(0, "requests")
+COUNT = Display(decimals=0, unit="requests")
 # How many files measured a cell again.
-REPETITIONS = Display(0, "repetitions")
+REPETITIONS = Display(decimals=0, unit="repetitions")
 
 
 def display_of(key: str, stat: str | None = None) -> Display:
@@ -81,9 +81,9 @@ def display_of(key: str, stat: str | None = None) -> Display:
     return DISPLAY[key]
 
 
-RATIO = Display(2, "x")
-DISPLAY["claim.ratio"] = Display(1, "x")
-DISPLAY["claim.change"] = Display(0, "%", signed=True)
+RATIO = Display(decimals=2, unit="x")
+DISPLAY["claim.ratio"] = Display(decimals=1, unit="x")
+DISPLAY["claim.change"] = Display(decimals=0, unit="%", signed=True)
 
 
 def display_for(value: MetricValue) -> Display:
@@ -93,7 +93,7 @@ def display_for(value: MetricValue) -> Display:
             return RATIO
         extra = dict(value.extra)
         base = display_of(str(extra["key"]), extra["stat"] if extra["stat"] else None)  # type: ignore[arg-type]
-        return Display(base.decimals, base.unit, base.scale, signed=True)
+        return Display(decimals=base.decimals, unit=base.unit, scale=base.scale, signed=True)
     return display_of(value.key, value.stat)
 
 
@@ -154,7 +154,9 @@ def shown_in(value: MetricValue, unit: str | None = None, decimals: int | None =
             raise ValueError(f"{value.metric} is in {value.unit}, which cannot be shown in {unit}")
         scale = factor
     shown = base.decimals if decimals is None else decimals
-    return Display(shown, unit or base.unit, scale, base.signed, base.trim)
+    return Display(
+        decimals=shown, unit=unit or base.unit, scale=scale, signed=base.signed, trim=base.trim
+    )
 
 
 def standalone(value: MetricValue) -> Display:
@@ -164,7 +166,7 @@ def standalone(value: MetricValue) -> Display:
     if base.unit != "ms" or value.unit != "s" or abs(value.value) < 1.0:
         return base
     decimals = 2 if abs(value.value) < 10 else 1 if abs(value.value) < 100 else 0
-    return Display(decimals, "s", 1.0, base.signed)
+    return Display(decimals=decimals, unit="s", scale=1.0, signed=base.signed)
 
 
 def display_attr(display: Display) -> str:

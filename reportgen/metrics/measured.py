@@ -23,11 +23,11 @@ def unmeasured(runs: Iterable[Run], metrics: MetricSet | None = None) -> list[Pr
         named |= {file for value in metrics.values for file, _ in value.repeats}
     return [
         Problem(
-            run.source.label,
-            1,
-            1,
-            "",
-            f"read as {run.source.tool}, but it yields no metric at all: none of its load "
+            path=run.source.label,
+            line=1,
+            col=1,
+            pointer="",
+            message=f"read as {run.source.tool}, but it yields no metric at all: none of its load "
             "points, cells or requests holds a value reportgen computes (not even a count)",
         )
         for run in runs

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from reportgen.errors import Problem
+from reportgen.frozendict import FrozenDict
 from reportgen.model import CellStatus, ProvenanceStatus, Run, Scalar, context_label
 
 Source = Literal["samples", "fields", "summary", "derived", "repetitions"]
@@ -26,22 +27,12 @@ Better = Literal["higher", "lower"]
 STATS = ("p90", "p95", "p99", "mean", "min", "max", "n")
 # The spread of a cell measured in several files of one run: lowest, highest, how many.
 REPEAT_STATS = ("rep_min", "rep_max", "reps")
-STAT_WORDS = {
-    "p50": "median",
-    "p90": "p90",
-    "p95": "p95",
-    "p99": "p99",
-    "mean": "mean",
-    "min": "min",
-    "max": "max",
-    "n": "samples",
-}
 AXES = ("run", "context", "concurrency", "rate", "point", "prompt_tokens", "max_tokens")
 # An axis over a setting the run file states: `meta.max_concurrency`, `meta.engineName`.
 META = "meta."
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MetricDef:
     """One metric's definition."""
 
@@ -67,267 +58,271 @@ _RECORDS = "the load point's request records (else the tool's summary statistics
 
 _BASE = _defs(
     MetricDef(
-        "canonical.output_tok_s",
-        "canonical.c{concurrency}.output_tok_s",
-        "Canonical prompt, output tok/s",
-        "tok/s",
-        "concurrency 1: median over timed iterations of (outputTokens - 1) / (last token - first "
-        "token); concurrency N: median over iterations of sum(outputTokens) / (last completion - "
-        "earliest first token), as lmx reports it",
-        1,
-        ("samples[].tokSOut", "tokSOut"),
-        "higher",
+        key="canonical.output_tok_s",
+        id_pattern="canonical.c{concurrency}.output_tok_s",
+        title="Canonical prompt, output tok/s",
+        unit="tok/s",
+        formula="concurrency 1: median over timed iterations of (outputTokens - 1) / (last token - "
+        "first token); concurrency N: median over iterations of sum(outputTokens) / (last "
+        "completion - earliest first token), as lmx reports it",
+        version=1,
+        reads=("samples[].tokSOut", "tokSOut"),
+        better="higher",
     ),
     MetricDef(
-        "canonical.ttft_ms",
-        "canonical.c{concurrency}.ttft_ms",
-        "Canonical prompt, time to first token",
-        "ms",
-        "median over timed requests of (first streamed token - request sent)",
-        1,
-        ("samples[].ttftMs", "ttftMs"),
-        "lower",
+        key="canonical.ttft_ms",
+        id_pattern="canonical.c{concurrency}.ttft_ms",
+        title="Canonical prompt, time to first token",
+        unit="ms",
+        formula="median over timed requests of (first streamed token - request sent)",
+        version=1,
+        reads=("samples[].ttftMs", "ttftMs"),
+        better="lower",
     ),
     MetricDef(
-        "canonical.prefill_tok_s",
-        "canonical.c{concurrency}.prefill_tok_s",
-        "Canonical prompt, prefill tok/s",
-        "tok/s",
-        "median over timed requests of usage prompt_tokens / TTFT",
-        1,
-        ("samples[].tokSPrefill", "tokSPrefill"),
-        "higher",
+        key="canonical.prefill_tok_s",
+        id_pattern="canonical.c{concurrency}.prefill_tok_s",
+        title="Canonical prompt, prefill tok/s",
+        unit="tok/s",
+        formula="median over timed requests of usage prompt_tokens / TTFT",
+        version=1,
+        reads=("samples[].tokSPrefill", "tokSPrefill"),
+        better="higher",
     ),
     MetricDef(
-        "canonical.concurrency",
-        "canonical.c{concurrency}.concurrency",
-        "Canonical prompt, requests sent together",
-        "requests",
-        "engineFlags.concurrency: requests fired together per iteration",
-        1,
-        ("engineFlags.concurrency",),
+        key="canonical.concurrency",
+        id_pattern="canonical.c{concurrency}.concurrency",
+        title="Canonical prompt, requests sent together",
+        unit="requests",
+        formula="engineFlags.concurrency: requests fired together per iteration",
+        version=1,
+        reads=("engineFlags.concurrency",),
     ),
     MetricDef(
-        "canonical.output_tokens",
-        "canonical.c{concurrency}.output_tokens",
-        "Canonical prompt, output tokens per request",
-        "tokens",
-        "median over timed requests of the output tokens (usage completion_tokens)",
-        1,
-        ("samples[].outputTokens", "outputTokens"),
+        key="canonical.output_tokens",
+        id_pattern="canonical.c{concurrency}.output_tokens",
+        title="Canonical prompt, output tokens per request",
+        unit="tokens",
+        formula="median over timed requests of the output tokens (usage completion_tokens)",
+        version=1,
+        reads=("samples[].outputTokens", "outputTokens"),
     ),
     MetricDef(
-        "matrix.duration_s",
-        "matrix.duration_s",
-        "Matrix run, sustained decode window per cell",
-        "s",
-        "the bench's --duration: seconds of measurement per decode cell",
-        1,
-        ("metadata.duration_per_test",),
+        key="matrix.duration_s",
+        id_pattern="matrix.duration_s",
+        title="Matrix run, sustained decode window per cell",
+        unit="s",
+        formula="the bench's --duration: seconds of measurement per decode cell",
+        version=1,
+        reads=("metadata.duration_per_test",),
     ),
     MetricDef(
-        "matrix.max_tokens",
-        "matrix.max_tokens",
-        "Matrix run, maximum output tokens per request",
-        "tokens",
-        "the bench's max_tokens for decode requests (ignore_eos)",
-        1,
-        ("metadata.max_tokens",),
+        key="matrix.max_tokens",
+        id_pattern="matrix.max_tokens",
+        title="Matrix run, maximum output tokens per request",
+        unit="tokens",
+        formula="the bench's max_tokens for decode requests (ignore_eos)",
+        version=1,
+        reads=("metadata.max_tokens",),
     ),
     MetricDef(
-        "prefill.prompt_tokens",
-        "prefill.{context}.prompt_tokens",
-        "Prefill, prompt tokens",
-        "tokens",
-        "prompt tokens of the cold request, from the endpoint's usage",
-        1,
-        ("prefill.<ctx>.prompt_tokens",),
+        key="prefill.prompt_tokens",
+        id_pattern="prefill.{context}.prompt_tokens",
+        title="Prefill, prompt tokens",
+        unit="tokens",
+        formula="prompt tokens of the cold request, from the endpoint's usage",
+        version=1,
+        reads=("prefill.<ctx>.prompt_tokens",),
     ),
     MetricDef(
-        "prefill.ttft_s",
-        "prefill.{context}.ttft_s",
-        "Prefill, time to first token",
-        "s",
-        "first streamed token - request sent, one cold request (unique prefix)",
-        1,
-        ("prefill.<ctx>.ttft_seconds",),
-        "lower",
+        key="prefill.ttft_s",
+        id_pattern="prefill.{context}.ttft_s",
+        title="Prefill, time to first token",
+        unit="s",
+        formula="first streamed token - request sent, one cold request (unique prefix)",
+        version=1,
+        reads=("prefill.<ctx>.ttft_seconds",),
+        better="lower",
     ),
     MetricDef(
-        "prefill.tok_s",
-        "prefill.{context}.tok_s",
-        "Prefill, tok/s",
-        "tok/s",
-        "prompt_tokens / TTFT",
-        1,
-        ("prefill.<ctx>.prompt_tokens", "prefill.<ctx>.ttft_seconds", "prefill.<ctx>.tok_per_sec"),
-        "higher",
+        key="prefill.tok_s",
+        id_pattern="prefill.{context}.tok_s",
+        title="Prefill, tok/s",
+        unit="tok/s",
+        formula="prompt_tokens / TTFT",
+        version=1,
+        reads=(
+            "prefill.<ctx>.prompt_tokens",
+            "prefill.<ctx>.ttft_seconds",
+            "prefill.<ctx>.tok_per_sec",
+        ),
+        better="higher",
     ),
     MetricDef(
-        "decode.aggregate_tok_s",
-        f"{_DECODE}.aggregate_tok_s",
-        "Decode throughput, all requests together",
-        "tok/s",
-        "streamed usage completion tokens arriving inside the measurement window / (last usage "
-        "arrival - window start)",
-        1,
-        (
+        key="decode.aggregate_tok_s",
+        id_pattern=f"{_DECODE}.aggregate_tok_s",
+        title="Decode throughput, all requests together",
+        unit="tok/s",
+        formula="streamed usage completion tokens arriving inside the measurement window / (last "
+        "usage arrival - window start)",
+        version=1,
+        reads=(
             "results[].client_output_tokens",
             "results[].measurement_seconds",
             "results[].aggregate_tps",
         ),
-        "higher",
+        better="higher",
     ),
     MetricDef(
-        "decode.per_request_tok_s",
-        f"{_DECODE}.per_request_tok_s",
-        "Decode speed seen by each request (median)",
-        "tok/s",
-        "median over the cell's request samples (>= 2 output tokens) of 1 / ITL, where ITL = "
-        "(last token - first token) / (output tokens - 1)",
-        1,
-        (f"{_SAMPLES}.inter_token_latency_avg", "results[].output_tps_per_user_p50"),
-        "higher",
+        key="decode.per_request_tok_s",
+        id_pattern=f"{_DECODE}.per_request_tok_s",
+        title="Decode speed seen by each request (median)",
+        unit="tok/s",
+        formula="median over the cell's request samples (>= 2 output tokens) of 1 / ITL, where ITL "
+        "= (last token - first token) / (output tokens - 1)",
+        version=1,
+        reads=(f"{_SAMPLES}.inter_token_latency_avg", "results[].output_tps_per_user_p50"),
+        better="higher",
         stats=True,
     ),
     MetricDef(
-        "decode.ttft_s",
-        f"{_DECODE}.ttft_s",
-        "Time to first token (median)",
-        "s",
-        "median over the cell's request samples of TTFT; includes waiting for other requests' "
-        "prefill",
-        1,
-        (f"{_SAMPLES}.ttft", "results[].ttft_p50"),
-        "lower",
+        key="decode.ttft_s",
+        id_pattern=f"{_DECODE}.ttft_s",
+        title="Time to first token (median)",
+        unit="s",
+        formula="median over the cell's request samples of TTFT; includes waiting for other "
+        "requests' prefill",
+        version=1,
+        reads=(f"{_SAMPLES}.ttft", "results[].ttft_p50"),
+        better="lower",
         stats=True,
     ),
     MetricDef(
-        "decode.itl_s",
-        f"{_DECODE}.itl_s",
-        "Inter-token latency (median)",
-        "s",
-        "median over the cell's request samples (>= 2 output tokens) of (last token - first "
-        "token) / (output tokens - 1), each request weighted once",
-        1,
-        (f"{_SAMPLES}.inter_token_latency_avg", "results[].inter_token_latency_p50"),
-        "lower",
+        key="decode.itl_s",
+        id_pattern=f"{_DECODE}.itl_s",
+        title="Inter-token latency (median)",
+        unit="s",
+        formula="median over the cell's request samples (>= 2 output tokens) of (last token - "
+        "first token) / (output tokens - 1), each request weighted once",
+        version=1,
+        reads=(f"{_SAMPLES}.inter_token_latency_avg", "results[].inter_token_latency_p50"),
+        better="lower",
         stats=True,
     ),
     MetricDef(
-        "decode.latency_s",
-        f"{_DECODE}.latency_s",
-        "End-to-end request latency (median)",
-        "s",
-        "median over the cell's completed requests of (last token - request sent)",
-        1,
-        (f"{_SAMPLES}.latency", f"{_SAMPLES}.completed"),
-        "lower",
+        key="decode.latency_s",
+        id_pattern=f"{_DECODE}.latency_s",
+        title="End-to-end request latency (median)",
+        unit="s",
+        formula="median over the cell's completed requests of (last token - request sent)",
+        version=1,
+        reads=(f"{_SAMPLES}.latency", f"{_SAMPLES}.completed"),
+        better="lower",
         stats=True,
     ),
     MetricDef(
-        "load.output_tok_s",
-        f"{_LOAD}.output_tok_s",
-        "Output throughput, all requests together",
-        "tok/s",
-        "output tokens of the load point's requests / the load point's duration, as the tool "
-        "measures its window (see the importer's notes)",
-        1,
-        ("output tokens", "duration"),
-        "higher",
+        key="load.output_tok_s",
+        id_pattern=f"{_LOAD}.output_tok_s",
+        title="Output throughput, all requests together",
+        unit="tok/s",
+        formula="output tokens of the load point's requests / the load point's duration, as the "
+        "tool measures its window (see the importer's notes)",
+        version=1,
+        reads=("output tokens", "duration"),
+        better="higher",
     ),
     MetricDef(
-        "load.request_s",
-        f"{_LOAD}.request_s",
-        "Request throughput",
-        "req/s",
-        "successful requests / the load point's duration",
-        1,
-        ("completed requests", "duration"),
-        "higher",
+        key="load.request_s",
+        id_pattern=f"{_LOAD}.request_s",
+        title="Request throughput",
+        unit="req/s",
+        formula="successful requests / the load point's duration",
+        version=1,
+        reads=("completed requests", "duration"),
+        better="higher",
     ),
     MetricDef(
-        "load.ttft_s",
-        f"{_LOAD}.ttft_s",
-        "Time to first token (median)",
-        "s",
-        "median over successful requests of (first streamed token - request sent), from "
+        key="load.ttft_s",
+        id_pattern=f"{_LOAD}.ttft_s",
+        title="Time to first token (median)",
+        unit="s",
+        formula="median over successful requests of (first streamed token - request sent), from "
         f"{_RECORDS}",
-        1,
-        ("request TTFT",),
-        "lower",
+        version=1,
+        reads=("request TTFT",),
+        better="lower",
         stats=True,
     ),
     MetricDef(
-        "load.itl_s",
-        f"{_LOAD}.itl_s",
-        "Inter-token latency (median)",
-        "s",
-        "median over successful requests of (last token - first token) / (output tokens - 1), "
-        f"each request weighted once, from {_RECORDS}",
-        1,
-        ("request token times or ITL",),
-        "lower",
+        key="load.itl_s",
+        id_pattern=f"{_LOAD}.itl_s",
+        title="Inter-token latency (median)",
+        unit="s",
+        formula="median over successful requests of (last token - first token) / (output tokens - "
+        f"1), each request weighted once, from {_RECORDS}",
+        version=1,
+        reads=("request token times or ITL",),
+        better="lower",
         stats=True,
     ),
     MetricDef(
-        "load.latency_s",
-        f"{_LOAD}.latency_s",
-        "End-to-end request latency (median)",
-        "s",
-        f"median over successful requests of (last token - request sent), from {_RECORDS}",
-        1,
-        ("request latency",),
-        "lower",
+        key="load.latency_s",
+        id_pattern=f"{_LOAD}.latency_s",
+        title="End-to-end request latency (median)",
+        unit="s",
+        formula=f"median over successful requests of (last token - request sent), from {_RECORDS}",
+        version=1,
+        reads=("request latency",),
+        better="lower",
         stats=True,
     ),
     MetricDef(
-        "load.per_request_tok_s",
-        f"{_LOAD}.per_request_tok_s",
-        "Decode speed seen by each request (median)",
-        "tok/s",
-        f"median over successful requests of 1 / ITL, from {_RECORDS}",
-        1,
-        ("request ITL",),
-        "higher",
+        key="load.per_request_tok_s",
+        id_pattern=f"{_LOAD}.per_request_tok_s",
+        title="Decode speed seen by each request (median)",
+        unit="tok/s",
+        formula=f"median over successful requests of 1 / ITL, from {_RECORDS}",
+        version=1,
+        reads=("request ITL",),
+        better="higher",
         stats=True,
     ),
     MetricDef(
-        "load.concurrency",
-        f"{_LOAD}.concurrency",
-        "Concurrent requests",
-        "requests",
-        "the load point's concurrency limit, as the tool was told",
-        1,
-        ("concurrency setting",),
+        key="load.concurrency",
+        id_pattern=f"{_LOAD}.concurrency",
+        title="Concurrent requests",
+        unit="requests",
+        formula="the load point's concurrency limit, as the tool was told",
+        version=1,
+        reads=("concurrency setting",),
     ),
     MetricDef(
-        "load.rate",
-        f"{_LOAD}.rate",
-        "Request rate",
-        "req/s",
-        "the load point's request rate, as the tool was told",
-        1,
-        ("rate setting",),
+        key="load.rate",
+        id_pattern=f"{_LOAD}.rate",
+        title="Request rate",
+        unit="req/s",
+        formula="the load point's request rate, as the tool was told",
+        version=1,
+        reads=("rate setting",),
     ),
     MetricDef(
-        "load.requests",
-        f"{_LOAD}.requests",
-        "Successful requests",
-        "requests",
-        "requests of the load point that completed",
-        1,
-        ("completed requests",),
+        key="load.requests",
+        id_pattern=f"{_LOAD}.requests",
+        title="Successful requests",
+        unit="requests",
+        formula="requests of the load point that completed",
+        version=1,
+        reads=("completed requests",),
     ),
     MetricDef(
-        "load.failed",
-        f"{_LOAD}.failed",
-        "Failed requests",
-        "requests",
-        "requests of the load point that failed",
-        1,
-        ("failed requests",),
-        "lower",
+        key="load.failed",
+        id_pattern=f"{_LOAD}.failed",
+        title="Failed requests",
+        unit="requests",
+        formula="requests of the load point that failed",
+        version=1,
+        reads=("failed requests",),
+        better="lower",
     ),
 )
 
@@ -338,7 +333,6 @@ THROUGHPUTS = (
     "decode.aggregate_tok_s",
     "load.output_tok_s",
 )
-EFFICIENCY = ("per_gpu", "per_w", "j_per_tok")
 
 
 def _efficiency_defs() -> dict[str, MetricDef]:
@@ -375,28 +369,37 @@ def _efficiency_defs() -> dict[str, MetricDef]:
         )
         for kind, pattern, title, unit, formula, better in forms:
             key = f"{base}.{kind}"
-            out[key] = MetricDef(key, pattern, title, unit, formula, 1, (d.key,), better)  # type: ignore[arg-type]
+            out[key] = MetricDef(
+                key=key,
+                id_pattern=pattern,
+                title=title,
+                unit=unit,
+                formula=formula,
+                version=1,
+                reads=(d.key,),
+                better=better,  # type: ignore[arg-type]
+            )
     return out
 
 
 _COMPARE = _defs(
     MetricDef(
-        "compare.delta",
-        "compare.{point}.delta",
-        "Change against the base run",
-        "",
-        "the other run's value - the base run's value, for the same metric and cell",
-        1,
-        ("both runs' values",),
+        key="compare.delta",
+        id_pattern="compare.{point}.delta",
+        title="Change against the base run",
+        unit="",
+        formula="the other run's value - the base run's value, for the same metric and cell",
+        version=1,
+        reads=("both runs' values",),
     ),
     MetricDef(
-        "compare.ratio",
-        "compare.{point}.ratio",
-        "Ratio to the base run",
-        "x",
-        "the other run's value / the base run's value, for the same metric and cell",
-        1,
-        ("both runs' values",),
+        key="compare.ratio",
+        id_pattern="compare.{point}.ratio",
+        title="Ratio to the base run",
+        unit="x",
+        formula="the other run's value / the base run's value, for the same metric and cell",
+        version=1,
+        reads=("both runs' values",),
     ),
 )
 
@@ -406,22 +409,23 @@ _CLAIMS = {
     d.key: d
     for d in (
         MetricDef(
-            "claim.ratio",
-            "A/B",
-            "Ratio of two values the prose names",
-            "x",
-            "A / B, for a prose reference {{ A/B }} to two metrics in one unit",
-            1,
-            ("both metrics' values",),
+            key="claim.ratio",
+            id_pattern="A/B",
+            title="Ratio of two values the prose names",
+            unit="x",
+            formula="A / B, for a prose reference {{ A/B }} to two metrics in one unit",
+            version=1,
+            reads=("both metrics' values",),
         ),
         MetricDef(
-            "claim.change",
-            "A->B",
-            "Change between two values the prose names",
-            "%",
-            "(B - A) / A x 100, for a prose reference {{ A->B }} to two metrics in one unit",
-            1,
-            ("both metrics' values",),
+            key="claim.change",
+            id_pattern="A->B",
+            title="Change between two values the prose names",
+            unit="%",
+            formula="(B - A) / A x 100, for a prose reference {{ A->B }} to two metrics in "
+            "one unit",
+            version=1,
+            reads=("both metrics' values",),
         ),
     )
 }
@@ -429,7 +433,7 @@ _CLAIMS = {
 DEFINITIONS: dict[str, MetricDef] = {**_BASE, **_efficiency_defs(), **_COMPARE, **_CLAIMS}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MetricValue:
     """One computed number with everything needed to trust and trace it."""
 
@@ -452,7 +456,7 @@ class MetricValue:
     point: str | None = None  # a sweep's load point label
     rate: float | None = None  # the load point's request rate
     basis: str | None = None  # what a derived value rests on ("power cap 700 W x 8 GPUs")
-    extra: tuple[tuple[str, Scalar], ...] = field(default=())  # other axes (prompt_tokens, ...)
+    extra: FrozenDict[str, Scalar] = field(default=FrozenDict())  # other axes (prompt_tokens, ...)
     # (file, value) of each repetition, when the value is their median (or their spread)
     repeats: tuple[tuple[str, float], ...] = ()
 
@@ -471,7 +475,7 @@ class MetricValue:
         if axis in ("context", "concurrency", "run", "point", "rate"):
             found: Scalar = getattr(self, axis)
             return found
-        return dict(self.extra).get(axis)
+        return self.extra.get(axis)
 
     def as_json(self) -> dict[str, object]:
         """The value as `metrics.json` and `reportgen metrics --json` print it."""
@@ -500,7 +504,7 @@ class MetricValue:
         return doc
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CellState:
     """A cell's status, for tables: measured or why not (a decode cell, a cold prefill, or a
     load point)."""
@@ -515,17 +519,17 @@ class CellState:
     run: str | None = None
     point: str | None = None
     rate: float | None = None
-    extra: tuple[tuple[str, Scalar], ...] = ()  # the run file's settings, as `meta.KEY` axes
+    extra: FrozenDict[str, Scalar] = FrozenDict()  # the run file's settings, as `meta.KEY` axes
 
     def coord(self, axis: str) -> Scalar:
         """The cell's position on an axis (None where it has none)."""
         if axis.startswith(META):
-            return dict(self.extra).get(axis)
+            return self.extra.get(axis)
         found: Scalar = getattr(self, axis, None)
         return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MetricSet:
     """Every metric value of a set of runs, plus each cell's status."""
 
@@ -533,7 +537,7 @@ class MetricSet:
     cells: tuple[CellState, ...]
     runs: tuple[Run, ...]
     # run settings whose files disagree, so no one value stands for the run: id -> the values
-    varying: tuple[tuple[str, str], ...] = ()
+    varying: FrozenDict[str, str] = FrozenDict()
     # the warnings reading the run files gave (a summary against its data, a tool's artefact)
     read_warnings: tuple[Problem, ...] = ()
     _index: dict[str, MetricValue] = field(default_factory=dict, compare=False, repr=False)
@@ -575,10 +579,6 @@ class MetricSet:
         """The id of `metric` at the given coordinates, if the metrics have it."""
         found = self.find(metric, **where)
         return None if found is None else found.id
-
-    def run_ids(self) -> tuple[str | None, ...]:
-        """The article's run ids the values belong to, in first-seen order."""
-        return tuple(dict.fromkeys(v.run for v in self.values))
 
 
 def metric_id(

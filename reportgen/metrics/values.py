@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from reportgen.frozendict import FrozenDict
 from reportgen.metrics.registry import DEFINITIONS, META, STATS, MetricValue, Source, metric_id
 from reportgen.model import MatrixRun, Run, Scalar, SourceFile, Summary, SweepRun
 from reportgen.stats import describe
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Cell:
     """Where a value sits: a decode cell, a cold prefill, a load point or the whole run."""
 
@@ -23,7 +24,7 @@ class Cell:
     concurrency: int | None = None
     point: str | None = None
     rate: float | None = None
-    extra: tuple[tuple[str, Scalar], ...] = ()
+    extra: FrozenDict[str, Scalar] = FrozenDict()
 
 
 RUN = Cell()  # a value of the whole run (a setting)
@@ -35,7 +36,7 @@ class Emitter:
 
     src: SourceFile
     run: str | None = None
-    meta: tuple[tuple[str, Scalar], ...] = ()  # the file's settings, as `meta.KEY` axes
+    meta: FrozenDict[str, Scalar] = FrozenDict()  # the file's settings, as `meta.KEY` axes
 
     def value(
         self,
@@ -74,7 +75,7 @@ class Emitter:
             stat=stat,
             point=at.point,
             rate=at.rate,
-            extra=at.extra + self.meta,
+            extra=at.extra | self.meta,
             basis=basis,
         )
 
@@ -124,7 +125,7 @@ def distribution(
             yield emit.value(key, float(found), "summary", at_stat, at, stat=stat, n=own.n)
 
 
-def run_settings(run: Run) -> tuple[tuple[str, Scalar], ...]:
+def run_settings(run: Run) -> FrozenDict[str, Scalar]:
     """The settings a run file states, as `meta.KEY` axes: its engine and model, a wrapper's
     metadata, and a sweep's settings (None values left out)."""
     pairs: dict[str, Scalar] = {}
@@ -133,4 +134,4 @@ def run_settings(run: Run) -> tuple[tuple[str, Scalar], ...]:
     pairs.update(run.source.wrapper)
     if isinstance(run, SweepRun):
         pairs.update(run.settings)
-    return tuple((META + k, v) for k, v in sorted(pairs.items()) if v is not None)
+    return FrozenDict((META + k, v) for k, v in sorted(pairs.items()) if v is not None)

@@ -13,7 +13,7 @@ GENERATOR = "reportgen.reconstruct (python -m reportgen.reconstruct)"
 # --- the article's files -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SeedFacts:
     """What the seed article states about its runs, read from its text."""
 

@@ -8,7 +8,7 @@ import math
 import random
 from typing import Any
 
-from reportgen.check.published import Reported
+from reportgen.check.readers.reported import Reported
 from reportgen.reconstruct.facts import SeedFacts
 from reportgen.reconstruct.simcell import bisect
 from reportgen.stats import median

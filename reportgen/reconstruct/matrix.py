@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from reportgen.check.published import Reported
+from reportgen.check.readers.reported import Reported
 from reportgen.reconstruct.facts import SeedFacts, context_tokens
 from reportgen.reconstruct.simcell import fit_cell
 from reportgen.stats import percentile

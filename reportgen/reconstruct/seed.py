@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reportgen.article.manifest import load_article
-from reportgen.check.published import reported_numbers
-from reportgen.check.shape import from_declarations
-from reportgen.files import read_input, write_output
+from reportgen.article.source.manifest import load_article
+from reportgen.check.readers.published import reported_numbers
+from reportgen.check.readers.shape import from_declarations
+from reportgen.fileio import read_input, write_output
 from reportgen.reconstruct.facts import GENERATOR, seed_facts
 from reportgen.reconstruct.lmx_runs import canonical_single, canonical_together
 from reportgen.reconstruct.matrix import matrix_run

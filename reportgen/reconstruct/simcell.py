@@ -22,11 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from reportgen.check.published import Reported
+from reportgen.check.readers.reported import Reported
 from reportgen.stats import median
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CellParams:
     prefill_s: float
     base_tok_s: float
@@ -35,7 +35,7 @@ class CellParams:
     spread: float = 0.05  # sigma of the lognormal per-request speed jitter
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Request:
     stream: int
     sent: float
@@ -47,7 +47,7 @@ class _Request:
     last: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CellSim:
     samples: list[dict[str, Any]]
     window_tokens: int
@@ -77,10 +77,10 @@ def simulate(
 
     def new_request(stream: int, at: float) -> _Request:
         r = _Request(
-            stream,
-            at,
-            params.prefill_s * rng.lognormvariate(0, 0.04),
-            params.base_tok_s * rng.lognormvariate(0, params.spread),
+            stream=stream,
+            sent=at,
+            prefill_s=params.prefill_s * rng.lognormvariate(0, 0.04),
+            speed=params.base_tok_s * rng.lognormvariate(0, params.spread),
         )
         requests.append(r)
         return r
@@ -129,6 +129,33 @@ def simulate(
             nxt = new_request(r.stream, now + gap)
             queue.append(nxt)
     assert ready is not None
+    samples, window_tokens, last_arrival = _record(
+        requests, ready, window_end, snapshot, input_tokens
+    )
+    return CellSim(
+        samples=samples,
+        window_tokens=window_tokens,
+        measurement_s=round(last_arrival - ready, 6),
+        wall_s=round(duration_s + 0.2 * rng.random(), 6),
+        warmup_s=round(ready, 6),
+        effective_concurrency=float(concurrency),
+        timeline=tuple(
+            (r.stream, r.sent, r.first, r.done if r.done is not None else window_end)
+            for r in requests
+        ),
+    )
+
+
+def _record(
+    requests: list[_Request],
+    ready: float,
+    window_end: float,
+    snapshot: dict[int, float],
+    input_tokens: Callable[[], int],
+) -> tuple[list[dict[str, Any]], int, float]:
+    """Each request that got its first token as the bench records it, the tokens streamed inside
+    the window (`snapshot`: each stream's count when it opened at `ready`), and the last token's
+    arrival in it."""
     samples = []
     window_tokens = 0
     last_arrival = ready
@@ -160,18 +187,7 @@ def simulate(
                 "completed": r.done is not None,
             }
         )
-    return CellSim(
-        samples=samples,
-        window_tokens=window_tokens,
-        measurement_s=round(last_arrival - ready, 6),
-        wall_s=round(duration_s + 0.2 * rng.random(), 6),
-        warmup_s=round(ready, 6),
-        effective_concurrency=float(concurrency),
-        timeline=tuple(
-            (r.stream, r.sent, r.first, r.done if r.done is not None else window_end)
-            for r in requests
-        ),
-    )
+    return samples, window_tokens, last_arrival
 
 
 def _cell_metrics(sim: CellSim) -> tuple[float, float, float]:
@@ -204,7 +220,7 @@ def bisect(f: Callable[[float], float], lo: float, hi: float, tol: float, steps:
     return (lo + hi) / 2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Attempt:
     """One fitting attempt: its jitter, aims and knob range."""
 
@@ -237,7 +253,13 @@ class _Attempt:
         The knob: >= 0 stalls decode during prefill, < 0 adds client time between requests.
         """
         stall, gap = max(knob, 0.0), max(-knob, 0.0)
-        p = CellParams(self.aims[2], self.aims[1], stall, gap, self.spread)
+        p = CellParams(
+            prefill_s=self.aims[2],
+            base_tok_s=self.aims[1],
+            stall=stall,
+            gap_s=gap,
+            spread=self.spread,
+        )
         for _ in range(4):
             p = self._fit(p, "prefill_s", 2, 1e-3, 60.0, 2e-4)
             p = self._fit(p, "base_tok_s", 1, 1.0, 5000.0, 0.02)

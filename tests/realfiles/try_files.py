@@ -21,12 +21,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for helpers_headlines
 
-from helpers_headlines import agreements, headlines  # noqa: E402
+from helpers_headlines import agreements, headlines
 
-from reportgen.errors import has_errors  # noqa: E402
-from reportgen.formats.load import LoadResult, load  # noqa: E402
-from reportgen.metrics import compute  # noqa: E402
-from reportgen.metrics.measured import unmeasured  # noqa: E402
+from reportgen.errors import has_errors
+from reportgen.formats.load import LoadResult, load
+from reportgen.metrics.compute import compute
+from reportgen.metrics.measured import unmeasured
 
 
 def _cell(text: object) -> str:

@@ -17,12 +17,12 @@ import tempfile
 from pathlib import Path
 
 from reportgen.article.build import build
-from reportgen.article.scaffold import scaffold
 from reportgen.check.compare import check_article
 from reportgen.errors import InputError
+from reportgen.init.scaffold import scaffold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers_agreement import RUN_FILES, Comparison, disagreements, imported  # noqa: E402
+from helpers_agreement import RUN_FILES, Comparison, disagreements, imported
 
 
 def ratios(out: Path, tool: str, comparison: Comparison) -> None:

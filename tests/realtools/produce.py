@@ -776,7 +776,7 @@ def genai_perf_cmd(ctx: Context, load: Load, work: Path) -> Invocation:
     env = {
         **OFFLINE_ENV,
         "PATH": f"{venv / 'bin'}:{os.environ.get('PATH', '')}",
-        "LD_LIBRARY_PATH": ":".join(libdirs + [os.environ.get("LD_LIBRARY_PATH", "")]).rstrip(":"),
+        "LD_LIBRARY_PATH": ":".join([*libdirs, os.environ.get("LD_LIBRARY_PATH", "")]).rstrip(":"),
     }
     return Invocation(
         cmd,
@@ -1099,7 +1099,7 @@ def compare(tool_m: dict[str, float | None], refs: list[dict[str, Any]]) -> dict
     }
     for k, v in tool_m.items():
         rk = "itl_ms" if k.startswith("itl_ms") else k
-        vals = [m[rk] for m in ref_m if m[rk] is not None]
+        vals = [v for m in ref_m if (v := m[rk]) is not None]
         mean = statistics.fmean(vals) if vals else None
         out["reference_mean"][k] = mean
         out["ratio"][k] = round(v / mean, 3) if v is not None and mean else None
@@ -1145,7 +1145,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def produce(paths: Paths, names: list[str], *, install_only: bool, t_start: float) -> int:
+def produce(paths: Paths, names: list[str], *, install_only: bool, t_start: float) -> int:  # noqa: PLR0915 -- the real-tools run step by step; a split could not be re-run here
     log(f"tools: {', '.join(names)}; cache {paths.cache}; out {paths.out}")
     ensure_venv(paths, "core", PY311, CORE_PACKAGES)
     installs: dict[str, dict[str, Any]] = {}
@@ -1264,7 +1264,7 @@ def write_reference_command(ctx: Context, ref_dir: Path, load: Load) -> None:
                 "--out",
                 "FILE",
             ]
-        ),  # fmt: skip
+        ),
         "date_utc": utc_now(),
         "files": "<tool>-before.json and <tool>-after.json: the reference runs just before and "
         "after that tool's run (the after run of one tool is the before run of the next)",

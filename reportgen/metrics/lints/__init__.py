@@ -8,31 +8,22 @@ the other cells. Every threshold comes from `reportgen.tolerances` (`Thresholds`
 Severity: `error` when a number cannot stand as a measurement of what its label says (the cell
 failed, requests failed); `warning` when the number probably stands but a reader should know a
 caveat, or when it looks implausible and needs a human look. Each lint id has one severity.
+
+Each lint is defined once, by the function that finds it: `@finds(id, severity=..., rule=...,
+title=..., why=...)` puts it in `LINTS`, and `lint()` runs every function there. A lint whose
+findings another stage makes (the article's setup against its run files, a stale
+acknowledgement) is defined where they are made, with `define_lint`.
 """
 
 from __future__ import annotations
 
+# Importing the modules of lints registers their lints in `LINTS`.
+import reportgen.metrics.lints.cells
+import reportgen.metrics.lints.cross
+import reportgen.metrics.lints.samples  # noqa: F401
 from reportgen import tolerances as tol
-from reportgen.metrics.lints.cells import (
-    cells,
-    contexts,
-    load_points,
-    read_warnings,
-    tool_warnings,
-)
-from reportgen.metrics.lints.cross import (
-    aggregate_bound,
-    group_bound,
-    median_speed_bound,
-    trends,
-    ttft_vs_prefill,
-)
-from reportgen.metrics.lints.findings import LINTS, Finding, FindingGroup, LintDef, fails, group
-from reportgen.metrics.lints.samples import few_samples, summaries
+from reportgen.metrics.lints.findings import LINTS, Finding
 from reportgen.metrics.registry import MetricSet
-
-__all__ = ["LINTS", "Finding", "FindingGroup", "LintDef", "fails", "group", "lint"]
-
 
 _RANK = {"error": 0, "warning": 1}
 
@@ -44,20 +35,7 @@ def _order(f: Finding) -> tuple[int, str, int, int, str, str, str]:
 
 
 def lint(metrics: MetricSet, thresholds: tol.Thresholds = tol.THRESHOLDS) -> tuple[Finding, ...]:
-    """Every finding over `metrics` and its runs: errors first, then by file, cell and lint id."""
-    t = thresholds
-    found = [
-        *cells(metrics, t),
-        *load_points(metrics),
-        *summaries(metrics),
-        *few_samples(metrics, t),
-        *contexts(metrics, t),
-        *ttft_vs_prefill(metrics, t),
-        *trends(metrics, t),
-        *aggregate_bound(metrics, t),
-        *median_speed_bound(metrics, t),
-        *group_bound(metrics, t),
-        *tool_warnings(metrics),
-        *read_warnings(metrics),
-    ]
+    """Every finding of every lint in `LINTS` over `metrics` and its runs: errors first, then by
+    file, cell and lint id."""
+    found = [f for d in LINTS.values() if d.find for f in d.find(metrics, thresholds)]
     return tuple(sorted(found, key=_order))

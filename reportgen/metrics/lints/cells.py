@@ -1,6 +1,7 @@
 """Per-cell lints: each cell or run judged on its own (status, failed and unfinished requests,
 load, aggregate source, prompt sizes, the tool's own warnings). Summaries against samples and
-sample counts are in `samples`.
+sample counts are in `samples`. Each lint is one function, registered with its definition by
+`finds`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from reportgen.metrics.lints.findings import (
     cell_label,
     count,
     finding,
+    finds,
     matrix_runs,
 )
 from reportgen.metrics.registry import MetricSet
@@ -23,41 +25,55 @@ from reportgen.model import CanonicalRun, DecodeCell, SweepRun, context_label
 from reportgen.samples import packed
 from reportgen.stats import median
 
+SKIPPED = ("skipped_capacity", "skipped_user")
 
-def cells(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
-    """Cell status, grid holes, failed and incomplete requests, load and aggregate source."""
+
+def _cells(metrics: MetricSet) -> Iterator[tuple[str, DecodeCell]]:
+    """(file, cell) for every decode cell of every matrix run, in the runs' order."""
     for run in matrix_runs(metrics):
-        file = run.source.label
-        present = {(c.context_tokens, c.concurrency) for c in run.cells}
-        for ctx in run.contexts:
-            for conc in run.concurrencies:
-                if (ctx, conc) not in present:
-                    yield finding(
-                        "cell-missing",
-                        file,
-                        "/results",
-                        cell_label(ctx, conc),
-                        f"no result for context {ctx:,} at concurrency {conc}",
-                        f"The run has no {cell_label(ctx, conc)} cell, although it measured that "
-                        "context and that concurrency elsewhere.",
-                        context=ctx,
-                        concurrency=conc,
-                    )
         for cell in run.cells:
-            yield from _cell(metrics, file, cell, t)
+            yield run.source.label, cell
 
 
-def load_points(metrics: MetricSet) -> Iterator[Finding]:
-    """Load points that failed, and those that lost requests."""
+def _measured(metrics: MetricSet) -> Iterator[tuple[str, DecodeCell]]:
+    """(file, cell) for every decode cell that was measured."""
+    return ((file, cell) for file, cell in _cells(metrics) if cell.status == "ok")
+
+
+def _not_measured(lint_id: str, file: str, cell: DecodeCell) -> Finding:
+    label = cell_label(cell.context_tokens, cell.concurrency)
+    return finding(
+        lint_id,
+        file,
+        cell.pointer,
+        label,
+        f"status {cell.status}",
+        f"The {label} cell was not measured ({cell.reason or cell.status}).",
+        context=cell.context_tokens,
+        concurrency=cell.concurrency,
+    )
+
+
+@finds(
+    "cell-invalid",
+    severity="error",
+    rule="a decode cell failed, raised or looped: no measurement",
+    title="Cells that failed: no measurement",
+    why="No number can stand for these cells: the benchmark tool reports them as failed.",
+)
+def cell_invalid(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
+    """Decode cells, then load points, that failed, raised or looped."""
+    for file, cell in _cells(metrics):
+        if cell.status != "ok" and cell.status not in SKIPPED:
+            yield _not_measured("cell-invalid", file, cell)
     for run in metrics.runs:
         if not isinstance(run, SweepRun):
             continue
-        file = run.source.label
         for point in run.points:
             if point.status != "ok":
                 yield finding(
                     "cell-invalid",
-                    file,
+                    run.source.label,
                     point.pointer,
                     point.label,
                     f"status {point.status}",
@@ -65,8 +81,51 @@ def load_points(metrics: MetricSet) -> Iterator[Finding]:
                     f"({point.reason or point.status}).",
                     concurrency=point.concurrency,
                 )
-                continue
-            if not point.requests_failed:
+
+
+@finds(
+    "requests-failed",
+    severity="error",
+    rule="a measured cell counted failed requests",
+    title="Cells with failed requests",
+    why="Part of the window ran with fewer streams than the label says.",
+)
+def requests_failed(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
+    """Measured decode cells that counted failed requests."""
+    for file, cell in _measured(metrics):
+        if cell.num_errors <= 0:
+            continue
+        label, conc = cell_label(cell.context_tokens, cell.concurrency), cell.concurrency
+        yield finding(
+            "requests-failed",
+            file,
+            f"{cell.pointer}/num_errors",
+            label,
+            f"num_errors {cell.num_errors}, {len(cell.samples)} request samples",
+            f"{count(cell.num_errors, 'request')} failed in the {label} cell, so for part of its "
+            f"window fewer than {conc} streams were decoding.",
+            cell_ids(metrics, cell, file),
+            context=cell.context_tokens,
+            concurrency=cell.concurrency,
+        )
+
+
+@finds(
+    "load-requests-failed",
+    severity="warning",
+    rule="requests of a load point failed",
+    title="Load points with failed requests",
+    why="Their latency statistics cover only the requests that completed, so the tail "
+    "understates what the failed requests met.",
+)
+def load_requests_failed(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
+    """Measured load points that lost requests."""
+    for run in metrics.runs:
+        if not isinstance(run, SweepRun):
+            continue
+        file = run.source.label
+        for point in run.points:
+            if point.status != "ok" or not point.requests_failed:
                 continue
             sent = (point.requests_ok or 0) + point.requests_failed
             ids = [
@@ -89,39 +148,62 @@ def load_points(metrics: MetricSet) -> Iterator[Finding]:
             )
 
 
-def _cell(metrics: MetricSet, file: str, cell: DecodeCell, t: tol.Thresholds) -> Iterator[Finding]:
-    label, conc = cell_label(cell.context_tokens, cell.concurrency), cell.concurrency
-    where = {"context": cell.context_tokens, "concurrency": conc}
-    if cell.status != "ok":
-        skipped = cell.status in ("skipped_capacity", "skipped_user")
-        yield finding(
-            "cell-skipped" if skipped else "cell-invalid",
-            file,
-            cell.pointer,
-            label,
-            f"status {cell.status}",
-            f"The {label} cell was not measured ({cell.reason or cell.status}).",
-            context=cell.context_tokens,
-            concurrency=cell.concurrency,
-        )
-        return
-    ids = cell_ids(metrics, cell, file)
-    if cell.num_errors > 0:
-        yield finding(
-            "requests-failed",
-            file,
-            f"{cell.pointer}/num_errors",
-            label,
-            f"num_errors {cell.num_errors}, {len(cell.samples)} request samples",
-            f"{count(cell.num_errors, 'request')} failed in the {label} cell, so for part of its "
-            f"window fewer than {conc} streams were decoding.",
-            ids,
-            context=cell.context_tokens,
-            concurrency=cell.concurrency,
-        )
-    open_ = packed(cell.samples).completed.count(0)  # a column: no object per request
-    allowed = conc * t.incomplete_per_slot
-    if open_ > allowed:
+@finds(
+    "cell-skipped",
+    severity="warning",
+    rule="a decode cell was skipped (KV capacity or on request)",
+    title="Cells skipped",
+    why="The run did not measure these cells, and says why.",
+)
+def cell_skipped(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
+    """Decode cells the bench skipped: they did not fit the KV cache, or were asked not to run."""
+    for file, cell in _cells(metrics):
+        if cell.status in SKIPPED:
+            yield _not_measured("cell-skipped", file, cell)
+
+
+@finds(
+    "cell-missing",
+    severity="warning",
+    rule="a context x concurrency cell of the grid is absent",
+    title="Cells of the grid the run does not have",
+    why="The run measured these contexts and concurrencies elsewhere, but not together.",
+)
+def cell_missing(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
+    """Holes in a matrix run's grid of contexts x concurrencies."""
+    for run in matrix_runs(metrics):
+        present = {(c.context_tokens, c.concurrency) for c in run.cells}
+        for ctx in run.contexts:
+            for conc in run.concurrencies:
+                if (ctx, conc) not in present:
+                    yield finding(
+                        "cell-missing",
+                        run.source.label,
+                        "/results",
+                        cell_label(ctx, conc),
+                        f"no result for context {ctx:,} at concurrency {conc}",
+                        f"The run has no {cell_label(ctx, conc)} cell, although it measured that "
+                        "context and that concurrency elsewhere.",
+                        context=ctx,
+                        concurrency=conc,
+                    )
+
+
+@finds(
+    "requests-incomplete",
+    severity="warning",
+    rule="more unfinished requests than the window end can cut",
+    title="Cells with more unfinished requests than the window's end explains",
+    why="Streams broke off before they completed, more than the end of the window cuts.",
+)
+def requests_incomplete(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """Measured cells with more unfinished requests than one cut-off stream per slot."""
+    for file, cell in _measured(metrics):
+        open_ = packed(cell.samples).completed.count(0)  # a column: no object per request
+        allowed = cell.concurrency * t.incomplete_per_slot
+        if open_ <= allowed:
+            continue
+        label = cell_label(cell.context_tokens, cell.concurrency)
         yield finding(
             "requests-incomplete",
             file,
@@ -131,12 +213,27 @@ def _cell(metrics: MetricSet, file: str, cell: DecodeCell, t: tol.Thresholds) ->
             f"can cut off at most {allowed}",
             f"{open_} requests of the {label} cell stopped before completing, more than the "
             f"{allowed} the end of the measurement window can cut off.",
-            ids,
+            cell_ids(metrics, cell, file),
             context=cell.context_tokens,
             concurrency=cell.concurrency,
         )
-    eff = cell.effective_concurrency
-    if eff is not None and eff < t.min_effective_concurrency * conc:
+
+
+@finds(
+    "effective-concurrency-low",
+    severity="warning",
+    rule="mean running requests below min_effective_concurrency x requested",
+    title="Cells that ran a lighter load than their concurrency",
+    why="The server ran fewer requests at a time than the label says, so these cells measured a "
+    "lighter load.",
+)
+def effective_concurrency_low(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """Measured cells whose server ran fewer requests at a time than the label says."""
+    for file, cell in _measured(metrics):
+        eff, conc = cell.effective_concurrency, cell.concurrency
+        if eff is None or eff >= t.min_effective_concurrency * conc:
+            continue
+        label = cell_label(cell.context_tokens, conc)
         yield finding(
             "effective-concurrency-low",
             file,
@@ -146,12 +243,28 @@ def _cell(metrics: MetricSet, file: str, cell: DecodeCell, t: tol.Thresholds) ->
             f"(below {t.min_effective_concurrency:g} x {conc})",
             f"The server ran {eff:.1f} requests at a time on average in the {label} cell instead "
             f"of {conc}, so the cell measured a lighter load than its label says.",
-            ids,
+            cell_ids(metrics, cell, file),
             context=cell.context_tokens,
             concurrency=cell.concurrency,
         )
-    # llama-bench measures offline: its aggregate is its own timing, with no stream to count
-    if cell.aggregate_source not in (STREAMED_USAGE, "llama-bench"):
+
+
+@finds(
+    "aggregate-source",
+    severity="warning",
+    rule="aggregate not counted from streamed usage",
+    title="Aggregates not counted from streamed usage",
+    why="These aggregates were not counted from the server's streamed usage, so they may not "
+    "compare with the other cells.",
+)
+def aggregate_source(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
+    """Measured cells whose aggregate was not counted from the server's streamed usage."""
+    for file, cell in _measured(metrics):
+        # llama-bench measures offline: its aggregate is its own timing, with no stream to count
+        if cell.aggregate_source in (STREAMED_USAGE, "llama-bench"):
+            continue
+        label = cell_label(cell.context_tokens, cell.concurrency)
+        where = {"context": cell.context_tokens, "concurrency": cell.concurrency}
         words = SOURCE_WORDS.get(cell.aggregate_source, f"'{cell.aggregate_source}'")
         evidence = f"aggregate_source {cell.aggregate_source}, expected {STREAMED_USAGE}"
         if cell.server_counter is not None:
@@ -180,7 +293,14 @@ def _ids(*ids: str | None) -> tuple[str, ...]:
     return tuple(i for i in ids if i is not None)
 
 
-def contexts(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+@finds(
+    "context-mismatch",
+    severity="warning",
+    rule="prompt tokens differ from the context label",
+    title="Prompts whose size differs from their context",
+    why="The prompts held a different number of tokens than the context label says.",
+)
+def context_mismatch(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     """Prompt tokens (cold prefill, decode samples) against the context the label says."""
     for run in matrix_runs(metrics):
         file = run.source.label
@@ -234,7 +354,14 @@ def contexts(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
             )
 
 
-def tool_warnings(metrics: MetricSet) -> Iterator[Finding]:
+@finds(
+    "tool-warning",
+    severity="warning",
+    rule="the benchmark tool wrote a warning into the file",
+    title="Warnings the benchmark tool wrote",
+    why="The benchmark tool itself flagged these runs.",
+)
+def tool_warning(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
     """Warnings the benchmark tool itself wrote into an lmx run."""
     for run in metrics.runs:
         if isinstance(run, CanonicalRun):
@@ -251,7 +378,16 @@ def tool_warnings(metrics: MetricSet) -> Iterator[Finding]:
                 )
 
 
-def read_warnings(metrics: MetricSet) -> Iterator[Finding]:
+@finds(
+    "read-warning",
+    severity="warning",
+    rule="reading a run file found a problem in it: a summary that disagrees with its own data, "
+    "or a known artefact of the tool that wrote it",
+    title="Problems found while reading the run files",
+    why="The run files contradict themselves here, or show a known artefact of the tool that "
+    "wrote them; the numbers reportgen shows are computed as the metric definitions say.",
+)
+def read_warning(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
     """The warnings reading the run files gave, kept with the data's other findings, so an
     article and `check` show what `reportgen validate` shows."""
     for p in metrics.read_warnings:

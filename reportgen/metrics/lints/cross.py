@@ -1,5 +1,6 @@
 """Cross-cell lints: a cell judged against other cells and against physics (TTFT below the cold
-prefill, trends along context and concurrency, aggregates above what the requests allow).
+prefill, trends along context and concurrency, aggregates above what the requests allow). Each
+lint is one function, registered with its definition by `finds`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from reportgen.metrics.lints.findings import (
     cell_ids,
     cell_label,
     finding,
+    finds,
     fmt,
     matrix_runs,
 )
@@ -20,7 +22,15 @@ from reportgen.model import CanonicalRun, context_label
 from reportgen.samples import packed
 
 
-def ttft_vs_prefill(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+@finds(
+    "decode-ttft-below-prefill",
+    severity="warning",
+    rule="lowest-concurrency decode TTFT below min_ttft_vs_prefill x cold-prefill TTFT",
+    title="Decode TTFT well below the cold prefill of the same context",
+    why="The first token came much sooner than a cold prefill of the same context takes: the "
+    "prefix cache was probably hit, or the prompts were shorter than their label.",
+)
+def decode_ttft_below_prefill(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     """The lowest-concurrency decode TTFT of each context against its cold-prefill TTFT."""
     lowest: dict[tuple[str, int], MetricValue] = {}
     for v in metrics.values:
@@ -51,107 +61,206 @@ def ttft_vs_prefill(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
         )
 
 
-# (lint id, metric key, axis, direction physics forbids, message template). Templates get
-# hi/lo (the two cells' axis labels), at (the fixed coordinate) and change (signed percent).
-TRENDS: tuple[tuple[str, str, str, int, str], ...] = (
-    (
-        "throughput-rises-with-context",
-        "decode.aggregate_tok_s",
-        "context",
-        +1,
-        "With {at} concurrent requests, all requests together decode faster at {hi} than at {lo} "
-        "({change}); a longer context should not decode faster.",
-    ),
-    (
-        "speed-rises-with-context",
-        "decode.per_request_tok_s",
-        "context",
-        +1,
-        "With {at} concurrent requests, each request decodes faster at {hi} than at {lo} "
-        "({change}); a longer context should not decode faster.",
-    ),
-    (
-        "ttft-falls-with-context",
-        "decode.ttft_s",
-        "context",
-        -1,
-        "With {at} concurrent requests, the first token comes sooner at {hi} than at {lo} "
-        "({change}); a longer prompt should not prefill sooner.",
-    ),
-    (
-        "throughput-falls-with-concurrency",
-        "decode.aggregate_tok_s",
-        "concurrency",
-        -1,
-        "At {at}, {hi} concurrent requests together decode slower than {lo} ({change}); more "
-        "load should raise total throughput until the server saturates.",
-    ),
-    (
-        "speed-rises-with-concurrency",
-        "decode.per_request_tok_s",
-        "concurrency",
-        +1,
-        "At {at}, each of {hi} concurrent requests decodes faster than each of {lo} ({change}); "
-        "sharing the server should not make a request faster.",
-    ),
-    (
-        "ttft-falls-with-concurrency",
-        "decode.ttft_s",
-        "concurrency",
-        -1,
-        "At {at}, the first token comes sooner with {hi} concurrent requests than with {lo} "
-        "({change}); more requests waiting for prefill should not shorten the wait.",
-    ),
-)
-
-
 def _axis_label(v: MetricValue, axis: str) -> str:
     return context_label(v.context or 0) if axis == "context" else str(v.concurrency)
 
 
-def trends(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
-    """Each cell against the cells before it along context or concurrency (the other fixed)."""
-    for lint_id, key, axis, forbidden, template in TRENDS:
-        # a line per run, fixed coordinate and point (one of several tests of a cell: tg128)
-        lines: dict[tuple[str, str, int], list[MetricValue]] = {}
-        for v in metrics.values:
-            if v.metric == key and v.context is not None and v.concurrency is not None:
-                fixed = v.concurrency if axis == "context" else v.context
-                lines.setdefault((v.run or "", v.point or "", fixed), []).append(v)
-        for (_, _, fixed), line in sorted(lines.items()):
-            line.sort(key=lambda v: (v.context or 0) if axis == "context" else (v.concurrency or 0))
-            for i, v in enumerate(line[1:], 1):
-                # the earlier cell that makes the strongest case: lowest for a forbidden rise,
-                # highest for a forbidden fall; the nearest one on ties
-                ref = max(reversed(line[:i]), key=lambda r: -forbidden * r.value)
-                if ref.value <= 0:
-                    continue
-                change = v.value / ref.value - 1
-                if forbidden * change <= t.trend_margin:
-                    continue
-                at = str(fixed) if axis == "context" else context_label(fixed)
-                unit, here = v.unit, cell_label(v.context or 0, v.concurrency or 0)
-                there = cell_label(ref.context or 0, ref.concurrency or 0)
-                yield finding(
-                    lint_id,
-                    v.file,
-                    v.pointer,
-                    here,
-                    f"{fmt(v.value)} {unit} at {here} vs {fmt(ref.value)} {unit} at {there}"
-                    f" ({change:+.1%}, noise margin {t.trend_margin:.0%})",
-                    template.format(
-                        at=at,
-                        hi=_axis_label(v, axis),
-                        lo=_axis_label(ref, axis),
-                        change=f"{change:+.0%}",
-                    ),
-                    (ref.id, v.id),
-                    v.context,
-                    v.concurrency,
-                )
+def _trend(
+    metrics: MetricSet,
+    t: tol.Thresholds,
+    lint_id: str,
+    *,
+    key: str,
+    axis: str,
+    forbidden: int,
+    message: str,
+) -> Iterator[Finding]:
+    """Each cell's `key` against the cells before it along `axis` (context or concurrency, the
+    other fixed): a change in the `forbidden` direction (+1 a rise, -1 a fall) beyond the noise
+    margin is a finding. `message` is a template: it gets hi/lo (the two cells' axis labels), at
+    (the fixed coordinate) and change (signed percent)."""
+    # a line per run, fixed coordinate and point (one of several tests of a cell: tg128)
+    lines: dict[tuple[str, str, int], list[MetricValue]] = {}
+    for v in metrics.values:
+        if v.metric == key and v.context is not None and v.concurrency is not None:
+            fixed = v.concurrency if axis == "context" else v.context
+            lines.setdefault((v.run or "", v.point or "", fixed), []).append(v)
+    for (_, _, fixed), line in sorted(lines.items()):
+        line.sort(key=lambda v: (v.context or 0) if axis == "context" else (v.concurrency or 0))
+        for i, v in enumerate(line[1:], 1):
+            # the earlier cell that makes the strongest case: lowest for a forbidden rise,
+            # highest for a forbidden fall; the nearest one on ties
+            ref = max(reversed(line[:i]), key=lambda r: -forbidden * r.value)
+            if ref.value <= 0:
+                continue
+            change = v.value / ref.value - 1
+            if forbidden * change <= t.trend_margin:
+                continue
+            at = str(fixed) if axis == "context" else context_label(fixed)
+            unit, here = v.unit, cell_label(v.context or 0, v.concurrency or 0)
+            there = cell_label(ref.context or 0, ref.concurrency or 0)
+            yield finding(
+                lint_id,
+                v.file,
+                v.pointer,
+                here,
+                f"{fmt(v.value)} {unit} at {here} vs {fmt(ref.value)} {unit} at {there}"
+                f" ({change:+.1%}, noise margin {t.trend_margin:.0%})",
+                message.format(
+                    at=at,
+                    hi=_axis_label(v, axis),
+                    lo=_axis_label(ref, axis),
+                    change=f"{change:+.0%}",
+                ),
+                (ref.id, v.id),
+                v.context,
+                v.concurrency,
+            )
 
 
-def aggregate_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+@finds(
+    "throughput-rises-with-context",
+    severity="warning",
+    rule="aggregate rises with context",
+    title="Aggregate throughput that rises with context",
+    why="A longer context should not decode faster; differences this size are above the noise of "
+    "one window.",
+)
+def throughput_rises_with_context(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """The aggregate of a cell against the shorter contexts at its concurrency."""
+    return _trend(
+        metrics,
+        t,
+        "throughput-rises-with-context",
+        key="decode.aggregate_tok_s",
+        axis="context",
+        forbidden=+1,
+        message="With {at} concurrent requests, all requests together decode faster at {hi} than "
+        "at {lo} ({change}); a longer context should not decode faster.",
+    )
+
+
+@finds(
+    "speed-rises-with-context",
+    severity="warning",
+    rule="per-request speed rises with context",
+    title="Per-request speed that rises with context",
+    why="A longer context should not decode faster; differences this size are above the noise of "
+    "one window.",
+)
+def speed_rises_with_context(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """The per-request speed of a cell against the shorter contexts at its concurrency."""
+    return _trend(
+        metrics,
+        t,
+        "speed-rises-with-context",
+        key="decode.per_request_tok_s",
+        axis="context",
+        forbidden=+1,
+        message="With {at} concurrent requests, each request decodes faster at {hi} than at {lo} "
+        "({change}); a longer context should not decode faster.",
+    )
+
+
+@finds(
+    "ttft-falls-with-context",
+    severity="warning",
+    rule="TTFT falls with context",
+    title="TTFT that falls with context",
+    why="A longer prompt should not prefill sooner.",
+)
+def ttft_falls_with_context(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """The TTFT of a cell against the shorter contexts at its concurrency."""
+    return _trend(
+        metrics,
+        t,
+        "ttft-falls-with-context",
+        key="decode.ttft_s",
+        axis="context",
+        forbidden=-1,
+        message="With {at} concurrent requests, the first token comes sooner at {hi} than at {lo} "
+        "({change}); a longer prompt should not prefill sooner.",
+    )
+
+
+@finds(
+    "throughput-falls-with-concurrency",
+    severity="warning",
+    rule="aggregate falls with concurrency",
+    title="Aggregate throughput that falls with concurrency",
+    why="More load should raise total throughput until the server saturates.",
+)
+def throughput_falls_with_concurrency(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """The aggregate of a cell against the lower concurrencies at its context."""
+    return _trend(
+        metrics,
+        t,
+        "throughput-falls-with-concurrency",
+        key="decode.aggregate_tok_s",
+        axis="concurrency",
+        forbidden=-1,
+        message="At {at}, {hi} concurrent requests together decode slower than {lo} ({change}); "
+        "more load should raise total throughput until the server saturates.",
+    )
+
+
+@finds(
+    "speed-rises-with-concurrency",
+    severity="warning",
+    rule="per-request speed rises with concurrency",
+    title="Per-request speed that rises with concurrency",
+    why="Sharing the server should not make a request faster.",
+)
+def speed_rises_with_concurrency(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """The per-request speed of a cell against the lower concurrencies at its context."""
+    return _trend(
+        metrics,
+        t,
+        "speed-rises-with-concurrency",
+        key="decode.per_request_tok_s",
+        axis="concurrency",
+        forbidden=+1,
+        message="At {at}, each of {hi} concurrent requests decodes faster than each of {lo} "
+        "({change}); sharing the server should not make a request faster.",
+    )
+
+
+@finds(
+    "ttft-falls-with-concurrency",
+    severity="warning",
+    rule="TTFT falls with concurrency",
+    title="TTFT that falls with concurrency",
+    why="More requests waiting for prefill should not shorten the wait.",
+)
+def ttft_falls_with_concurrency(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """The TTFT of a cell against the lower concurrencies at its context."""
+    return _trend(
+        metrics,
+        t,
+        "ttft-falls-with-concurrency",
+        key="decode.ttft_s",
+        axis="concurrency",
+        forbidden=-1,
+        message="At {at}, the first token comes sooner with {hi} concurrent requests than with "
+        "{lo} ({change}); more requests waiting for prefill should not shorten the wait.",
+    )
+
+
+@finds(
+    "aggregate-above-requests",
+    severity="warning",
+    rule="aggregate above C x fastest request x (1 + aggregate_margin)",
+    title="Aggregates above what the requests' own speeds allow",
+    why="All requests together produced more than their own speeds allow: the aggregate and the "
+    "request samples may not describe the same run.",
+)
+def aggregate_above_requests(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+    """Decode cells, then lmx groups, that produced more than their requests' speeds allow."""
+    yield from _aggregate_bound(metrics, t)
+    yield from _group_bound(metrics, t)
+
+
+def _aggregate_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     """All requests together against concurrency x the fastest single request."""
     factor = 1 + t.aggregate_margin
     for run in matrix_runs(metrics):
@@ -183,7 +292,7 @@ def aggregate_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
             )
 
 
-def group_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+def _group_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     """An lmx group throughput against the sum of its requests' own speeds."""
     factor = 1 + t.aggregate_margin
     for run in metrics.runs:
@@ -220,7 +329,16 @@ def group_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
         )
 
 
-def median_speed_bound(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
+@finds(
+    "aggregate-above-median-speed",
+    severity="warning",
+    rule="aggregate above C x median request speed x (1 + median_speed_margin)",
+    title="Aggregates well above concurrency x the median request speed",
+    why="The per-request speeds here are lower than what all requests together produced: each "
+    "request's 1 / ITL includes the stalls while the other requests prefilled, which the "
+    "aggregate's window does not. Read the per-request speeds as a lower bound.",
+)
+def aggregate_above_median_speed(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     """All requests together against concurrency x the median request speed, per cell."""
     factor = 1 + t.median_speed_margin
     pairs = (

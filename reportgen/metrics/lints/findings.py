@@ -1,13 +1,16 @@
-"""What a lint finding is: the lint ids with their severity and rule, the `Finding` value, and
-the helpers every lint uses to word its evidence.
+"""What a lint finding is: the table of lints (`LINTS`, built by `finds` and `define_lint` next
+to the code that finds each lint), the `Finding` value, and the helpers every lint uses to word
+its evidence.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
+from reportgen import tolerances as tol
 from reportgen.errors import Severity
 from reportgen.metrics.registry import MetricSet
 from reportgen.model import DecodeCell, MatrixRun, context_label
@@ -27,210 +30,54 @@ SHORT = {
 DECODE_KEYS = ("decode.aggregate_tok_s", "decode.per_request_tok_s", "decode.ttft_s")
 
 
-@dataclass(frozen=True)
+Finder = Callable[[MetricSet, tol.Thresholds], Iterable["Finding"]]
+F = TypeVar("F", bound=Finder)
+
+
+@dataclass(frozen=True, kw_only=True)
 class LintDef:
-    """One lint: its stable id, its severity, the rule it applies, and the title that heads its
-    findings in the article (several findings of one lint are listed under one entry)."""
+    """One lint: its stable id, its severity, the rule it applies, the title that heads its
+    findings in the article (several findings of one lint are listed under one entry), and the
+    function that finds it (None for a lint whose findings another stage makes)."""
 
     id: str
     severity: Severity
     rule: str
     title: str
     why: str  # one sentence for readers: what the findings mean
+    find: Finder | None = None
 
 
-def _defs(*defs: LintDef) -> dict[str, LintDef]:
-    return {d.id: d for d in defs}
+# Every lint by id, filled by `finds` and `define_lint` where each lint is found.
+LINTS: dict[str, LintDef] = {}
 
 
-LINTS: dict[str, LintDef] = _defs(
-    LintDef(
-        "cell-invalid",
-        "error",
-        "a decode cell failed, raised or looped: no measurement",
-        "Cells that failed: no measurement",
-        "No number can stand for these cells: the benchmark tool reports them as failed.",
-    ),
-    LintDef(
-        "requests-failed",
-        "error",
-        "a measured cell counted failed requests",
-        "Cells with failed requests",
-        "Part of the window ran with fewer streams than the label says.",
-    ),
-    LintDef(
-        "load-requests-failed",
-        "warning",
-        "requests of a load point failed",
-        "Load points with failed requests",
-        "Their latency statistics cover only the requests that completed, so the tail "
-        "understates what the failed requests met.",
-    ),
-    LintDef(
-        "cell-skipped",
-        "warning",
-        "a decode cell was skipped (KV capacity or on request)",
-        "Cells skipped",
-        "The run did not measure these cells, and says why.",
-    ),
-    LintDef(
-        "cell-missing",
-        "warning",
-        "a context x concurrency cell of the grid is absent",
-        "Cells of the grid the run does not have",
-        "The run measured these contexts and concurrencies elsewhere, but not together.",
-    ),
-    LintDef(
-        "requests-incomplete",
-        "warning",
-        "more unfinished requests than the window end can cut",
-        "Cells with more unfinished requests than the window's end explains",
-        "Streams broke off before they completed, more than the end of the window cuts.",
-    ),
-    LintDef(
-        "effective-concurrency-low",
-        "warning",
-        "mean running requests below min_effective_concurrency x requested",
-        "Cells that ran a lighter load than their concurrency",
-        "The server ran fewer requests at a time than the label says, so these cells measured a "
-        "lighter load.",
-    ),
-    LintDef(
-        "aggregate-source",
-        "warning",
-        "aggregate not counted from streamed usage",
-        "Aggregates not counted from streamed usage",
-        "These aggregates were not counted from the server's streamed usage, so they may not "
-        "compare with the other cells.",
-    ),
-    LintDef(
-        "summary-disagrees",
-        "warning",
-        "a file's own summary value disagrees with its data",
-        "Summary values that disagree with their own data",
-        "The file's own summary does not match what its data gives; the article shows the value "
-        "computed from the data.",
-    ),
-    LintDef(
-        "few-samples",
-        "warning",
-        "a median over fewer than min_samples values",
-        "Medians over very few requests",
-        "With so few requests, one unusual request decides the median.",
-    ),
-    LintDef(
-        "context-mismatch",
-        "warning",
-        "prompt tokens differ from the context label",
-        "Prompts whose size differs from their context",
-        "The prompts held a different number of tokens than the context label says.",
-    ),
-    LintDef(
-        "decode-ttft-below-prefill",
-        "warning",
-        "lowest-concurrency decode TTFT below min_ttft_vs_prefill x cold-prefill TTFT",
-        "Decode TTFT well below the cold prefill of the same context",
-        "The first token came much sooner than a cold prefill of the same context takes: the "
-        "prefix cache was probably hit, or the prompts were shorter than their label.",
-    ),
-    LintDef(
-        "throughput-rises-with-context",
-        "warning",
-        "aggregate rises with context",
-        "Aggregate throughput that rises with context",
-        "A longer context should not decode faster; differences this size are above the noise of "
-        "one window.",
-    ),
-    LintDef(
-        "speed-rises-with-context",
-        "warning",
-        "per-request speed rises with context",
-        "Per-request speed that rises with context",
-        "A longer context should not decode faster; differences this size are above the noise of "
-        "one window.",
-    ),
-    LintDef(
-        "ttft-falls-with-context",
-        "warning",
-        "TTFT falls with context",
-        "TTFT that falls with context",
-        "A longer prompt should not prefill sooner.",
-    ),
-    LintDef(
-        "throughput-falls-with-concurrency",
-        "warning",
-        "aggregate falls with concurrency",
-        "Aggregate throughput that falls with concurrency",
-        "More load should raise total throughput until the server saturates.",
-    ),
-    LintDef(
-        "speed-rises-with-concurrency",
-        "warning",
-        "per-request speed rises with concurrency",
-        "Per-request speed that rises with concurrency",
-        "Sharing the server should not make a request faster.",
-    ),
-    LintDef(
-        "ttft-falls-with-concurrency",
-        "warning",
-        "TTFT falls with concurrency",
-        "TTFT that falls with concurrency",
-        "More requests waiting for prefill should not shorten the wait.",
-    ),
-    LintDef(
-        "aggregate-above-requests",
-        "warning",
-        "aggregate above C x fastest request x (1 + aggregate_margin)",
-        "Aggregates above what the requests' own speeds allow",
-        "All requests together produced more than their own speeds allow: the aggregate and the "
-        "request samples may not describe the same run.",
-    ),
-    LintDef(
-        "aggregate-above-median-speed",
-        "warning",
-        "aggregate above C x median request speed x (1 + median_speed_margin)",
-        "Aggregates well above concurrency x the median request speed",
-        "The per-request speeds here are lower than what all requests together produced: each "
-        "request's 1 / ITL includes the stalls while the other requests prefilled, which the "
-        "aggregate's window does not. Read the per-request speeds as a lower bound.",
-    ),
-    LintDef(
-        "tool-warning",
-        "warning",
-        "the benchmark tool wrote a warning into the file",
-        "Warnings the benchmark tool wrote",
-        "The benchmark tool itself flagged these runs.",
-    ),
-    LintDef(
-        "read-warning",
-        "warning",
-        "reading a run file found a problem in it: a summary that disagrees with its own data, "
-        "or a known artefact of the tool that wrote it",
-        "Problems found while reading the run files",
-        "The run files contradict themselves here, or show a known artefact of the tool that "
-        "wrote them; the numbers reportgen shows are computed as the metric definitions say.",
-    ),
-    # About the article: its declared setup against what the run files record.
-    LintDef(
-        "setup-contradicts-data",
-        "error",
-        "the setup in article.toml contradicts a run file (model, engine, tensor parallel, tool)",
-        "The article's setup and its run files disagree",
-        "The article says one thing about how the numbers were measured and the run files "
-        "another; one of them is wrong.",
-    ),
-    # Not about the data: article.toml acknowledges a finding that the data does not give.
-    LintDef(
-        "acknowledgement-unused",
-        "warning",
-        "an acknowledgement in article.toml matches no finding",
-        "Acknowledgements that match no finding",
-        "A stale acknowledgement hides nothing; remove it or fix its lint id or cells.",
-    ),
-)
+def define_lint(id: str, *, severity: Severity, rule: str, title: str, why: str) -> LintDef:
+    """Put a lint in `LINTS` and return it; for a lint whose findings are made outside the lint
+    stage (by the article's own checks). A lint id can be defined once only."""
+    return _add(LintDef(id=id, severity=severity, rule=rule, title=title, why=why))
 
 
-@dataclass(frozen=True)
+def finds(id: str, *, severity: Severity, rule: str, title: str, why: str) -> Callable[[F], F]:
+    """Decorator: the function finds the lint `id`, which it defines. `lint()` runs it with the
+    metrics and the thresholds, and it yields the lint's findings (made with `finding(id, ...)`).
+    """
+
+    def register(find: F) -> F:
+        _add(LintDef(id=id, severity=severity, rule=rule, title=title, why=why, find=find))
+        return find
+
+    return register
+
+
+def _add(lint: LintDef) -> LintDef:
+    if lint.id in LINTS:
+        raise ValueError(f"the lint {lint.id!r} is defined twice")
+    LINTS[lint.id] = lint
+    return lint
+
+
+@dataclass(frozen=True, kw_only=True)
 class Finding:
     """One lint result: what is suspicious, where, the numbers, and a sentence for readers."""
 
@@ -309,10 +156,6 @@ class FindingGroup:
         """The distinct reasons given for the findings that are acknowledged."""
         return tuple(dict.fromkeys(f.acknowledged for f in self.findings if f.acknowledged))
 
-    @property
-    def all_acknowledged(self) -> bool:
-        return all(f.acknowledged for f in self.findings)
-
 
 def group(findings: Iterable[Finding]) -> tuple[FindingGroup, ...]:
     """Findings grouped by lint, in the order their first finding comes."""
@@ -334,16 +177,16 @@ def finding(
     concurrency: int | None = None,
 ) -> Finding:
     return Finding(
-        lint_id,
-        LINTS[lint_id].severity,
-        file,
-        pointer,
-        cell,
-        tuple(metrics),
-        evidence,
-        message,
-        context,
-        concurrency,
+        id=lint_id,
+        severity=LINTS[lint_id].severity,
+        file=file,
+        pointer=pointer,
+        cell=cell,
+        metrics=tuple(metrics),
+        evidence=evidence,
+        message=message,
+        context=context,
+        concurrency=concurrency,
     )
 
 

@@ -1,5 +1,6 @@
 """Per-cell lints about samples: a file's own summary values against the samples they summarise,
-and medians that rest on too few requests or iterations.
+and medians that rest on too few requests or iterations. Each lint is one function, registered
+with its definition by `finds`.
 """
 
 from __future__ import annotations
@@ -8,7 +9,15 @@ import math
 from collections.abc import Iterator
 
 from reportgen import tolerances as tol
-from reportgen.metrics.lints.findings import SHORT, Finding, cell_label, count, finding, fmt_pair
+from reportgen.metrics.lints.findings import (
+    SHORT,
+    Finding,
+    cell_label,
+    count,
+    finding,
+    finds,
+    fmt_pair,
+)
 from reportgen.metrics.registry import MetricSet, MetricValue
 from reportgen.model import CanonicalRun, context_label
 from reportgen.stats import close
@@ -68,7 +77,15 @@ def _value_cell(v: MetricValue) -> str | None:
     return cell_label(v.context, v.concurrency)
 
 
-def summaries(metrics: MetricSet) -> Iterator[Finding]:
+@finds(
+    "summary-disagrees",
+    severity="warning",
+    rule="a file's own summary value disagrees with its data",
+    title="Summary values that disagree with their own data",
+    why="The file's own summary does not match what its data gives; the article shows the value "
+    "computed from the data.",
+)
+def summary_disagrees(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
     """Each file's own summary value against the value computed from its samples or fields."""
     for v in metrics.values:
         check = SUMMARY_CHECKS.get(v.key)
@@ -99,6 +116,13 @@ def summaries(metrics: MetricSet) -> Iterator[Finding]:
         )
 
 
+@finds(
+    "few-samples",
+    severity="warning",
+    rule="a median over fewer than min_samples values",
+    title="Medians over very few requests",
+    why="With so few requests, one unusual request decides the median.",
+)
 def few_samples(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     """Medians over fewer than `min_samples` requests (decode cells) or iterations (lmx)."""
     by_cell: dict[tuple[str, int, int], list[MetricValue]] = {}

@@ -1,0 +1,306 @@
+"""Drawing for the charts: a `Plot` (article/charts/plot.py) in, matplotlib's figure of it in the
+article's look (palette, markers, axes, legend, fixed margins) made an SVG element to inline in
+the page out.
+
+Each chart is drawn with matplotlib's SVG backend (no pyplot, no `matplotlib.use`) inside a style
+context (an `rc_context`) that starts from matplotlib's defaults, so a user's matplotlibrc cannot
+change the output and ours ends with the call. The SVG is then made fit to inline in an HTML page:
+no prolog, doctype, comments, metadata or global `<style>`; CSS `style` attributes turned into
+presentation attributes; every id and `#id` reference prefixed with the chart id; width 100% over
+the kept viewBox; `role="img"` with a `<title>`. The same drawing gives the same bytes in any
+process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import io
+import math
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import fields, replace
+from typing import Any
+
+import matplotlib.style
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter, NullLocator
+
+from reportgen.article.charts.plot import (
+    DASHES,
+    HEIGHT_IN,
+    HOLLOW,
+    MARKERS,
+    PALETTE,
+    WIDTH_IN,
+    Line,
+    Plot,
+)
+from reportgen.terminal import visible
+
+_RC: dict[str, Any] = {
+    # Every text on a chart (run names, axis values, labels from run files and article.toml) is
+    # drawn as written: a `$` pair is two dollar signs, never matplotlib's mathtext.
+    "text.parse_math": False,
+    "text.usetex": False,
+    "svg.hashsalt": "reportgen",
+    "svg.fonttype": "none",
+    "font.family": ["DejaVu Sans"],
+    "font.size": 12.0,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "axes.axisbelow": True,
+    "grid.color": "#dddddd",
+    "grid.linewidth": 0.6,
+    "axes.edgecolor": "#555555",
+    "xtick.color": "#333333",
+    "ytick.color": "#333333",
+    "lines.linewidth": 1.8,
+    "lines.markersize": 6.0,
+    "legend.frameon": False,
+}
+_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
+_LOCK = threading.Lock()  # rc_context changes process-wide rcParams while it is open
+
+
+def line_style(i: int) -> dict[str, Any]:
+    """The colour, marker and dash of the `i`th line of a chart."""
+    return {
+        "color": PALETTE[i % len(PALETTE)],
+        "marker": MARKERS[i % len(MARKERS)],
+        "linestyle": DASHES[i % len(DASHES)],
+        "markerfacecolor": "white" if HOLLOW[i % len(HOLLOW)] else None,
+        "markeredgewidth": 1.4,
+    }
+
+
+def log2_axis(ax: Any, ticks: Sequence[float], labels: Sequence[str]) -> None:
+    """A base-2 log x axis with a tick, labelled, at each value."""
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(list(ticks)))
+    ax.xaxis.set_major_formatter(FixedFormatter(list(labels)))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlim(min(ticks) / 1.3, max(ticks) * 1.3)
+    ax.grid(False, axis="x")
+
+
+def headroom(top: float, factor: float) -> float:
+    """`top` raised by `factor`, where a float holds it (a value near 1.8e308 stays itself)."""
+    raised = top * factor
+    return raised if math.isfinite(raised) else top
+
+
+def y_axis(ax: Any, unit: str, *, log: bool) -> None:
+    """The y axis: log, or linear from zero with headroom; tick labels by the unit."""
+    seconds = unit in ("s", "ms", "J/tok", "tok/s/W")
+    if log:
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda _v, _: ""))
+    else:  # from zero, with headroom so the top markers are not cut by the frame
+        ax.set_ylim(0, headroom(ax.dataLim.y1, 1.08))
+    fmt: Callable[[float, object], str] = (
+        (lambda v, _: f"{v:g}") if seconds else (lambda v, _: f"{v:,.0f}")
+    )
+    ax.yaxis.set_major_formatter(FuncFormatter(fmt))
+
+
+_MARGINS = {"left": 0.16, "right": 0.97, "bottom": 0.15, "top": 0.76}
+# A legend column's width, in ems of the 12-point font: the handle, its gap and the column
+# spacing set below, and each character of its longest label at about 0.62 em. The room is the
+# figure's width right of where the legend starts; one more row takes about 20 points.
+_ENTRY_EMS, _CHAR_EMS, _EM_IN = 1.9 + 0.4 + 0.8, 0.62, 12.0 / 72
+_LEGEND_ROOM_IN = WIDTH_IN * (1 - _MARGINS["left"] + 0.02 * (_MARGINS["right"] - _MARGINS["left"]))
+_ROW_FRACTION = 20.0 / 72 / HEIGHT_IN
+
+
+def legend_columns(labels: list[str]) -> int:
+    """How many columns the legend takes: one row for up to four entries, else two rows, and
+    more rows while its columns (matplotlib fills them top to bottom, each as wide as its
+    longest label) are wider than the figure holds."""
+    n = len(labels)
+    rows = 1 if n <= 4 else 2
+    while rows < n:
+        columns = -(-n // rows)
+        per_column = [labels[c * rows : (c + 1) * rows] for c in range(columns)]
+        ems = sum(_ENTRY_EMS + _CHAR_EMS * max(len(t) for t in col) for col in per_column if col)
+        if ems * _EM_IN <= _LEGEND_ROOM_IN:
+            break
+        rows += 1
+    return max(1, -(-n // rows))
+
+
+def draw_legend(ax: Any, title: str, labels: list[str]) -> None:
+    """The legend above the plot, with its title: in one row (two for more than four entries),
+    more rows where long labels do not fit, the plot then lowered to make room for them."""
+    columns = legend_columns(labels)
+    rows = -(-len(labels) // columns)
+    if rows > 2:
+        ax.figure.subplots_adjust(top=_MARGINS["top"] - (rows - 2) * _ROW_FRACTION)
+    ax.legend(
+        ax.get_lines(),  # each line by its label as given: one that starts with "_" is shown too
+        labels,
+        title=title,
+        loc="lower left",
+        bbox_to_anchor=(-0.02, 1.01),
+        ncols=columns,
+        alignment="left",
+        handlelength=1.9,
+        handletextpad=0.4,
+        columnspacing=0.8,
+        borderaxespad=0.0,
+    )
+
+
+# Room left of the axes: the rotated y label and padding, plus the widest y tick label, in
+# fractions of the figure's width (12 pt DejaVu Sans is about 0.1 in a character).
+_LEFT_BASE, _LEFT_PER_CHAR = 0.09, 0.1 / WIDTH_IN
+
+
+def _left_margin(fig: Figure) -> float:
+    """The left margin that fits the widest y tick label the figure will show."""
+    widest = 0
+    for ax in fig.axes:
+        low, high = sorted(ax.get_ylim())
+        ticks = [t for t in ax.get_yticks() if low <= t <= high]
+        labels = ax.yaxis.get_major_formatter().format_ticks(ticks)
+        widest = max([widest, *(len(label) for label in labels)])
+    return min(0.3, _LEFT_BASE + _LEFT_PER_CHAR * widest)
+
+
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def safe_id(gid: str) -> str:
+    """`gid` as an SVG id made only of ASCII letters, digits, `-` and `_`: any other character
+    (a quote, space or `;` from a run's name) becomes `_`, and the id then ends with a short hash
+    of `gid`, so that two names that differ only there keep two ids."""
+    safe = _ID_UNSAFE.sub("_", gid)[:64]
+    if safe == gid:
+        return gid
+    digest = hashlib.sha256(gid.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{safe}-{digest}"
+
+
+def _drawable(value: Any) -> Any:
+    """`value` (a Plot, Line, tuple or scalar) with every string's characters that draw nothing,
+    or act, written as their escapes (`terminal.visible`): C0 and C1 controls, DEL, lone
+    surrogates, bidirectional overrides and isolates. The SVG stays well-formed XML, no name
+    reorders the text around it, and a name reads as it does on the page, in the CSVs and in the
+    terminal."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, tuple):
+        return tuple(_drawable(v) for v in value)
+    if isinstance(value, Line | Plot):
+        return replace(value, **{f.name: _drawable(getattr(value, f.name)) for f in fields(value)})
+    return value
+
+
+def draw_plot(plot: Plot) -> str:
+    """The chart `plot` describes, as an inline `<svg>` element. Its strings (from run files
+    and article.toml) are drawn as plain text: no mathtext, control characters as escapes."""
+    plot = _drawable(plot)
+
+    def draw(fig: Figure) -> None:
+        ax = fig.add_subplot()
+        for line in plot.lines:
+            ax.plot(
+                list(line.xs),
+                list(line.ys),
+                label=line.label,
+                gid=safe_id(line.gid),
+                **line_style(line.style),
+            )
+            for text, x, y in zip(line.points, line.xs, line.ys, strict=bool(line.points)):
+                ax.annotate(
+                    text,
+                    (x, y),
+                    textcoords="offset points",
+                    xytext=(5, 4),
+                    fontsize=10.5,
+                    color="#333333",
+                )
+        positions, labels = [p for p, _ in plot.ticks], [label for _, label in plot.ticks]
+        if plot.x_axis == "log2":
+            log2_axis(ax, positions, labels)
+        elif plot.x_axis == "categorical":
+            ax.set_xticks(positions, labels)
+            ax.set_xmargin(0.08)
+            ax.grid(False, axis="x")
+        ax.set_xlabel(plot.x_label)
+        ax.set_ylabel(plot.y_label)
+        if plot.x_axis == "from-zero":
+            ax.set_xlim(left=0, right=headroom(ax.dataLim.x1, 1.15))
+        y_axis(ax, plot.y_unit, log=plot.y_log)
+        if plot.legend is not None:
+            draw_legend(ax, plot.legend, [line.label or "" for line in plot.lines])
+
+    return render_svg(plot.svg_id, plot.title, draw)
+
+
+def render_svg(chart_id: str, title: str, draw: Callable[[Figure], None]) -> str:
+    """The figure `draw` fills, in the article's style, as an inline `<svg>` element."""
+    buf = io.StringIO()
+    # Start from matplotlib's defaults, not the user's matplotlibrc; restored on exit.
+    with _LOCK, matplotlib.style.context(["default", _RC]):
+        fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN))
+        # Fixed margins, sized for the tick labels, axis labels and the legend above:
+        # matplotlib's constrained layout measured every label and cost half of a chart's time.
+        fig.subplots_adjust(**_MARGINS)
+        draw(fig)
+        legend = any(ax.get_legend() is not None for ax in fig.axes)
+        top = fig.subplotpars.top if legend else 0.95  # draw_legend lowers it for more rows
+        fig.subplots_adjust(left=_left_margin(fig), top=top)
+        fig.savefig(buf, format="svg", metadata=_METADATA)
+    return _inline(buf.getvalue(), chart_id, title)
+
+
+_DROP = re.compile(
+    r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->|<metadata>.*?</metadata>|<style.*?</style>", re.S
+)
+# matplotlib's SVG writer escapes `<`, `>` and `"` in attribute values and `<` in text, so a
+# match of _TAG is exactly one tag: ids and styles are rewritten there only, never in the text
+# a chart shows (a run named `run style="a;` stays words).
+_TAG = re.compile(r"<[^<>]*>")
+_REF = re.compile(r'(\bid="|url\(#|href="#)')
+_STYLE = re.compile(r'\bstyle="([^"]*)"')
+# The PDF draws with its own copy of DejaVu Sans (see article/pdf/render.py); browsers fall back.
+_FONTS = {"'DejaVu Sans'": "'reportgen DejaVu Sans', 'DejaVu Sans', sans-serif"}
+_ROOT = re.compile(r"<svg\b[^>]*>")
+
+
+def _inline(svg: str, chart_id: str, title: str) -> str:
+    """matplotlib's SVG document as an element to inline in HTML (see the module docstring)."""
+    svg = _DROP.sub("", svg)
+    svg = re.sub(r"\n\s*\n", "\n", svg)  # lines left empty by the drops
+    svg = _TAG.sub(lambda tag: _STYLE.sub(_attributes, _REF.sub(_prefix(chart_id), tag[0])), svg)
+    root = _ROOT.search(svg)
+    assert root is not None, "matplotlib wrote no <svg> element"
+    view_box = re.search(r'viewBox="[^"]*"', root.group(0))
+    assert view_box is not None, "matplotlib wrote no viewBox"
+    label = html.escape(title, quote=True)
+    head = (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+        f'version="1.1" {view_box.group(0)} width="100%" role="img" '
+        f'aria-label="{label}" stroke-linejoin="round" stroke-linecap="butt">'
+        f'<title id="{chart_id}-title">{label}</title>'
+    )
+    return (svg[: root.start()] + head + svg[root.end() :]).strip() + "\n"
+
+
+def _prefix(chart_id: str) -> Callable[[re.Match[str]], str]:
+    return lambda m: f"{m.group(1)}{chart_id}-"
+
+
+def _attributes(style: re.Match[str]) -> str:
+    """`style="fill: #fff; stroke: #000"` as presentation attributes `fill="#fff" stroke="#000"`.
+
+    WeasyPrint reads inline SVG's `style` attributes with its HTML CSS parser, which warns about
+    every SVG property; presentation attributes are plain SVG and also let page CSS override.
+    """
+    pairs = (item.split(":", 1) for item in style.group(1).split(";") if ":" in item)
+    return " ".join(
+        f'{k.strip()}="{_FONTS.get(v.strip(), v.strip())}"' for k, v in pairs if k.strip()
+    )

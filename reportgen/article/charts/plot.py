@@ -1,0 +1,68 @@
+"""What a chart draws, as plain data: its lines, points, axes and legend (no matplotlib here).
+
+`article/charts/render.py` turns a chart's declaration and the metrics into a `Plot`;
+`article/charts/draw.py` draws a `Plot` with matplotlib; `article/charts/cache.py` keeps the SVG of
+each `Plot` it has drawn. A `Plot` holds only strings, numbers, booleans, None and tuples of them,
+so its `repr` spells out everything the drawing reads: the cache keys on it. The article's look
+(palette, markers, dashes, figure size) lives here too, so that the charts can be described without
+importing matplotlib.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Literal
+
+# Okabe-Ito, yellow last (weak on white); markers differ too, for grey print.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+# Lines that lie on top of each other stay apart by dash and by marker (hollow every other one),
+# not by colour alone.
+DASHES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 2)), "-", "--")
+HOLLOW = (False, True, False, True, False, True, False, True)
+# Sized for a phone: shown at its natural width (4.8 in = 461 CSS px) or narrower, the 12 pt
+# text stays at least as large as the page's small print (0.8rem) down to a 420 px screen.
+WIDTH_IN, HEIGHT_IN = 4.8, 3.6
+
+# How the x axis is laid out: base-2 log with a tick at each value, one evenly spaced tick per
+# value (categories), or linear from zero with room right of the last point.
+XAxis = Literal["log2", "categorical", "from-zero"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Line:
+    """One series: its points (NaN where a cell has no value), legend label, SVG group id, the
+    index of its style (colour, marker, dash), and a label beside each point when `points`."""
+
+    xs: tuple[float, ...]
+    ys: tuple[float, ...]
+    label: str | None
+    gid: str
+    style: int
+    points: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plot:
+    """One chart as drawn: `svg_id` prefixes every id in its SVG, `title` labels the SVG."""
+
+    svg_id: str
+    title: str
+    lines: tuple[Line, ...]
+    x_axis: XAxis
+    ticks: tuple[tuple[float, str], ...]  # (position, label) of each x tick; none: automatic
+    x_label: str
+    y_label: str
+    y_unit: str  # the y tick labels' format follows the unit
+    y_log: bool
+    legend: str | None  # the legend's title; no legend when None
+
+
+def plain(value: object) -> bool:
+    """Whether `value` is made of strings, numbers, booleans, None and tuples of them only, so
+    that its `repr` says all of it (Plots and Lines are checked field by field)."""
+    if isinstance(value, Line | Plot):
+        return all(plain(getattr(value, f.name)) for f in fields(value))
+    if isinstance(value, tuple):
+        return all(plain(v) for v in value)
+    return value is None or isinstance(value, str | int | float | bool)

@@ -1,0 +1,284 @@
+"""Chart stage of rendering: metric values in, inline SVG charts out (pure, no files).
+
+This module picks each declared chart's values from the metrics and checks its metrics and axis
+labels; `article/charts/words.py` says what the chart shows in words and `article/charts/draw.py`
+draws it. The same metrics give the same bytes in any process. The chart's title and caption are for
+the page's `<figcaption>`; the plot has no title.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from markupsafe import Markup
+
+from reportgen.article.axes import axis_label, kind_of, matches, sort_values
+from reportgen.article.charts.cache import PendingSvgs, start_svgs
+from reportgen.article.charts.plot import (
+    Line,
+    Plot,
+)
+from reportgen.article.charts.words import axis_words, default_label, gaps, series_name
+from reportgen.article.prose.render import render_inline
+from reportgen.article.prose.resolver import Resolver, tool_versions
+from reportgen.article.source.declarations import ArticleSource, ChartDecl
+from reportgen.article.tables.cells import Notes
+from reportgen.article.workers import Stage
+from reportgen.errors import InputError, Problem
+from reportgen.metrics.display import UNITS, display_of
+from reportgen.metrics.registry import DEFINITIONS, MetricSet, MetricValue, split_metric
+from reportgen.model import Scalar
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One rendered chart: `svg` is an inline `<svg>` element, safe to embed as is."""
+
+    id: str
+    title: str
+    caption: Markup
+    svg: str
+
+
+def render_charts(
+    article: ArticleSource,
+    metrics: MetricSet,
+    notes: Notes | None = None,
+    cache: Path | None = None,
+    drawer: Stage | None = None,
+) -> tuple[Chart, ...]:
+    """Every declared chart, drawn from the metrics, in page order; a chart over values the
+    data lacks is a located error. With a `cache` folder, a chart drawn before is read from it
+    (article/charts/cache.py), and matplotlib is imported only when one is not; `drawer` draws
+    the others (a worker started ahead, article/workers.py), else this process."""
+    charts, pending = start_charts(article, metrics, notes, cache, drawer)
+    svgs = pending.svgs()
+    return tuple(replace(c, svg=svg) for c, svg in zip(charts, svgs, strict=True))
+
+
+def start_charts(
+    article: ArticleSource,
+    metrics: MetricSet,
+    notes: Notes | None = None,
+    cache: Path | None = None,
+    drawer: Stage | None = None,
+) -> tuple[tuple[Chart, ...], PendingSvgs]:
+    """`render_charts` with the drawing started, not waited for: each chart's `svg` is the mark
+    that `PendingSvgs.fill` replaces with its drawing."""
+    notes = notes if notes is not None else Notes()
+    planned: list[tuple[ChartDecl, Markup, Plot]] = []
+    problems: list[Problem] = []
+    for decl in article.charts():
+        try:
+            plan = _interactivity if decl.kind == "interactivity" else _line
+            extra, plot = plan(decl, article, metrics, notes)
+            planned.append((decl, _caption(decl, article, metrics) + extra, plot))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        if drawer is not None:
+            drawer.close()
+        raise InputError(problems)
+    pending = start_svgs([plot for *_, plot in planned], cache, drawer, article.folder)
+    charts = tuple(
+        Chart(decl.id, decl.title, caption, mark)
+        for (decl, caption, _), mark in zip(planned, pending.marks, strict=True)
+    )
+    return charts, pending
+
+
+def _problem(decl: ChartDecl, message: str) -> InputError:
+    return InputError([decl.place.problem(f"chart {decl.id!r}: {message}")])
+
+
+_LABEL_UNIT = re.compile(r"\(([^(),]+)[^()]*\)\s*$")
+_UNITS = UNITS  # the units an axis label may name
+
+
+def _label(decl: ChartDecl, which: str, declared: str | None, default: str, unit: str) -> str:
+    """The declared axis label, when the unit it names (in parentheses at its end) is the unit
+    the axis plots; a build error when it names another."""
+    if declared is None:
+        return default
+    found = _LABEL_UNIT.search(declared)
+    named = found.group(1).strip() if found else None
+    if named in _UNITS and named != unit:
+        raise _problem(decl, f"{which} {declared!r} names {named}, but the axis plots {unit}")
+    return declared
+
+
+def _metric(decl: ChartDecl, metric: str) -> tuple[str, str | None]:
+    key, stat = split_metric(metric)
+    if key not in DEFINITIONS:
+        near = difflib.get_close_matches(metric, list(DEFINITIONS), n=3)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        raise _problem(decl, f"unknown metric {metric!r}{hint}")
+    return key, stat
+
+
+def _values(decl: ChartDecl, metrics: MetricSet, metric: str) -> list[MetricValue]:
+    _metric(decl, metric)
+    found = [v for v in metrics.values if v.metric == metric and matches(v, decl.where)]
+    if not found:
+        raise _problem(decl, f"no values of {metric} in the data")
+    return found
+
+
+def _line(
+    decl: ChartDecl, article: ArticleSource, metrics: MetricSet, notes: Notes
+) -> tuple[Markup, Plot]:
+    values = _values(decl, metrics, decl.metric)
+    key, stat = _metric(decl, decl.metric)
+    display = display_of(key, stat)
+    kind = kind_of(key)
+    cells = [c for c in metrics.cells if c.kind == kind and matches(c, decl.where)]
+    series_axis = decl.series
+    series = (
+        sort_values(series_axis, {v.coord(series_axis) for v in values}, article)
+        if series_axis
+        else [None]
+    )
+    xs = sort_values(
+        decl.x,
+        {v.coord(decl.x) for v in values} | {c.coord(decl.x) for c in cells} - {None},
+        article,
+    )
+    numbers = [float(x) for x in xs if isinstance(x, int | float) and not isinstance(x, bool)]
+    numeric = len(numbers) == len(xs)
+    log2 = decl.x_log if decl.x_log is not None else numeric and min(numbers, default=0) > 0
+    log2 = (
+        log2
+        and numeric
+        and decl.x in ("concurrency", "context", "rate", "prompt_tokens", "max_tokens")
+    )
+    index = {
+        (v.coord(series_axis) if series_axis else None, v.coord(decl.x)): v.value * display.scale
+        for v in values
+    }
+
+    y_label = _label(
+        decl, "y_label", decl.y_label, default_label(key, stat, display.unit), display.unit
+    )
+
+    positions = numbers if log2 else [float(i) for i in range(len(xs))]
+    lines = tuple(
+        Line(
+            xs=tuple(positions),
+            ys=tuple(index.get((s, x), math.nan) for x in xs),
+            label=series_name(series_axis, s, article) if series_axis else None,
+            gid=f"line-{axis_label(series_axis, s, article)}" if series_axis else "line",
+            style=i,
+        )
+        for i, s in enumerate(series)
+    )
+    labels = [axis_label(decl.x, x, article) for x in xs]
+    plot = Plot(
+        svg_id=f"chart-{decl.id}",
+        title=decl.title,
+        lines=lines,
+        x_axis="log2" if log2 else "categorical",
+        ticks=tuple(zip(positions, labels, strict=True)),
+        x_label=decl.x_label or axis_words(decl.x),
+        y_label=y_label,
+        y_unit=display.unit,
+        y_log=decl.y_log,
+        legend=_legend(decl, len(series)),
+    )
+    missing = gaps(decl, article, series, xs, index, cells, notes)
+    return missing, plot
+
+
+def _interactivity(
+    decl: ChartDecl, article: ArticleSource, metrics: MetricSet, _notes: Notes
+) -> tuple[Markup, Plot]:
+    """Aggregate throughput against the speed each request sees: one curve per series, each
+    point labelled by `label` (concurrency by default)."""
+    ys = _values(decl, metrics, decl.metric)
+    xs = _values(decl, metrics, decl.x)
+    y_key, y_stat = _metric(decl, decl.metric)
+    x_key, x_stat = _metric(decl, decl.x)
+    y_display, x_display = display_of(y_key, y_stat), display_of(x_key, x_stat)
+    series_axis, label_axis = decl.series, decl.label or "concurrency"
+
+    def place(v: MetricValue) -> tuple[Scalar, ...]:
+        return tuple(v.coord(a) for a in ("run", "context", "concurrency", "point"))
+
+    x_at = {place(v): v for v in xs}
+    pairs = [(x_at[place(y)], y) for y in ys if place(y) in x_at]
+    if not pairs:
+        raise _problem(decl, f"no cell has both {decl.x} and {decl.metric}")
+    series = (
+        sort_values(series_axis, {y.coord(series_axis) for _, y in pairs}, article)
+        if series_axis
+        else [None]
+    )
+
+    x_label = _label(
+        decl,
+        "x_label",
+        decl.x_label,
+        default_label(x_key, x_stat, x_display.unit),
+        x_display.unit,
+    )
+    y_label = _label(
+        decl,
+        "y_label",
+        decl.y_label,
+        default_label(y_key, y_stat, y_display.unit),
+        y_display.unit,
+    )
+
+    lines = []
+    for i, s in enumerate(series):
+        line = sorted(
+            ((x, y) for x, y in pairs if series_axis is None or y.coord(series_axis) == s),
+            key=lambda p: _number(p[1].coord(label_axis)),
+        )
+        lines.append(
+            Line(
+                xs=tuple(x.value * x_display.scale for x, _ in line),
+                ys=tuple(y.value * y_display.scale for _, y in line),
+                label=series_name(series_axis, s, article) if series_axis else None,
+                gid=f"line-{axis_label(series_axis, s, article)}" if series_axis else "line",
+                style=i,
+                points=tuple(axis_label(label_axis, y.coord(label_axis), article) for _, y in line),
+            )
+        )
+    plot = Plot(
+        svg_id=f"chart-{decl.id}",
+        title=decl.title,
+        lines=tuple(lines),
+        x_axis="from-zero",
+        ticks=(),
+        x_label=x_label,
+        y_label=y_label,
+        y_unit=y_display.unit,
+        y_log=decl.y_log,
+        legend=_legend(decl, len(series)),
+    )
+    words = f" Each point is labelled by its {axis_words(label_axis)}."
+    return Markup(words), plot
+
+
+def _legend(decl: ChartDecl, series: int) -> str | None:
+    """The legend's title, when the chart has more than one series."""
+    if not decl.series or series < 2:
+        return None
+    return decl.legend or axis_words(decl.series)
+
+
+def _caption(decl: ChartDecl, article: ArticleSource, metrics: MetricSet) -> Markup:
+    if decl.caption is None:
+        return Markup("")
+    resolver = Resolver(
+        metrics=metrics, setup=article.setup, tools=tool_versions(metrics.runs), date=article.date
+    )
+    return render_inline(decl.caption, resolver)
+
+
+def _number(value: Scalar) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0

@@ -1,0 +1,270 @@
+"""Render stage: article source, metrics and findings in; the article's HTML out (pure).
+
+Builds one documented context object (`ArticleContext`, its views in `article/page/view.py`) and
+hands it to the Jinja template, which only formats it. Autoescape and `StrictUndefined` are on;
+the CSS is inlined so the page is one self-contained file. Sections come in the order
+article.toml declares them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+from reportgen import __version__
+from reportgen.article.page.numbers import number_html
+from reportgen.article.page.setup import setup_rows
+from reportgen.article.page.view import (
+    ArticleContext,
+    HeadlineView,
+    InputFile,
+    Notice,
+    SectionView,
+    SetupView,
+)
+from reportgen.article.prose.render import plain, render_block, render_inline
+from reportgen.article.prose.resolver import Resolver, long_date, tool_versions
+from reportgen.article.source.declarations import ArticleSource, Headline, Section, Text
+from reportgen.article.tables.cells import Notes
+from reportgen.article.tables.layout import table_views
+from reportgen.article.workers import Stage
+from reportgen.errors import InputError, Problem
+from reportgen.fileio import read_input
+from reportgen.frozendict import FrozenDict
+from reportgen.metrics.lints.findings import Finding, group
+from reportgen.metrics.registry import DEFINITIONS, MetricDef, MetricSet
+from reportgen.model import MatrixRun, SourceFile, SweepRun
+from reportgen.resources import template_dir
+from reportgen.terminal import visible
+
+TEMPLATE = "article.html.j2"
+STYLESHEET = "article.css"
+DATA_DIR = "data"  # the build's copies of the run files, linked from the appendix
+TABLES_DIR = "tables"  # each table as CSV
+PERCENTILES = (
+    "Percentiles (the median is p50) interpolate linearly between the two nearest values at rank "
+    "(n - 1) x p over a cell's positive values, as numpy.percentile does by default; mean, min and "
+    "max are over the same values, and n counts them."
+)
+REPETITIONS = (
+    " A cell that several run files measured again (repetitions) shows the median of its "
+    "repetitions' values, for each statistic; its lowest and highest repetition and their number "
+    "are values of their own (.rep_min, .rep_max, .reps)."
+)
+
+
+def _shown(value: object) -> object:
+    """A value a template writes: a plain string with its control characters as escapes
+    (`terminal.visible`), as the charts, the CSVs and the terminal show them; markup (prose, a
+    chart's SVG) as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return visible(value)
+    return value
+
+
+def environment(folder: Path | None = None) -> jinja2.Environment:
+    """The Jinja environment for article templates: autoescape, undefined names fail, plain
+    strings shown with their control characters as escapes."""
+    root = folder or template_dir()
+
+    def load(name: str) -> str:  # through the guarded reader, as every file reportgen reads
+        parts = jinja2.loaders.split_template_path(name)  # refuses "..", as FileSystemLoader
+        return read_input(root.joinpath(*parts), "cache").decode("utf-8")
+
+    return jinja2.Environment(
+        loader=jinja2.FunctionLoader(load),
+        autoescape=True,
+        finalize=_shown,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _input(src: SourceFile) -> InputFile:
+    p = src.provenance
+    return InputFile(
+        name=src.label,
+        sha256=src.sha256,
+        format=src.format,
+        tool=src.tool,
+        provenance=p.status,
+        reconstructed_from=p.reconstructed_from,
+        generator=p.generator,
+        note=p.note,
+        link=f"{DATA_DIR}/{src.label}",
+    )
+
+
+_NOTICE_TITLES = {
+    "reconstructed": "Reconstructed data, not a measurement",
+    "synthetic": "Synthetic data, not a measurement",
+}
+
+
+def _notices(inputs: tuple[InputFile, ...]) -> tuple[Notice, ...]:
+    return tuple(
+        Notice(status, title, tuple(i for i in inputs if i.provenance == status))
+        for status, title in _NOTICE_TITLES.items()
+        if any(i.provenance == status for i in inputs)
+    )
+
+
+def _headlines(
+    items: tuple[Headline, ...], metrics: MetricSet, resolver: Resolver
+) -> tuple[HeadlineView, ...]:
+    out, problems = [], []
+    for h in items:
+        value = metrics.get(h.metric)
+        if value is None:
+            problems.append(
+                Problem(
+                    path=h.place.file,
+                    line=h.place.line,
+                    col=h.place.col,
+                    pointer=h.place.pointer,
+                    message=f"headline metric {h.metric} is not computed from the article's runs",
+                )
+            )
+            continue
+        out.append(
+            HeadlineView(
+                number_html(value, unit=True, css="num headline-number"),
+                render_inline(h.caption, resolver),
+            )
+        )
+    if problems:
+        raise InputError(problems)
+    return tuple(out)
+
+
+def _tool_definitions(metrics: MetricSet) -> tuple[tuple[str, str, str], ...]:
+    """(tool, metric key, its definition) where a tool's number differs from reportgen's: a
+    sweep names its quantities (`load.` is added), a matrix its whole keys."""
+    found = {
+        (run.source.tool, f"load.{quantity}" if isinstance(run, SweepRun) else quantity, text)
+        for run in metrics.runs
+        if isinstance(run, SweepRun | MatrixRun)
+        for quantity, text in run.definitions.items()
+    }
+    return tuple(sorted(found))
+
+
+def _used_definitions(metrics: MetricSet) -> tuple[MetricDef, ...]:
+    keys = {v.key for v in metrics.values}
+    return tuple(d for k, d in DEFINITIONS.items() if k in keys)
+
+
+def build_context(
+    article: ArticleSource,
+    metrics: MetricSet,
+    findings: tuple[Finding, ...],
+    css: str,
+    *,
+    charts: bool = True,
+    chart_cache: Path | None = None,
+    chart_drawer: Stage | None = None,
+) -> ArticleContext:
+    """The template context for one article; without `charts` (for `check`, which reads only
+    numbers), no chart is drawn and none is on the page. `chart_cache`: a folder of charts
+    drawn before (article/charts/cache.py); `chart_drawer`: who draws the others."""
+    tools = tool_versions(metrics.runs)
+    setups = (
+        FrozenDict((r.id, r.setup) for r in article.runs) if len(article.runs) > 1 else FrozenDict()
+    )
+    resolver = Resolver(
+        metrics=metrics, setup=article.setup, tools=tools, date=article.date, setups=setups
+    )
+    inputs = tuple(_input(run.source) for run in metrics.runs)
+
+    def inline(text: Text | None) -> Markup | None:
+        return None if text is None else render_inline(text, resolver)
+
+    notes = Notes()
+    tables = {t.id: t for t in table_views(article, metrics, findings, notes)}
+    drawn = {}
+    pending = None
+    if charts:
+        from reportgen.article.charts.render import start_charts
+
+        started, pending = start_charts(article, metrics, notes, chart_cache, chart_drawer)
+        drawn = {c.id: c for c in started}
+
+    def section(s: Section) -> SectionView:
+        level = 1 if s.title is None else 2
+        return SectionView(
+            id=s.id,
+            title=s.title,
+            kind=s.kind,
+            prose=None if s.prose is None else render_block(s.prose, resolver, heading_level=level),
+            prose_at=s.prose_at,
+            headlines=_headlines(s.headlines, metrics, resolver),
+            tables=tuple((tables[t.id], inline(t.note)) for t in s.tables),
+            charts=tuple(drawn[c.id] for c in s.charts if c.id in drawn),
+        )
+
+    many = len(article.runs) > 1
+    return ArticleContext(
+        title=render_inline(article.title, resolver),
+        title_text=plain(article.title, resolver),
+        subtitle=inline(article.subtitle),
+        date=article.date,
+        date_text=long_date(article.date),
+        status=None
+        if article.status is None
+        else render_block(article.status, resolver, heading_level=1),
+        notices=_notices(inputs),
+        key_results=_headlines(article.key_results, metrics, resolver),
+        setups=tuple(
+            SetupView(r.label if many else None, setup_rows(r, resolver)) for r in article.runs
+        ),
+        sections=tuple(section(s) for s in article.sections),
+        findings=findings,
+        quality=group(findings),
+        notes=notes,
+        source=inline(article.source),
+        inputs=inputs,
+        tools=tuple(
+            sorted(
+                {
+                    run.source.tool
+                    if run.source.format_version
+                    else f"{run.source.tool} (its files do not record its version)"
+                    for run in metrics.runs
+                }
+            )
+        ),
+        definitions=_used_definitions(metrics),
+        tool_definitions=_tool_definitions(metrics),
+        percentiles=PERCENTILES + (REPETITIONS if any(v.repeats for v in metrics.values) else ""),
+        css=Markup(css),
+        generator=f"reportgen {__version__}",
+        charts=pending,
+    )
+
+
+# What the page never holds as itself: C0 controls but the tab, newline and carriage return (the
+# page's own spacing), DEL, C1 controls, lone surrogates, bidirectional overrides and isolates.
+# A string from a run file that reaches the page through code-built markup (a caption's names, a
+# setup row) is shown with each as its escape, as a plain string is by `_shown`.
+_UNSHOWN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def render_html(context: ArticleContext, env: jinja2.Environment | None = None) -> str:
+    """The article page as one HTML string; its charts, drawn meanwhile, go in last."""
+    env = env or environment()
+    html = _UNSHOWN.sub(
+        lambda found: visible(found.group()), env.get_template(TEMPLATE).render(a=context)
+    )
+    return html if context.charts is None else context.charts.fill(html)
+
+
+def stylesheet(folder: Path | None = None) -> str:
+    """The article CSS (screen and print), to be inlined."""
+    return read_input((folder or template_dir()) / STYLESHEET, "cache").decode("utf-8")

@@ -1,0 +1,1 @@
+"""The article's prose: Markdown and captions rendered with their references to data resolved."""

@@ -1,0 +1,147 @@
+"""What a reference in article text names: `Resolver` turns `{{ metric.id }}`, `{{ setup.FIELD }}`,
+`{{ version.TOOL }}`, a cell's status or reason and `{{ article.date }}` into HTML, or says why
+it has no value."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, fields
+
+from markupsafe import Markup, escape
+
+from reportgen.article.axes import STATUS_WORDS
+from reportgen.article.page.numbers import number_html
+from reportgen.frozendict import FrozenDict
+from reportgen.metrics.claims import claim_problem, claim_value, is_claim
+from reportgen.metrics.registry import CellState, MetricSet
+from reportgen.model import Hardware, Run, Setup, context_label
+
+# {{ name }} or {{ name | filter }}; the only filter is `number` (the number without its unit).
+REFERENCE = re.compile(r"\{\{\s*([^{}\s|]*)\s*(?:\|\s*([A-Za-z]*)\s*)?\}\}")
+FILTERS = ("number",)
+# The fields `{{ setup.FIELD }}` takes: the hardware's, then the setup's own scalars.
+HARDWARE_FIELDS = tuple(f.name for f in fields(Hardware))
+SETUP_FIELDS = HARDWARE_FIELDS + tuple(f.name for f in fields(Setup) if f.name != "hardware")
+
+
+def tool_versions(runs: tuple[Run, ...]) -> FrozenDict[str, str]:
+    """(tool, version) of each tool that wrote the runs, for `{{ version.TOOL }}`."""
+    found = {run.source.tool.split(" ")[0]: run.source.format_version for run in runs}
+    return FrozenDict(sorted(found.items()))
+
+
+def cell_name(cell: CellState, *, runs: bool = False) -> str:
+    """How prose names a cell: decode.4K.c3, prefill.16K, load.c3; with `runs` (an article of
+    several runs) the run's id in front."""
+    if cell.kind == "load":
+        base = f"load.{cell.point}"
+    elif cell.kind == "prefill":
+        base = f"prefill.{context_label(cell.context or 0)}"
+    else:
+        base = f"decode.{context_label(cell.context or 0)}.c{cell.concurrency}"
+    if cell.kind != "load" and cell.point is not None:  # one of several tests of the cell
+        base = f"{base}.{cell.point}"
+    return f"{cell.run}.{base}" if runs and cell.run else base
+
+
+class Unresolved(Exception):
+    """A reference names something real that has no value here; the message says why."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Resolver:
+    """Turns reference names into HTML."""
+
+    metrics: MetricSet
+    setup: Setup
+    tools: FrozenDict[str, str]  # tool name -> version
+    date: str
+    setups: FrozenDict[str, Setup] = FrozenDict()  # run id -> setup, in an article of several runs
+
+    def resolve(self, name: str, flt: str | None = None) -> Markup | None:
+        """The HTML for a reference, None when nothing has that name; `Unresolved` when it
+        names a cell or metric that exists but has no value."""
+        value = self.metrics.get(name)
+        if value is None and is_claim(name):
+            problem = claim_problem(name, self.metrics.get)
+            if problem is not None:
+                raise Unresolved(problem)
+            value = claim_value(name, self.metrics.get)
+        if value is not None:
+            return number_html(value, unit=flt != "number")
+        kind, _, rest = name.partition(".")
+        if kind == "setup":
+            return self._setup(rest)
+        if kind == "version":
+            version = self.tools.get(rest)
+            if version == "":
+                raise Unresolved(f"the {rest} files do not record the tool's version")
+            return None if version is None else escape(version)
+        if name == "article.date":
+            return escape(long_date(self.date))
+        varying = self.metrics.varying.get(name)
+        if varying is not None:
+            raise Unresolved(f"{name} is not one value for the run: {varying}")
+        return self._cell(name)
+
+    def _cells(self) -> dict[str, CellState]:
+        many = len({c.run for c in self.metrics.cells}) > 1
+        return {cell_name(c, runs=many): c for c in self.metrics.cells}
+
+    def _cell(self, name: str) -> Markup | None:
+        cells = self._cells()
+        head, _, last = name.rpartition(".")
+        if last in ("status", "reason") and head in cells:
+            cell = cells[head]
+            if last == "status":
+                return escape(STATUS_WORDS.get(cell.status, cell.status))
+            # without its final full stop: prose goes on after it
+            return escape((cell.reason or "measured").rstrip().removesuffix("."))
+        for cell_id, cell in cells.items():
+            if name.startswith(cell_id + "."):
+                if cell.status != "ok":
+                    raise Unresolved(
+                        f"{name} has no value: the cell {cell_id} {STATUS_WORDS[cell.status]} "
+                        f"({cell.reason or cell.status}); refer to {{{{ {cell_id}.status }}}} or "
+                        f"{{{{ {cell_id}.reason }}}} instead"
+                    )
+                raise Unresolved(
+                    f"{name} has no value: the cell {cell_id} was measured, but gives no such "
+                    "metric (reportgen metrics lists the ids it has)"
+                )
+        return None
+
+    def _setup(self, name: str) -> Markup | None:
+        run, _, field_name = name.partition(".")
+        setup = self.setups.get(run) if field_name else None
+        if setup is None:
+            setup, field_name = self.setup, name
+        if field_name not in SETUP_FIELDS:
+            return None
+        if field_name in HARDWARE_FIELDS and setup.hardware is None:
+            raise Unresolved(
+                f"{{{{ {name} }}}}: the article states no hardware ([runs.setup.hardware])"
+            )
+        holder = setup.hardware if field_name in HARDWARE_FIELDS else setup
+        value = getattr(holder, field_name)
+        if value is None:
+            raise Unresolved(f"{{{{ {name} }}}}: article.toml does not state {field_name}")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return escape(f"{value:,g}" if isinstance(value, float) else f"{value:,}")
+        return escape(str(value))
+
+    def known(self) -> list[str]:
+        """Every name that resolves, for "did you mean" suggestions."""
+        names = [v.id for v in self.metrics.values]
+        names += [f"setup.{f}" for f in SETUP_FIELDS]
+        names += [f"setup.{run}.{f}" for run in self.setups if run for f in SETUP_FIELDS]
+        names += [f"version.{tool}" for tool in self.tools] + ["article.date"]
+        names += [f"{c}.{w}" for c in self._cells() for w in ("status", "reason")]
+        return names
+
+
+def long_date(date: str) -> str:
+    """An ISO date as the article writes it: 2026-11-11 -> 11 November 2026."""
+    day = dt.date.fromisoformat(date)
+    return f"{day.day} {day:%B %Y}"

@@ -1,0 +1,103 @@
+"""Load stage for an article's source: `article.toml` and its Markdown prose.
+
+Folder in, `ArticleSource` out: the file found and read, validated against
+`schemas/article.schema.json` (each problem located at its line), turned into declarations
+(`article/source/reader.py`, `article/source/declarations.py`) and its ids checked unique.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from reportgen.article.source.declarations import (
+    Acknowledgement,
+    ArticleSource,
+    Omission,
+    Place,
+)
+from reportgen.article.source.limits import over_limits
+from reportgen.article.source.reader import ManifestReader, decode
+from reportgen.article.source.toml import parse_toml
+from reportgen.errors import InputError, Problem
+from reportgen.fileio import read_input
+from reportgen.formats.schema.validate import check
+from reportgen.model import Setup
+
+MANIFEST = "article.toml"
+
+
+def _unique(problems: list[Problem], kind: str, items: list[tuple[str, Place]]) -> None:
+    seen: dict[str, Place] = {}
+    for key, place in items:
+        if key in seen:
+            first = seen[key]
+            problems.append(
+                place.problem(f"{kind} id {key!r} is declared twice (first at line {first.line})")
+            )
+        seen.setdefault(key, place)
+
+
+def load_article(folder: Path) -> ArticleSource:
+    """Read and validate `folder/article.toml` and the prose files it names."""
+    path = folder / MANIFEST
+    label = str(path)
+    if not folder.is_dir():
+        what = "no such article folder" if not folder.exists() else "not a folder"
+        raise InputError([Problem(path=str(folder), line=1, col=1, pointer="", message=what)])
+    if not path.exists():
+        raise InputError(
+            [Problem(path=label, line=1, col=1, pointer="", message=f"no {MANIFEST} in {folder}")]
+        )
+    text = decode(read_input(path, "text", label=label, inside=folder), label, MANIFEST)
+    data = parse_toml(text, label)
+    reader = ManifestReader(folder, label, text, data)
+    problems = [reader.problem(p.pointer, p.message) for p in check("article", data)]
+    if problems:
+        raise InputError(problems)
+    runs = reader.runs()
+    sections = reader.sections()
+    try:
+        dt.date.fromisoformat(data["date"])  # the schema checks its form, not the calendar
+    except ValueError as exc:
+        problems.append(reader.problem("/date", f"{data['date']!r} is not a date: {exc}"))
+    _unique(problems, "run", [(r.id, r.place) for r in runs])
+    _unique(problems, "table", [(t.id, t.place) for s in sections for t in s.tables])
+    _unique(problems, "chart", [(c.id, c.place) for s in sections for c in s.charts])
+    files = [(name, r.place) for r in runs for name in r.files]
+    _unique(problems, "run file", files)
+    if problems:
+        raise InputError(problems)
+    published = data.get("published", {})
+    article = ArticleSource(
+        folder=folder,
+        slug=folder.resolve().name,
+        title=reader.required("/title"),
+        subtitle=reader.text("/subtitle"),
+        date=data["date"],
+        status=reader.prose(data["status"]) if "status" in data else None,
+        source=reader.text("/source"),
+        runs=runs,
+        key_results=reader.headlines(data.get("key_results", []), "/key_results"),
+        sections=sections,
+        published=tuple(published.get("files", [])),
+        omissions=tuple(
+            Omission(o["what"], reader.required(f"/published/omit/{i}/reason"))
+            for i, o in enumerate(published.get("omit", []))
+        ),
+        acknowledgements=tuple(
+            Acknowledgement(
+                a["lint"], tuple(a.get("cells", [])), reader.required(f"/acknowledge/{i}/reason")
+            )
+            for i, a in enumerate(data.get("acknowledge", []))
+        ),
+    )
+    problems = over_limits(article)
+    if problems:
+        raise InputError(problems)
+    return article
+
+
+def load_setup(folder: Path) -> Setup:
+    """The setup stated by an article folder's manifest (its first run's)."""
+    return load_article(folder).setup

@@ -1,0 +1,180 @@
+"""A table's cells: a number with its count and lint marks, the reason a cell has no number,
+a comparison's verdict, and the footnotes and notes (`Notes`) that say each reason once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from markupsafe import Markup, escape
+
+from reportgen.article.axes import STATUS_WORDS
+from reportgen.article.page.numbers import number_html
+from reportgen.article.source.declarations import ArticleSource, Column, TableDecl
+from reportgen.errors import InputError
+from reportgen.metrics.display import Display, format_number, shown_in
+from reportgen.metrics.lints.findings import LINTS, Finding
+from reportgen.metrics.registry import DEFINITIONS, CellState, MetricSet, MetricValue, split_metric
+from reportgen.model import Scalar
+
+MARKS = "*†‡§¶#"
+
+
+@dataclass(frozen=True)
+class CellView:
+    """One table cell: a number, or a word; with its footnote marks."""
+
+    html: Markup
+    note: str | None = None  # footnote marks ("a", "*", "a,*")
+    missing: bool = False
+    metric: str | None = None  # the id of the metric shown
+
+
+@dataclass
+class Notes:
+    """The reasons cells have no number, each written out once in the article: the first table
+    or chart that needs one says it in full; later ones point back to it."""
+
+    first: dict[str, tuple[str, str]] = field(default_factory=dict)  # reason -> (where, anchor)
+
+    def text(self, reason: str, where: str) -> Markup:
+        """The footnote text for `reason`, in the table or chart called `where`."""
+        if reason not in self.first:
+            anchor = f"note-{len(self.first) + 1}"
+            self.first[reason] = (where, anchor)
+            return Markup('<span id="{}">{}</span>').format(anchor, reason)
+        seen, anchor = self.first[reason]
+        return Markup('as in <a href="#{}">the note under "{}"</a>').format(anchor, seen)
+
+    def refer(self, message: str, *, longer_than: int = 80) -> Markup:
+        """`message` with every long reason already written out in a note replaced by a link
+        to that note (a finding repeats the cell's reason; the page says it once)."""
+        out = escape(message)
+        for reason, (seen, anchor) in self.first.items():
+            if len(reason) > longer_than and reason in message:
+                link = Markup('the reason in <a href="#{}">the note under "{}"</a>').format(
+                    anchor, seen
+                )
+                out = Markup(out.replace(escape(reason), link))
+        return out
+
+
+class Footnotes:
+    def __init__(self) -> None:
+        self.marks: dict[str, tuple[str, Markup]] = {}
+
+    def mark(self, key: str, text: Markup, *, symbol: bool = False) -> str:
+        if key not in self.marks:
+            letters = [m for m, _ in self.marks.values() if m.isalpha()]
+            symbols = [m for m, _ in self.marks.values() if not m.isalpha()]
+            mark = (
+                MARKS[len(symbols) % len(MARKS)]
+                if symbol
+                else "abcdefghijklmnopqrstuvwxyz"[len(letters) % 26]
+            )
+            self.marks[key] = (mark, text)
+        return self.marks[key][0]
+
+    def items(self) -> tuple[tuple[str, Markup], ...]:
+        return tuple(self.marks.values())
+
+
+def flags_of(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
+    """Metric id -> the findings that name it (to mark the cells that show it)."""
+    out: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.severity == "warning" or f.id != "cell-invalid":
+            for metric in f.metrics:
+                out.setdefault(metric, []).append(f)
+    return out
+
+
+class CellBuilder:
+    def __init__(
+        self,
+        decl: TableDecl,
+        metrics: MetricSet,
+        article: ArticleSource,
+        flags: dict[str, list[Finding]],
+        notes: Notes,
+    ) -> None:
+        self.decl, self.metrics, self.article, self.flags, self.notes = (
+            decl,
+            metrics,
+            article,
+            flags,
+            notes,
+        )
+        self.footnotes = Footnotes()
+
+    def number(self, value: MetricValue, column: Column | None) -> CellView:
+        try:
+            display = _column_display(value, column)
+        except ValueError as exc:
+            raise table_problem(self.decl, str(exc)) from None
+        html = number_html(value, display=display)
+        if self.decl.counts and value.n is not None:
+            count = self.metrics.find(f"{value.key}.n", **_coords(value))
+            shown = number_html(count) if count is not None else escape(f"{value.n:,}")
+            html = Markup('{} <span class="count">n={}</span>').format(html, shown)
+        marks = []
+        for f in self.flags.get(value.id, []):
+            text = Markup('{} (see <a href="#data-quality">Data quality</a>)').format(
+                LINTS[f.id].title
+            )
+            marks.append(self.footnotes.mark(f"lint:{f.id}", text, symbol=True))
+        note = "".join(dict.fromkeys(marks)) or None
+        return CellView(html, note, metric=value.id)
+
+    def absent(self, state: CellState | None) -> CellView:
+        if state is None:
+            text, word = "not measured: the run has no such cell", "—"
+        elif state.status == "ok":
+            text, word = "measured, but the cell holds no samples for this metric", "—"
+        else:
+            text, word = state.reason or state.status, STATUS_WORDS[state.status]
+        mark = self.footnotes.mark(f"state:{text}", self.notes.text(text, self.decl.title))
+        return CellView(Markup(escape(word)), mark, missing=True)
+
+
+def _coords(value: MetricValue) -> dict[str, Scalar]:
+    return {
+        "run": value.run,
+        "context": value.context,
+        "concurrency": value.concurrency,
+        "point": value.point,
+    }
+
+
+def _column_display(value: MetricValue, column: Column | None) -> Display | None:
+    if column is None or (column.unit is None and column.decimals is None):
+        return None
+    return shown_in(value, column.unit, column.decimals)
+
+
+def table_problem(decl: TableDecl, message: str) -> InputError:
+    return InputError([decl.place.problem(f"table {decl.id!r}: {message}")])
+
+
+def check_metric(decl: TableDecl, metric: str) -> tuple[str, str | None]:
+    key, stat = split_metric(metric)
+    if key not in DEFINITIONS:
+        import difflib
+
+        near = difflib.get_close_matches(metric, list(DEFINITIONS), n=3)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        raise table_problem(decl, f"unknown metric {metric!r}{hint}")
+    return key, stat
+
+
+def verdict(key: str, change: MetricValue) -> Markup:
+    """better / worse / same, by the metric's direction, for a delta or a ratio."""
+    better = DEFINITIONS[key].better
+    shown = format_number(change.value, Display(decimals=3, unit=""))
+    neutral = 0.0 if change.key == "compare.delta" else 1.0
+    if better is None or float(shown) == neutral:
+        return Markup('<span class="verdict">(same)</span>') if better else Markup("")
+    up = change.value > neutral
+    good = up == (better == "higher")
+    word = "better" if good else "worse"
+    return Markup('<span class="verdict {}">({})</span>').format(word, word)

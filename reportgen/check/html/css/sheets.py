@@ -1,0 +1,429 @@
+"""Stylesheets read into rules (pure): CSS text in, `Styles` out.
+
+Each selector of a rule becomes one `Rule` with the rule's declarations, the conditions it
+holds under (its `@media`, `@supports`, `@container`, ... preludes: each a label) and its cascade
+layer. Nested rules (CSS Nesting) are flattened (`&` is `:is(parent)`).
+
+What a stylesheet can show by itself is judged here, whatever it matches: generated content
+(`content`, `quotes`, a list marker's string) holding a digit, a CSS counter, a list's numbers
+changed by `counter-reset: list-item`, a `@counter-style` or `@page` box that draws digits.
+Each is a `Note`: check cannot read what it shows (a counter's value is not computed), so it
+fails closed there.
+
+Worst case: linear in the CSS read, which is capped (`MAX_CSS` characters, `MAX_RULES` selectors,
+`MAX_NESTING` levels of nested blocks); past a cap a `Note` says what was left unread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import tinycss2
+from cssselect2 import parser as sel
+from tinycss2 import ast
+
+from reportgen.check.html.css.match import Complex, complex_selector
+from reportgen.check.html.css.rules import (
+    UNLAYERED,
+    Decl,
+    Import,
+    Note,
+    Rule,
+    Source,
+    Styles,
+    brief,
+)
+from reportgen.check.html.css.shows import digits, flat, shown, shown_by, var_shown
+
+MAX_CSS = 4 * 1024 * 1024  # characters of CSS read per page (stylesheets and style attributes)
+MAX_RULES = 20_000  # selectors
+MAX_NESTING = 16  # levels of nested rules, and of blocks in a selector
+_ALWAYS = frozenset({"", "all", "screen", "only screen", "only all", "not print"})
+_CONDITIONAL = frozenset(
+    ["media", "supports", "container", "scope", "document", "-moz-document", "starting-style"]
+)
+
+
+def _depth(tokens: Sequence[ast.Node]) -> int:
+    deepest = 0
+    stack = [(t, 1) for t in tokens]
+    while stack:
+        t, d = stack.pop()
+        inner = getattr(t, "content", None) if t.type != "function" else t.arguments
+        if isinstance(inner, list):
+            deepest = max(deepest, d)
+            if d <= MAX_NESTING:
+                stack.extend((x, d + 1) for x in inner)
+            else:
+                return d
+    return deepest
+
+
+def _where(source: Source, node: ast.Node) -> tuple[int, int, str]:
+    """A node's place in the page (a linked stylesheet: the <link>'s), and its place in its
+    file for the message."""
+    if source.where:
+        return source.line, source.col, f"{source.where} line {node.source_line}"
+    line = source.line + node.source_line - 1
+    col = source.col + node.source_column - 1 if node.source_line == 1 else node.source_column
+    return line, col, ""
+
+
+class Reader:
+    """Reads stylesheets into a `Styles`; `on_import` is called with each `@import` where it
+    stands (before the rules after it, as browsers read it)."""
+
+    def __init__(self, styles: Styles) -> None:
+        self.styles = styles
+        self.on_import: Callable[[Import], None] | None = None
+        self._late = False  # a rule was read: an @import after it is ignored, as browsers do
+        self._inline: dict[str, tuple[Decl, ...]] = {}
+
+    def read(self, source: Source, layer: int = UNLAYERED) -> None:
+        """Read one stylesheet (a <style>, a linked file) into the styles."""
+        styles = self.styles
+        if styles.full:
+            return
+        if styles.size + len(source.text) > MAX_CSS:
+            self._cap(source.line, source.col, f"over {MAX_CSS // (1024 * 1024)} MiB of CSS")
+            return
+        styles.size += len(source.text)
+        nodes = tinycss2.parse_stylesheet(source.text, skip_comments=True, skip_whitespace=True)
+        late, on_import, self._late = self._late, self.on_import, False
+        try:
+            self._nodes(nodes, source, source.conds, layer, None, 0)
+        finally:
+            self._late, self.on_import = late, on_import
+
+    def inline(self, text: str, line: int, col: int) -> tuple[Decl, ...]:
+        """The declarations of a style attribute (each text read once: the same declarations
+        for every element written with it, which the cascade then computes once)."""
+        known = self._inline.get(text)
+        if known is not None:
+            return known
+        styles = self.styles
+        if styles.full or styles.size + len(text) > MAX_CSS:
+            if not styles.full:
+                self._cap(line, col, f"over {MAX_CSS // (1024 * 1024)} MiB of CSS")
+            return ()
+        styles.size += len(text)
+        out = []
+        for d in tinycss2.parse_blocks_contents(text, skip_comments=True, skip_whitespace=True):
+            if isinstance(d, ast.Declaration):
+                decl = self._decl(d, Source(text="", line=line, col=col), at=(line, col))
+                out.append(replace(decl, where=f"a style attribute, first at line {line}"))
+        self._check(out, page_box=False)
+        self._inline[text] = tuple(out)
+        return self._inline[text]
+
+    def _cap(self, line: int, col: int, what: str) -> None:
+        self.styles.full = True
+        self.styles.notes.append(
+            Note(
+                line,
+                col,
+                f"check cannot see what this page shows: its CSS is larger than check reads "
+                f"({what}; at most {MAX_RULES} selectors): the rest is unread",
+            )
+        )
+
+    def _decl(self, d: ast.Declaration, source: Source, at: tuple[int, int] | None = None) -> Decl:
+        line, col, where = (*at, "") if at else _where(source, d)
+        name = d.name if d.name.startswith("--") else d.lower_name
+        value = tuple(t for t in d.value if t.type != "comment")
+        while value and value[0].type == "whitespace":
+            value = value[1:]
+        while value and value[-1].type == "whitespace":
+            value = value[:-1]
+        decl = Decl(
+            prop=name, value=value, important=bool(d.important), line=line, col=col, where=where
+        )
+        if name.startswith("--"):
+            self.styles.custom.setdefault(name, []).append(decl)
+        return decl
+
+    def _nodes(
+        self,
+        nodes: Sequence[ast.Node],
+        source: Source,
+        conds: frozenset[str],
+        layer: int,
+        parent: str | None,
+        depth: int,
+    ) -> None:
+        styles = self.styles
+        for node in nodes:
+            if styles.full:
+                return
+            if isinstance(node, ast.QualifiedRule):
+                self._style_rule(node, source, conds, layer, parent, depth)
+            elif isinstance(node, ast.AtRule):
+                self._at_rule(node, source, conds, layer, parent, depth)
+
+    def _style_rule(
+        self,
+        node: ast.QualifiedRule,
+        source: Source,
+        conds: frozenset[str],
+        layer: int,
+        parent: str | None,
+        depth: int,
+    ) -> None:
+        self._late = True
+        if depth > MAX_NESTING:
+            line, col, _ = _where(source, node)
+            self._cap(line, col, f"rules nested over {MAX_NESTING} deep")
+            return
+        content = tinycss2.parse_blocks_contents(
+            node.content or [], skip_comments=True, skip_whitespace=True
+        )
+        decls = tuple(self._decl(d, source) for d in content if isinstance(d, ast.Declaration))
+        selector = _selector_text(node.prelude, parent)
+        self._check(decls, page_box=False)
+        if decls:
+            self._add(selector, decls, conds, layer)
+        nested = [n for n in content if isinstance(n, ast.QualifiedRule | ast.AtRule)]
+        if nested:
+            self._nodes(nested, source, conds, layer, selector or ":not(*)", depth + 1)
+
+    def _add(
+        self, selector: str | None, decls: tuple[Decl, ...], conds: frozenset[str], layer: int
+    ) -> None:
+        styles = self.styles
+        parsed = _compile(selector)
+        for complex_, pseudo, specificity in parsed:
+            if len(styles.rules) >= MAX_RULES:
+                self._cap(decls[0].line, decls[0].col, f"over {MAX_RULES} selectors")
+                return
+            styles.rules.append(
+                Rule(
+                    selector=complex_,
+                    pseudo=pseudo,
+                    specificity=specificity,
+                    decls=decls,
+                    conds=conds,
+                    layer=layer,
+                    order=len(styles.rules),
+                )
+            )
+
+    def _check(self, decls: Sequence[Decl], page_box: bool) -> None:
+        for decl in decls:
+            why = shown_by(decl, page_box, counted=page_box)
+            if why is not None:
+                self.styles.notes.append(Note(decl.line, decl.col, shown(why, decl)))
+
+    def _at_rule(
+        self,
+        node: ast.AtRule,
+        source: Source,
+        conds: frozenset[str],
+        layer: int,
+        parent: str | None,
+        depth: int,
+    ) -> None:
+        styles = self.styles
+        name = node.lower_at_keyword
+        prelude = " ".join(brief(node.prelude, 400).lower().split())
+        line, col, _ = _where(source, node)
+        if name == "import":
+            self._import(node, conds, layer, depth == 0, (line, col))
+            return
+        if name not in ("charset", "layer") or node.content is not None:
+            self._late = True
+        if name == "layer":
+            names = [n.strip() for n in brief(node.prelude, 400).split(",") if n.strip()]
+            if node.content is None:
+                for n in names:
+                    styles.layer(n)
+                return
+            layer = styles.layer(names[0] if names else f"#anonymous{line}:{col}")
+        elif name in _CONDITIONAL:
+            conds = _cond(conds, f"@{name} {prelude}" if name != "media" else prelude)
+        elif name in ("keyframes", "-webkit-keyframes", "-moz-keyframes"):
+            self._keyframes(node, source, prelude)
+            return
+        elif name == "page":
+            self._page(node, source)
+            return
+        elif name == "counter-style":
+            self._counter_style(node, (line, col))
+            return
+        elif name == "property":
+            self._property(node, source)
+            return
+        elif node.content is None or name in ("font-face", "font-feature-values", "namespace"):
+            return
+        elif name not in ("layer",):
+            conds = _cond(conds, f"@{name} {prelude}")
+        if node.content is not None:
+            self._block(node.content, source, conds, layer, parent, depth)
+
+    def _block(
+        self,
+        content: list[ast.Node],
+        source: Source,
+        conds: frozenset[str],
+        layer: int,
+        parent: str | None,
+        depth: int,
+    ) -> None:
+        """The rules inside a conditional or layer at-rule, under its conditions and layer."""
+        if parent is not None:  # nested in a style rule: its declarations are the parent's
+            content = tinycss2.parse_blocks_contents(
+                content, skip_comments=True, skip_whitespace=True
+            )
+            decls = tuple(self._decl(d, source) for d in content if isinstance(d, ast.Declaration))
+            self._check(decls, page_box=False)
+            if decls:
+                self._add(parent, decls, conds, layer)
+            nested = [n for n in content if isinstance(n, ast.QualifiedRule | ast.AtRule)]
+            self._nodes(nested, source, conds, layer, parent, depth + 1)
+            return
+        rules = tinycss2.parse_rule_list(content, skip_comments=True, skip_whitespace=True)
+        self._nodes(rules, source, conds, layer, None, depth + 1)
+
+    def _import(
+        self, node: ast.AtRule, conds: frozenset[str], layer: int, top: bool, at: tuple[int, int]
+    ) -> None:
+        """An `@import` before any other rule, at the top of its sheet, handed to `on_import`
+        with its media and layer; a later one is not applied and is not read."""
+        line, col = at
+        href = next((t for t in flat(node.prelude) if t.type in ("url", "string")), None)
+        if href is not None and not self._late and top and self.on_import:
+            media = _import_media(node.prelude)
+            named = next(
+                (t for t in node.prelude if t.type == "function" and t.lower_name == "layer"),
+                None,
+            )
+            if named is not None:
+                layer = self.styles.layer(brief(named.arguments, 200) or f"#import{line}:{col}")
+            self.on_import(
+                Import(href=href.value, line=line, col=col, conds=_cond(conds, media), layer=layer)
+            )
+
+    def _counter_style(self, node: ast.AtRule, at: tuple[int, int]) -> None:
+        """A note when a `@counter-style` draws digits or words as list markers."""
+        drawn = [
+            t
+            for t in flat(node.content or [])
+            if (t.type == "string" and digits(t.value))
+            or (t.type == "ident" and t.lower_value in ("extends", "numeric", "additive"))
+        ]
+        if drawn:
+            why = "a @counter-style draws list markers, which check does not read"
+            self.styles.notes.append(Note(at[0], at[1], shown(why, None)))
+
+    def _property(self, node: ast.AtRule, source: Source) -> None:
+        """A registered custom property's `initial-value`, kept as a declaration of it."""
+        for d in tinycss2.parse_blocks_contents(node.content or [], skip_comments=True):
+            if isinstance(d, ast.Declaration) and d.lower_name == "initial-value":
+                custom = brief(node.prelude, 200).strip()
+                decl = self._decl(d, source)
+                self.styles.custom.setdefault(custom, []).append(decl)
+
+    def finish(self) -> None:
+        """Generated content taken from custom properties (`content: var(--x)`)."""
+        self.styles.notes.extend(var_shown(self.styles))
+
+    def _keyframes(self, node: ast.AtRule, source: Source, name: str) -> None:
+        """An animation's keyframes, the last (100%, `to`) last: the cascade lets the last
+        declaration of a property win, which is where the animation ends."""
+        frames: list[tuple[float, list[Decl]]] = []
+        for frame in tinycss2.parse_rule_list(node.content or [], skip_comments=True):
+            if isinstance(frame, ast.QualifiedRule):
+                content = tinycss2.parse_blocks_contents(frame.content, skip_comments=True)
+                decls = [self._decl(d, source) for d in content if isinstance(d, ast.Declaration)]
+                self._check(decls, page_box=False)
+                frames.append((_offset(frame.prelude), decls))
+        frames.sort(key=lambda f: f[0])
+        out = self.styles.keyframes.setdefault(name.strip("\"'"), [])
+        out.extend(d for _, decls in frames for d in decls)
+
+    def _page(self, node: ast.AtRule, source: Source) -> None:
+        content = tinycss2.parse_blocks_contents(node.content or [], skip_comments=True)
+        decls = [self._decl(d, source) for d in content if isinstance(d, ast.Declaration)]
+        for box in content:
+            if isinstance(box, ast.AtRule) and box.content is not None:
+                inner = tinycss2.parse_blocks_contents(box.content, skip_comments=True)
+                decls += [self._decl(d, source) for d in inner if isinstance(d, ast.Declaration)]
+        self._check(decls, page_box=True)
+
+
+def _offset(prelude: Sequence[ast.Node]) -> float:
+    """Where a keyframe is in its animation (0 to 100; the last of a list)."""
+    offsets = [
+        0.0 if t.type == "ident" and t.lower_value == "from" else 100.0
+        for t in prelude
+        if t.type == "ident"
+    ] + [float(t.value) for t in prelude if t.type == "percentage"]
+    return max(offsets, default=100.0)
+
+
+def _cond(conds: frozenset[str], label: str) -> frozenset[str]:
+    label = " ".join(label.split())
+    return conds if label in _ALWAYS else conds | {label}
+
+
+def _import_media(prelude: Sequence[ast.Node]) -> str:
+    parts = [t for t in prelude if t.type not in ("url", "string", "whitespace", "comment")]
+    parts = [t for t in parts if not (t.type == "function" and t.lower_name in ("url", "layer"))]
+    return " ".join(brief(parts, 200).lower().split())
+
+
+def _selector_text(prelude: Sequence[ast.Node], parent: str | None) -> str | None:
+    """A rule's selector list as text, nesting resolved; None when too deep or long to read."""
+    if _depth(prelude) > MAX_NESTING:
+        return None
+    text = str(tinycss2.serialize(prelude)).strip()
+    if parent is None:
+        return text
+    parts = []
+    for part in _split_list(text):
+        if "&" in part:
+            parts.append(part.replace("&", f":is({parent})"))
+        else:
+            parts.append(f":is({parent}) {part}")
+    out = ", ".join(parts)
+    return out if len(out) <= 4096 else None
+
+
+def _split_list(text: str) -> list[str]:
+    """A selector list split at its top-level commas."""
+    out, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    out.append(text[start:].strip())
+    return [p for p in out if p]
+
+
+Compiled = tuple[Complex | None, str | None, tuple[int, int, int]]
+
+
+def _compile(text: str | None) -> list[Compiled]:
+    """Each selector of a list as (selector, pseudo-element, specificity); a list check cannot
+    parse is one selector that may match anything (or, naming a pseudo-element check does not
+    know, nothing it reads)."""
+    if text is None:
+        return [(None, None, (0, 0, 0))]
+    try:
+        parsed = list(sel.parse(text))
+        return [(complex_selector(p.parsed_tree), p.pseudo_element, p.specificity) for p in parsed]
+    except (
+        ValueError,
+        LookupError,
+        TypeError,
+        AttributeError,
+        NotImplementedError,
+        AssertionError,
+    ):
+        if "::" in text:
+            return []
+        return [(None, None, (0, 1, 0))]

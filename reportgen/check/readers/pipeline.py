@@ -1,0 +1,46 @@
+"""Every number a published text reports, by every reader in turn (pure).
+
+Lines and the article's `Shape` in, `Reported` numbers out. The readers, in `READERS` order:
+
+1. `published`: pipe and grid tables, headlines number-first, declared sentences, line by line;
+2. `stream`: the tables not laid out as pipe or grid tables, from the word stream;
+3. `headlines`: the declared headlines not yet found, caption first or as blocks;
+4. `prose`: every other number, aligned with the built article's prose (and the claims and
+   quotes of a copy's own sentences, `claims.text.tie`, among the numbers it cannot align).
+
+Each reads what the readers before it left (`protocol.Reading`) and returns a
+`protocol.Found`. What they all take in and hand out (lines, word tokens, reported numbers) is in
+`reported.py`, below every reader, so that nothing here imports in a circle.
+A number a reader could tie to nothing (a line that starts with a number and a unit but no
+declared caption) is offered to the later readers: the prose reader reads it again with the
+rest, and without prose it stays unverified unless a later reader claims its place.
+
+How to add a reader: write one module with one object that has a `name` and a
+`read(reading) -> Found` (the `protocol.Reader` protocol). It reads `reading.unread_lines()` or
+the tokens `reading.unclaimed()` leaves, and returns the numbers it reports, which claim their
+places, and the lines and tokens it read, which later readers do not see. Put the object in
+`READERS` where it should read, and give it a test beside its module's.
+
+Worst case: the sum of the readers', each linear in the lines (see each module); what is taken
+is looked up in sets, each place in constant time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reportgen.check.readers import headlines, prose, published, stream
+from reportgen.check.readers.protocol import Reader, Reading
+from reportgen.check.readers.reported import Lines, Reported
+from reportgen.check.readers.shape import Shape
+from reportgen.check.readers.stream import tokens
+
+READERS: tuple[Reader, ...] = (published.READER, stream.READER, headlines.READER, prose.READER)
+
+
+def reported(lines: Lines, shape: Shape, readers: Sequence[Reader] = READERS) -> list[Reported]:
+    """Every number the lines report, each once, in text order."""
+    reading = Reading(lines=lines, shape=shape, tokenize=tokens)
+    for reader in readers:
+        reading.take(reader.read(reading))
+    return reading.reported()

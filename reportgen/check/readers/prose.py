@@ -1,0 +1,331 @@
+"""Numbers in running prose, matched to what the built article says there (pure).
+
+The built page is the article's own text: every number in it is either a span that names its
+metric (a reference: a duration, max tokens, a concurrency, a claim computed from two metrics)
+or a number its source writes literally (a date, a version, a GPU's watts). A published copy is
+aligned with that text word by word (numbers compared as numbers, whatever their digits), so
+reflowed lines, changed line endings, Markdown and a blog's page around it align the same; a
+copy's sentence aligns only with a sentence of the article that shares more than half the words
+of the shorter of the two (`align.in_shared_sentences`), so a sentence the copy adds is read for
+what it says, not paired with other prose by a few common words. Each number the copy shows in
+the prose is then judged:
+
+- against its metric, at the precision shown, when the built text has a reference there;
+- against the built text's own digits when the source wrote it literally (a changed version or
+  date is a change to the article, not to its data).
+
+A number that aligns with nothing in the article is returned as unverified, with the words
+before it, for the fact and claim readers to try.
+
+Worst case: the alignment's (`align.py`: n log n in the copy's words plus a bounded `difflib`
+budget) and the claim reader's (`claims/text.py`: linear), each number judged in constant time.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from functools import lru_cache
+from html.parser import HTMLParser
+
+from reportgen.check.claims.text import tie
+from reportgen.check.claims.words import ends, near, sentences, unwrapped
+from reportgen.check.html.prepare import defused
+from reportgen.check.html.text import SKIP
+from reportgen.check.readers.align import Aligner, in_shared_sentences
+from reportgen.check.readers.protocol import Found, Reading
+from reportgen.check.readers.published import UNITS, malformed, parse_number
+from reportgen.check.readers.reported import Reported, Token
+from reportgen.check.readers.shape import Expected, Metric, normalize
+
+VERSION = re.compile(r"^v?\d+(?:\.\d+){2,}(?:[-+.]\w+)?$")  # 0.7.7, 0.1.60, 1.2.3-rc1
+_UNIT = re.compile(rf"^({UNITS})[,.;:)]*$")
+
+
+def core(text: str) -> str:
+    """A token without the punctuation around it ('(lmx' -> 'lmx', '2026.' -> '2026')."""
+    return unwrapped(text)
+
+
+@lru_cache(maxsize=1 << 14)
+def is_number(text: str) -> bool:
+    """Whether a token shows a number (well formed or not) or a version."""
+    c = core(text).replace("\u00a0", "")
+    if not c or (not c[0].isdigit() and c[0] not in "-+\u2212v"):
+        return False
+    return bool(parse_number(c) or VERSION.match(c) or malformed(c))
+
+
+@lru_cache(maxsize=1 << 14)
+def _key(text: str) -> str:
+    return "#" if is_number(text) else " ".join(normalize(text).split())
+
+
+class _Prose(HTMLParser):
+    """The page's text outside declared tables, headline numbers and scripts (the provenance
+    table's versions are prose to a copy), with each number span's metric id on its characters."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.chars: list[str] = []
+        self.owner: list[str | None] = []
+        self._skip = 0
+        self._spans: list[tuple[str | None, bool]] = []  # (metric, whether it is skipped)
+        self.chart_text: set[str] = set()  # the words of the charts' titles, ticks and legends
+        self._svg_text = False
+        self._tables: list[bool] = []  # whether each open table is a declared one (skipped)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "text":
+            self._svg_text = True
+        if tag == "span":
+            skipped = "headline-number" in (a.get("class") or "")
+            self._spans.append((a.get("data-metric"), skipped))
+            self._skip += skipped
+        elif tag == "table":
+            self._tables.append(bool(a.get("data-table")))
+            self._skip += self._tables[-1]
+        elif tag in SKIP:
+            self._skip += 1
+        self._text(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._svg_text = self._svg_text and tag != "text"
+        if tag == "span" and self._spans:
+            self._skip -= self._spans.pop()[1]
+        elif tag in SKIP or (tag == "table" and self._tables.pop()):
+            self._skip = max(0, self._skip - 1)
+        self._text(" ")
+
+    def handle_data(self, data: str) -> None:
+        if self._svg_text:
+            self.chart_text.update(core(word) for word in data.split())
+        self._text(data)
+
+    def _text(self, data: str) -> None:
+        if self._skip:
+            return
+        metric = next((m for m, _ in reversed(self._spans) if m), None)
+        self.chars.extend(data)
+        self.owner.extend([metric] * len(data))
+
+
+def expected_prose(html: str) -> tuple[list[Expected], frozenset[str]]:
+    """The built page's prose as tokens, and the words its charts show."""
+    parser = _Prose()
+    parser.feed(defused(html))
+    parser.close()
+    text = "".join(parser.chars)
+    tokens = [
+        Expected(found.group(0), parser.owner[found.start()], _key(found.group(0)))
+        for found in re.finditer(r"\S+", text)
+        if normalize(found.group(0)) or is_number(found.group(0))
+    ]
+    return tokens, frozenset(parser.chart_text)
+
+
+def _numbered(spans: Sequence[range], size: int) -> list[int]:
+    """Each of `size` tokens' sentence, numbered in order, from the sentences' spans."""
+    out = [0] * size
+    for n, span in enumerate(spans):
+        out[span.start : span.stop] = [n] * len(span)
+    return out
+
+
+def _article_sentences(texts: Sequence[str]) -> list[int]:
+    """Each built token's sentence, numbered in order: the built page's text has no blank
+    lines, so its sentences end at their stops alone."""
+    out, n = [], 0
+    for text in texts:
+        out.append(n)
+        n += ends(text)
+    return out
+
+
+def _digits(text: str) -> int:
+    return sum(c.isdigit() for c in text)
+
+
+def _page_footer(pub: Sequence[Token], i: int) -> bool:
+    """Whether the number at `i` is one of a PDF page footer's: "Page 2 of 10"."""
+
+    def word(k: int) -> str:
+        return core(pub[k].text).lower() if 0 <= k < len(pub) else ""
+
+    return (word(i - 1), word(i + 1)) == ("page", "of") or (word(i - 1), word(i - 3)) == (
+        "of",
+        "page",
+    )
+
+
+def _furniture(pub: Sequence[Token], i: int, chart_text: frozenset[str]) -> bool:
+    """Whether the number at `i` is furniture of a PDF's text, not a statement: a chart's label
+    (the charts drawn: their words), or one of a run of bare numbers with no unit and no words
+    between them (a chart's axis ticks). Page footers are skipped before this is asked."""
+    if _unit_after(pub, i, pub[i].text) is not None:
+        return False
+    if core(pub[i].text) in chart_text:
+        return True
+    return any(
+        0 <= k < len(pub)
+        and is_number(pub[k].text)
+        and _unit_after(pub, k, pub[k].text) is None
+        and not re.search(r"[,.;:]$", pub[min(i, k)].text)  # "1, 2" is a list in a sentence
+        for k in (i - 1, i + 1)
+    )
+
+
+def _unit_after(toks: Sequence[Token], i: int, number: str) -> str | None:
+    attached = parse_number(core(number))
+    if attached and attached[2]:
+        return attached[2]
+    if i + 1 < len(toks):
+        found = _UNIT.match(toks[i + 1].text)
+        return found.group(1) if found else None
+    return None
+
+
+def _reported(tok: Token, near: str, unit: str | None, metric: str) -> Reported | None:
+    text = core(tok.text).replace("\u00a0", "")
+    parsed = parse_number(text)
+    if parsed is None:
+        why = malformed(text)
+        if why is None:
+            return None
+        return Reported(
+            line=tok.line,
+            col=tok.col,
+            text=text,
+            value=math.nan,
+            decimals=0,
+            unit=None,
+            metric_id=metric,
+            table=None,
+            row=None,
+            column=near,
+            malformed=why,
+            in_prose=True,
+        )
+    value, decimals, written = parsed
+    return Reported(
+        line=tok.line,
+        col=tok.col,
+        text=text,
+        value=value,
+        decimals=decimals,
+        unit=written or unit,
+        metric_id=metric,
+        table=None,
+        row=None,
+        column=near,
+        in_prose=True,
+    )
+
+
+def prose_numbers(
+    toks: Sequence[Token],
+    expected: Iterable[Expected],
+    chart_text: frozenset[str] = frozenset(),
+    shown: Sequence[Metric] = (),
+    aligner: Aligner | None = None,
+) -> list[Reported]:
+    """Every number among `toks` (the copy's prose, tables and headlines taken out): judged
+    against the built article where it aligns; else, when its sentence states a claim or quotes
+    a metric `shown` by the article (`claims.text.tie`), judged against that; else unverified."""
+    exp = list(expected)
+    pub = [t for t in toks if t.words or is_number(t.text)]
+    keys = [_key(t.text) for t in pub]
+    # `aligner`: one holding `expected`'s keys already (`Shape.aligner`)
+    pairs: dict[int, int] = {}
+    edges: set[int] = set()  # the first and last token of each aligned piece
+    runs = (aligner or Aligner([e.key for e in exp])).runs(keys)
+    # numbers align where words around them do: a run of numbers alone is no evidence
+    runs = [(a, b, n) for a, b, n in runs if sum(k != "#" for k in keys[a : a + n]) >= 2]
+    # and only within sentences that share what they say
+    spans = sentences(pub)
+    copy_sentence = _numbered(spans, len(pub))
+    article_sentence = _article_sentences([e.text for e in exp])
+    article_keys = [e.key for e in exp]
+    for a0, b0, size in in_shared_sentences(
+        runs, keys, article_keys, copy_sentence, article_sentence
+    ):
+        pairs.update(zip(range(a0, a0 + size), range(b0, b0 + size), strict=True))
+        edges.update((a0, a0 + size - 1))
+    out: list[Reported] = []
+    loose: dict[int, Reported] = {}
+    for i, tok in enumerate(pub):
+        if not is_number(tok.text):
+            continue
+        before = near(pub, i)
+        j = pairs.get(i)
+        partner = exp[j] if j is not None and is_number(exp[j].text) else None
+        # aligned by the words on one side only, a literal of another length is another
+        # statement ("capped at N output tokens" is not an appendix's "- 2 output tokens")
+        if (
+            partner is not None
+            and partner.metric is None
+            and i in edges
+            and _digits(tok.text) != _digits(partner.text)
+        ):
+            partner = None
+        if _page_footer(pub, i):
+            continue
+        if partner is not None and partner.metric is not None:
+            found = _reported(tok, before, _unit_after(pub, i, tok.text), partner.metric)
+            if found is not None:
+                out.append(found)
+                continue
+        if partner is None and _furniture(pub, i, chart_text):
+            continue
+        # a number the article's source writes literally, or one the article does not have
+        literal = None if partner is None else core(partner.text)
+        found = Reported(
+            line=tok.line,
+            col=tok.col,
+            text=core(tok.text),
+            value=math.nan,
+            decimals=0,
+            unit=None,
+            metric_id=None,
+            table=None,
+            row=None,
+            column=before,
+            expected_text=literal,
+            in_prose=True,
+        )
+        if partner is None:
+            loose[i] = found
+        else:
+            out.append(found)
+    units = {i: _unit_after(pub, i, pub[i].text) for i in loose}
+    tied = tie(pub, list(loose), units, shown)
+    for i, r in loose.items():
+        found = tied.get(i, r)
+        if found is not None:
+            out.append(found)
+    # each number knows its sentence: the numbers of one sentence are judged together
+    starts = [(pub[span.start].line, pub[span.start].col) for span in spans]
+    at = {(t.line, t.col): starts[copy_sentence[i]] for i, t in enumerate(pub)}
+    return [replace(r, sentence=at.get((r.line, r.col))) for r in out]
+
+
+class ProseReader:
+    """The last reader (`pipeline.READERS`), when the article's prose is known: every number
+    in the tokens no reader read or claimed (`prose_numbers`), the ones offered included."""
+
+    name = "prose"
+
+    def read(self, reading: Reading) -> Found:
+        """Every number left, judged against the built article's prose or a claim."""
+        shape = reading.shape
+        if not shape.prose:
+            return Found()
+        toks = reading.unclaimed()
+        found = prose_numbers(toks, shape.prose, shape.chart_text, shape.shown, shape.aligner)
+        return Found(numbers=tuple(found), reads_rest=True)
+
+
+READER = ProseReader()

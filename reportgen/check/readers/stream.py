@@ -1,0 +1,447 @@
+"""Read tables out of text that has lost their grid (pure): PDF text with or without `-layout`,
+a copy of the HTML page's text, any text whose cells are only separated by spaces or line breaks.
+
+Such text is a stream of words, so a table is found by what the built article says it is: its
+title, then its header (the corner, then the column labels, in any order), then rows, each a row
+label followed by one cell per column. A cell that shows a number is one token (a unit and
+footnote marks may follow it); a cell that shows words has the built cell's number of tokens.
+Rows may come in any order (rows moved with their labels read the same); the table ends at the
+first token that starts no row it has not read yet.
+
+Every number keeps the line and column of its token, so findings point at the source text.
+
+Worst case: linear in the tokens, times the article's tables: each occurrence of a table's title
+is read for at most 80 tokens after it, header and rows, and a start where no header or row
+label can begin (its first word is no label's) is passed over at once (a title repeated 12,500
+times, 50,000 words, takes about 1.5 s; it took 9 s before that check).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from reportgen.check.readers.pipetables import is_title_line
+from reportgen.check.readers.protocol import Found, Reading
+from reportgen.check.readers.published import UNITS, malformed, parse_number
+from reportgen.check.readers.reported import Lines, Reported, Token
+from reportgen.check.readers.shape import Grid, TableShape, normalize
+
+_MARK = re.compile(r"^[*†‡§¶#,]+$")
+_UNIT = re.compile(rf"^({UNITS})$")
+_PARENS = re.compile(r"\([^()]*\)")
+_GLUED = re.compile(r"^(tok/s|ms)(?=[A-Za-z0-9])")
+
+
+def tokens(lines: Lines, skip: set[int]) -> list[Token]:
+    """Every whitespace-separated token of the lines not in `skip`, with its place."""
+    out: list[Token] = []
+    for n, raw in lines:
+        if n in skip:
+            continue
+        for found in re.finditer(r"\S+", raw):
+            text, col = found.group(0), found.start() + 1
+            glued = _GLUED.match(text)
+            if glued and out and out[-1].line == n and parse_number(out[-1].text):
+                # PDF text runs a headline's unit into its caption: "240 msone request"
+                unit = glued.group(1)
+                out.append(Token(n, col, unit, (unit,)))
+                text, col = text[len(unit) :], col + len(unit)
+            out.append(Token(n, col, text, tuple(normalize(text).split())))
+    return out
+
+
+def match_template(toks: Sequence[Token], at: int, parts: Sequence[Sequence[str]]) -> int | None:
+    """The token after a caption that starts at `at`: its words, `parts`, with one number token
+    between each two (a reference); None when it is not there."""
+    i = at
+    for k, words in enumerate(parts):
+        if k:
+            while i < len(toks) and not toks[i].words:
+                i += 1
+            if i >= len(toks) or parse_number(toks[i].text.rstrip(",.;:")) is None:
+                return None
+            i += 1
+        end = match_words(toks, i, words) if words else i
+        if end is None:
+            return None
+        i = end
+    return i
+
+
+def match_words(toks: Sequence[Token], at: int, words: Sequence[str]) -> int | None:
+    """The token index just after `words` when they start at token `at` (tokens without words,
+    such as footnote marks, are passed over); None when they do not."""
+    i, w = at, 0
+    while w < len(words):
+        while i < len(toks) and not toks[i].words:
+            i += 1
+        if i >= len(toks):
+            return None
+        tw = toks[i].words
+        if tuple(words[w : w + len(tw)]) != tw:
+            return None
+        w += len(tw)
+        i += 1
+    return i
+
+
+@lru_cache(maxsize=1 << 12)  # a table's labels, asked for at every place a header may start
+def _label_words(label: str) -> tuple[str, ...]:
+    """A header's words without its parenthesised unit ('TTFT (s)' -> ('ttft',))."""
+    return tuple(normalize(_PARENS.sub(" ", label)).split())
+
+
+def _written_unit(toks: Sequence[Token], at: int) -> tuple[str | None, int]:
+    """The unit of a header's '(...)' that starts at token `at`, and the token after it."""
+    if at >= len(toks) or not toks[at].text.startswith("("):
+        return None, at
+    text, i = "", at
+    while i < len(toks) and i < at + 4:
+        text += " " + toks[i].text
+        i += 1
+        if ")" in toks[i - 1].text:
+            break
+    found = re.search(r"\b(tok/s|ms|s)\b", text)
+    return (found.group(1) if found else None), i
+
+
+Place = tuple[int, int, str]  # where a unit is written: line, column, the text that writes it
+
+
+def _place(toks: Sequence[Token], start: int, end: int) -> Place:
+    return toks[start].line, toks[start].col, " ".join(t.text for t in toks[start:end])
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Header:
+    start: int  # the token the header starts at
+    end: int
+    columns: tuple[tuple[int, str | None], ...]  # (index into grid.columns, unit written)
+    unit: str | None = None  # the unit the caption writes, for columns whose header has none
+    places: tuple[Place | None, ...] = ()  # where each column's unit is written
+    unit_at: Place | None = None  # where the caption's is
+
+
+def _in_order(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
+    """The header at token `at` as one line of labels: the corner, then each column's label
+    (in any order), a unit in parentheses after it read as that column's. A header that leaves
+    columns out (a copy that dropped them) is one only when it is a line of its own: its
+    corner first on its line, its last label last."""
+    corners = _corners(grid.corner)
+    found = (match_words(toks, at, words) for words in corners)
+    i = next((end for end in found if end is not None), None) if corners else at
+    if i is None:
+        return None
+    order: list[tuple[int, str | None]] = []
+    places: list[Place | None] = []
+    left = dict(enumerate(_label_words(c) for c in grid.columns))
+    while left:
+        label = i
+        best = max(
+            ((k, end) for k, words in left.items() if (end := match_words(toks, i, words))),
+            key=lambda hit: hit[1],
+            default=None,
+        )
+        if best is None:
+            break
+        k, i = best
+        unit, i = _written_unit(toks, i)
+        order.append((k, unit))
+        places.append(_place(toks, label, i) if unit else None)
+        del left[k]
+    if left and not (order and _own_line(toks, at, i)):
+        return None
+    return _Header(start=at, end=i, columns=tuple(order), places=tuple(places))
+
+
+@lru_cache(maxsize=256)
+def _corners(corner: str) -> tuple[tuple[str, ...], ...]:
+    """The words a header's corner may be written as: all of them, or, for a corner that names
+    both axes ('context \\ concurrent'), the rows' axis alone ('context')."""
+    rows, _, columns = corner.partition("\\")
+    words = [_label_words(corner), *([_label_words(rows)] if columns.strip() else [])]
+    return tuple(w for w in words if w)
+
+
+def _own_line(toks: Sequence[Token], start: int, end: int) -> bool:
+    """Whether tokens `start` to `end` (exclusive) are a whole line."""
+    line = toks[start].line
+    return (
+        (start == 0 or toks[start - 1].line != line)
+        and toks[end - 1].line == line
+        and (end == len(toks) or toks[end].line != line)
+    )
+
+
+@lru_cache(maxsize=256)
+def _header_words(grid: Grid) -> tuple[str, ...]:
+    """The words of a table's corner and column labels, sorted."""
+    return tuple(sorted(w for label in (grid.corner, *grid.columns) for w in _label_words(label)))
+
+
+def _stacked(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
+    """The header at token `at` when its labels are stacked over several lines (`pdftotext
+    -layout` of narrow columns): exactly the labels' words, in some order. The columns are then
+    taken to be in the built order, and their units as built."""
+    want = _header_words(grid)
+    got: list[str] = []
+    i = at
+    while i < len(toks) and len(got) < len(want):
+        if not toks[i].text.startswith("("):
+            got.extend(toks[i].words)
+        i += 1
+    while i < len(toks) and toks[i].text.startswith("("):
+        i += 1
+    if tuple(sorted(got)) != want:
+        return None
+    return _Header(start=at, end=i, columns=tuple((k, None) for k in range(len(grid.columns))))
+
+
+def _cells(
+    toks: Sequence[Token],
+    at: int,
+    shape: TableShape,
+    grid: Grid,
+    head: _Header,
+    row: int,
+    limit: int,
+) -> Iterator[Reported | int]:
+    """The Reported numbers of one row starting at token `at` (none at or after `limit`), then
+    the token after the row."""
+    label, kinds = grid.rows[row]
+    i = at
+    for j, (k, unit) in enumerate(head.columns):
+        column = grid.columns[k]
+        while i < limit and _MARK.match(toks[i].text):
+            i += 1
+        if i >= limit:
+            break
+        number, size, _ = kinds[k]
+        if not number:  # a cell of words: as many tokens as the built one
+            i += size
+            continue
+        tok = toks[i]
+        metric = shape.cell(label, column)
+        parsed = parse_number(tok.text)
+        if parsed is None:
+            why = malformed(tok.text)
+            if why is None:
+                break  # not this table any more
+            yield Reported(
+                line=tok.line,
+                col=tok.col,
+                text=tok.text,
+                value=math.nan,
+                decimals=0,
+                unit=None,
+                metric_id=metric,
+                table=shape.id,
+                row=label,
+                column=column,
+                malformed=why,
+            )
+            i += 1
+            continue
+        value, decimals, written = parsed
+        i += 1
+        if written is None and i < len(toks) and _UNIT.match(toks[i].text):
+            written = toks[i].text
+            i += 1
+            size -= 1
+        for _ in range(size - 1):  # the words after a number in the built cell: "(better)"
+            if i < len(toks) and parse_number(toks[i].text) is None and not malformed(toks[i].text):
+                i += 1
+        yield Reported(
+            line=tok.line,
+            col=tok.col,
+            text=tok.text,
+            value=value,
+            decimals=decimals,
+            unit=written or unit or head.unit,
+            metric_id=metric,
+            table=shape.id,
+            row=label,
+            column=column,
+            unit_soft=not (written or unit),
+            unit_from=None if written else head.places[j] if unit else head.unit_at,
+        )
+    yield i
+
+
+def _read_at(
+    toks: Sequence[Token], at: int, shape: TableShape, grid: Grid, limit: int
+) -> list[Reported]:
+    """The table's numbers when its title ends at token `at`: its header within 80 tokens, it
+    and its rows before token `limit` (the next table's title line)."""
+    caption_unit, end = _written_unit(toks, at)
+    unit_at = _place(toks, at, end) if caption_unit else None
+    head = None
+    labels = frozenset(_header_words(grid))
+    for start in range(at, min(at + 80, limit)):  # the table's note may come first
+        if not _may_start(toks, start, labels):
+            continue  # most starts end here
+        head = _in_order(toks, start, grid) or _stacked(toks, start, grid)
+        if head is not None and head.end <= limit:
+            break
+        head = None
+    if head is None:
+        return _bare(toks, at, shape, grid, limit)
+    return _rows(toks, replace(head, unit=caption_unit, unit_at=unit_at), shape, grid, limit)
+
+
+def _rows(
+    toks: Sequence[Token], head: _Header, shape: TableShape, grid: Grid, limit: int
+) -> list[Reported]:
+    out: list[Reported] = []
+    i, left = head.end, dict(enumerate(_label_words(label) for label, _ in grid.rows))
+    while left:
+        while i < limit and _MARK.match(toks[i].text):
+            i += 1
+        if i >= limit:
+            break
+        hit = max(
+            ((r, end) for r, words in left.items() if (end := match_words(toks, i, words))),
+            key=lambda h: h[1],
+            default=None,
+        )
+        if hit is None:
+            break
+        row, end = hit
+        del left[row]
+        for item in _cells(toks, end, shape, grid, head, row, limit):
+            if isinstance(item, int):
+                i = item
+            else:
+                out.append(item)
+    return out
+
+
+def _bare(
+    toks: Sequence[Token], at: int, shape: TableShape, grid: Grid, limit: int
+) -> list[Reported]:
+    """The table's rows when its header cannot be read (PDF text that keeps a stacked header's
+    words elsewhere): within 80 tokens and before `limit`, the columns in the built order."""
+    columns = tuple((k, None) for k in range(len(grid.columns)))
+    built = {
+        (label, grid.columns[k]): decimals
+        for label, kinds in grid.rows
+        for k, (number, _, decimals) in enumerate(kinds)
+        if number
+    }
+    firsts = {words[0] if words else "" for words in map(_label_words, (r for r, _ in grid.rows))}
+    for start in range(at, min(at + 80, limit)):
+        if "" not in firsts and _first_word(toks, start) not in firsts:
+            continue  # no row label starts here (most starts end here)
+        found = _rows(toks, _Header(start=start, end=start, columns=columns), shape, grid, limit)
+        # Without a header to go by, numbers are this table's only when every cell is there,
+        # each written as the built table writes it (a chart's axis ticks are not).
+        if len(found) == len(built) and all(
+            built.get((r.row or "", r.column or "")) == r.decimals for r in found
+        ):
+            return found
+    return []
+
+
+def _may_start(toks: Sequence[Token], at: int, labels: frozenset[str]) -> bool:
+    """False when no header can start at token `at`: one in order starts with the first token
+    that has words, a stacked one with the first such token not in parentheses, and each of those
+    holds only words of the labels."""
+    i, first = at, True
+    while i < len(toks):
+        tok = toks[i]
+        i += 1
+        if not tok.words or (not first and tok.text.startswith("(")):
+            continue
+        if labels.issuperset(tok.words):
+            return True
+        if not tok.text.startswith("("):
+            return False
+        first = False
+    return not labels
+
+
+def _first_word(toks: Sequence[Token], at: int) -> str:
+    """The first word at or after token `at`, past footnote marks and tokens without words."""
+    while at < len(toks) and (_MARK.match(toks[at].text) or not toks[at].words):
+        at += 1
+    return toks[at].words[0] if at < len(toks) else ""
+
+
+def _title_lines(toks: Sequence[Token], titles: Sequence[str]) -> list[int]:
+    """The token indices, in order, where a line that is a table's title line starts: the
+    title first on a short line that ends no sentence ("Time to first token (s, median)")."""
+    texts: dict[int, list[str]] = {}
+    for t in toks:
+        texts.setdefault(t.line, []).append(t.text)
+    wanted = [tuple(normalize(title).split()) for title in titles]
+    starts = []
+    for i, t in enumerate(toks):
+        if i and toks[i - 1].line == t.line:
+            continue
+        named = any(words and match_words(toks, i, words) is not None for words in wanted)
+        if named and is_title_line(" ".join(texts[t.line])):
+            starts.append(i)
+    return starts
+
+
+def stream_tables(
+    toks: Sequence[Token], shapes: Sequence[TableShape], titles: Sequence[str] = ()
+) -> tuple[list[Reported], set[tuple[int, int]]]:
+    """The numbers of each table in `shapes` found in the token stream: at the occurrence of its
+    title that reads the most cells; and the places of every token from each table's title to
+    its last cell (its header's numbers are no prose). A table's header and rows end at the
+    next title line of a table in `shapes` or `titles` (the article's other tables)."""
+    out: list[Reported] = []
+    spans: set[tuple[int, int]] = set()
+    where = {(t.line, t.col): i for i, t in enumerate(toks)}
+    stops = _title_lines(toks, [*titles, *(s.title for s in shapes)])
+    for shape in shapes:
+        if shape.grid is None:
+            continue
+        title = tuple(normalize(shape.title).split())
+        best: tuple[int, int, list[Reported]] = (0, 0, [])
+        first = 0
+        for at in range(len(toks)):
+            if toks[at].words and toks[at].words[0] == title[0]:
+                end = match_words(toks, at, title)
+                if end is not None:
+                    stop = bisect.bisect_left(stops, end)
+                    limit = stops[stop] if stop < len(stops) else len(toks)
+                    found = _read_at(toks, end, shape, shape.grid, limit)
+                    # the most cells; of those, the title nearest its table
+                    gap = found[0].line - toks[end - 1].line if found else 0
+                    if (len(found), -gap) > best[:2]:
+                        best = (len(found), -gap, found)
+                        first = at
+        out.extend(best[2])
+        if best[2]:
+            last = max(where[(r.line, r.col)] for r in best[2])
+            spans.update((t.line, t.col) for t in toks[first : last + 1])
+    return out, spans
+
+
+class StreamTablesReader:
+    """The second reader (`pipeline.READERS`): the article's tables no reader before it read,
+    from every token of the lines not read whole (`stream_tables`). It reads each table's
+    tokens, from its title to its last cell."""
+
+    name = "tables in a word stream"
+
+    def read(self, reading: Reading) -> Found:
+        """The cells of the tables left, and the places of their tokens."""
+        shape = reading.shape
+        rest = [t for t in shape.tables if t.id not in reading.tables_read]
+        cells, places = stream_tables(reading.tokens(), rest, [t.title for t in shape.tables])
+        return Found(
+            numbers=tuple(cells),
+            places=frozenset(places),
+            tables=frozenset(r.table for r in cells if r.table),
+        )
+
+
+READER = StreamTablesReader()

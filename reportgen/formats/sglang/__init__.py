@@ -1,0 +1,1 @@
+"""SGLang's `bench_serving` results: the format and its records."""

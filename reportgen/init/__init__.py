@@ -1,0 +1,1 @@
+"""`reportgen init`: a new article folder from run files, that builds at once."""

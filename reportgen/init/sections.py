@@ -1,0 +1,199 @@
+"""`reportgen init`'s sections: the tables, charts and headlines declared in TOML for the shape
+the data has (a decode matrix, a sweep of load points, or canonical runs; side by side, with delta
+and ratio, when there are two runs)."""
+
+from __future__ import annotations
+
+from reportgen.article.source.toml import toml_string as q
+from reportgen.init import llama_bench
+from reportgen.init.runs import InitRun
+from reportgen.metrics.registry import MetricSet, MetricValue
+from reportgen.model import context_label
+
+
+def _values(metrics: MetricSet, key: str, run: InitRun, many: bool) -> list[MetricValue]:
+    return [
+        v
+        for v in metrics.values
+        if v.key == key and v.stat is None and (not many or v.run == run.id)
+    ]
+
+
+def _sweep_axis(metrics: MetricSet, run: InitRun, many: bool) -> str:
+    points = [c for c in metrics.cells if c.kind == "load" and (not many or c.run == run.id)]
+    if points and all(c.rate is not None for c in points):
+        return "rate"
+    if points and all(c.concurrency is not None for c in points):
+        return "concurrency"
+    return "point"
+
+
+_LOAD_COLUMNS = (
+    ("load.requests", "completed"),
+    ("load.failed", "failed"),
+    ("load.output_tok_s", "output tok/s"),
+    ("load.ttft_s", "TTFT p50"),
+    ("load.ttft_s.p99", "TTFT p99"),
+    ("load.itl_s", "ITL p50"),
+    ("load.itl_s.p99", "ITL p99"),
+    ("load.latency_s.p99", "latency p99"),
+)
+
+
+_MATRIX_TABLES = (
+    (
+        "aggregate",
+        "decode.aggregate_tok_s",
+        "Decode throughput, all requests together",
+        "(output tok/s)",
+    ),
+    (
+        "per-request",
+        "decode.per_request_tok_s",
+        "Decode speed seen by each request",
+        "(tok/s, median)",
+    ),
+    ("ttft", "decode.ttft_s", "Time to first token", "(s, median)"),
+)
+# Cells measured in several files (repetitions): the tables above show their median.
+_SPREAD_TABLES = (
+    (
+        "aggregate-lowest",
+        "decode.aggregate_tok_s.rep_min",
+        "Decode throughput, lowest repetition",
+        "(output tok/s)",
+    ),
+    (
+        "aggregate-highest",
+        "decode.aggregate_tok_s.rep_max",
+        "Decode throughput, highest repetition",
+        "(output tok/s)",
+    ),
+    ("repetitions", "decode.aggregate_tok_s.reps", "Repetitions of each cell", "(files)"),
+)
+_REPEATED = (
+    "Several files measured these cells again: each cell is the median of its repetitions, "
+    "with the lowest and highest repetition in the tables below."
+)
+_PREFILL_COLUMNS = (
+    ("prefill.prompt_tokens", "prompt tokens"),
+    ("prefill.ttft_s", "TTFT"),
+    ("prefill.tok_s", "prefill tok/s"),
+)
+_SECTION_TITLES = {"matrix": "Decode matrix", "sweep": "Load points", "canonical": "Single runs"}
+_THROUGHPUT = {"matrix": "decode.aggregate_tok_s", "sweep": "load.output_tok_s"}
+_SPEED = {"matrix": "decode.per_request_tok_s", "sweep": "load.per_request_tok_s"}
+
+
+def _contexts(metrics: MetricSet, key: str) -> list[int]:
+    return sorted({v.context for v in metrics.values if v.key == key and v.context is not None})
+
+
+def _own_tables(metrics: MetricSet, run: InitRun, many: bool) -> list[str]:
+    """The tables of one run on its own (in an article of several, filtered to it)."""
+    suffix, rid = (f" ({run.id})", f"-{run.id}") if many else ("", "")
+    where = [f"where = {{ run = {q(run.id)} }}"] if many else []
+    lines: list[str] = []
+    if llama_bench.is_llama(run):  # points over depth, lengths and configurations
+        return llama_bench.tables(metrics, run, many)
+    if run.kind == "matrix":
+        have = {v.metric for v in metrics.values if not many or v.run == run.id}
+        if "prefill.tok_s" in have:
+            lines += ["[[sections.table]]", f'id = "prefill{rid}"']
+            lines += [f"title = {q('Prefill (one cold request)' + suffix)}", 'rows = "context"']
+            lines += [*where, "columns = ["]
+            lines += [f"  {{ metric = {q(m)}, header = {q(h)} }}," for m, h in _PREFILL_COLUMNS]
+            lines += ["]", ""]
+        tables = [*_MATRIX_TABLES]
+        if "decode.aggregate_tok_s.reps" in have:
+            tables += _SPREAD_TABLES
+        for tid, metric, title, unit in tables:
+            if metric not in have:
+                continue
+            lines += ["[[sections.table]]", f"id = {q(tid + rid)}", f"title = {q(title + suffix)}"]
+            lines += [f"unit = {q(unit)}", f"metric = {q(metric)}", 'rows = "context"']
+            if tid == "aggregate" and "decode.aggregate_tok_s.reps" in have:
+                lines += [f"note = {q(_REPEATED)}"]
+            lines += ['columns = "concurrency"', 'corner = "context \\\\ concurrent"', *where, ""]
+        return lines
+    have = {v.metric for v in metrics.values if not many or v.run == run.id}
+    lines += ["[[sections.table]]", f'id = "load-points{rid}"']
+    lines += [f"title = {q('One row per load point' + suffix)}"]
+    lines += [f"rows = {q(_sweep_axis(metrics, run, many))}", *where, "columns = ["]
+    lines += [f"  {{ metric = {q(m)}, header = {q(h)} }}," for m, h in _LOAD_COLUMNS if m in have]
+    return [*lines, "]", ""]
+
+
+def _compare_tables(metrics: MetricSet, base: InitRun, other: InitRun) -> list[str]:
+    """Side by side, with delta and ratio: per context for a matrix, by load for a sweep."""
+    key = _THROUGHPUT[base.kind]
+    axis = "concurrency" if base.kind == "matrix" else _sweep_axis(metrics, base, True)
+    contexts: list[int | None] = [*_contexts(metrics, key)] or [None]
+    lines: list[str] = []
+    for ctx in contexts:
+        at = f" at context {context_label(ctx)}" if ctx is not None else ""
+        lines += ["[[sections.table]]", f'id = "compare{"-" + str(ctx) if ctx else ""}"']
+        lines += [f"title = {q(f'{other.id} against {base.id}{at}')}", f"metric = {q(key)}"]
+        lines += [f"rows = {q(axis)}", 'columns = "run"']
+        lines += [f"where = {{ context = {ctx} }}"] if ctx is not None else []
+        lines += [
+            f"compare = {{ base = {q(base.id)}, other = {q(other.id)}, "
+            'show = ["delta", "ratio"] }',
+            "",
+        ]
+    return lines
+
+
+def _interactivity(metrics: MetricSet, kind: str, first: InitRun, many: bool) -> list[str]:
+    """Throughput against per-request speed; when the files give no per-request speed (a tool's
+    summary without it), throughput along the load axis instead; nothing without throughput."""
+    y, x = _THROUGHPUT[kind], _SPEED[kind]
+    have = {v.key for v in metrics.values if v.stat is None}
+    series = "run" if many else ("context" if kind == "matrix" else None)
+    label = "concurrency" if kind == "matrix" else _sweep_axis(metrics, first, many)
+    if y not in have:
+        return []
+    if x not in have:
+        lines = ["[[sections.chart]]", f'id = "throughput-{kind}"', 'title = "Output throughput"']
+        lines += [f"metric = {q(y)}", f"x = {q(label)}"]
+        lines += [f"series = {q(series)}"] if series else []
+        caption = (
+            "Output tokens per second of all requests, by load "
+            "(the files give no speed per request)."
+        )
+        return [*lines, f"caption = {q(caption)}", ""]
+    lines = ["[[sections.chart]]", f'id = "interactivity-{kind}"', 'kind = "interactivity"']
+    lines += ['title = "Throughput against interactivity"', f"metric = {q(y)}", f"x = {q(x)}"]
+    lines += [f"label = {q(label)}"] + ([f"series = {q(series)}"] if series else [])
+    contexts = _contexts(metrics, y)
+    if kind == "matrix" and many and contexts:
+        lines += [f"where = {{ context = {contexts[0]} }}"]
+    caption = "Output tokens per second of all requests against the median speed one request sees."
+    return [*lines, f"caption = {q(caption)}", ""]
+
+
+def declarations(metrics: MetricSet, runs: list[InitRun]) -> list[str]:
+    """Sections, tables and charts for the data's shape."""
+    many = len(runs) > 1
+    lines = ["[[sections]]", 'kind = "setup"', 'title = "Setup"', ""]
+    for kind in ("matrix", "sweep", "canonical"):
+        of_kind = [r for r in runs if r.kind == kind]
+        if not of_kind:
+            continue
+        title = _SECTION_TITLES[kind]
+        if kind == "matrix" and all(llama_bench.is_llama(r) for r in of_kind):
+            title = llama_bench.SECTION_TITLE
+        lines += ["[[sections]]", f"id = {q(kind)}", f"title = {q(title)}", ""]
+        if kind == "canonical":
+            for r in of_kind:
+                for v in _values(metrics, "canonical.output_tok_s", r, many):
+                    lines += ["[[sections.headline]]", f"metric = {q(v.id)}"]
+                    lines += [f'caption = "output, {v.concurrency} request(s) together"', ""]
+            continue
+        llama = all(llama_bench.is_llama(r) for r in of_kind)  # charts of their own, no compare
+        if len(of_kind) == 2 and not llama:
+            lines += _compare_tables(metrics, *of_kind)
+        for r in of_kind:
+            lines += _own_tables(metrics, r, many)
+        lines += [] if llama else _interactivity(metrics, kind, of_kind[0], many)
+    return lines

@@ -1,0 +1,89 @@
+"""The article manifest: validated by its schema, every problem at its line in article.toml."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from reportgen.article.source.manifest import load_article
+from reportgen.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[3]
+SMALL = ROOT / "tests" / "articles" / "small"
+
+
+def _problems(tmp_path: Path, edit: tuple[str, str]) -> list[str]:
+    folder = tmp_path / "a"
+    shutil.copytree(SMALL, folder)
+    manifest = folder / "article.toml"
+    text = manifest.read_text()
+    assert edit[0] in text
+    manifest.write_text(text.replace(*edit))
+    with pytest.raises(InputError) as info:
+        load_article(folder)
+    return [p.format().replace(str(folder) + "/", "") for p in info.value.problems]
+
+
+def test_the_bundled_manifests_load() -> None:
+    paiton = load_article(ROOT / "runs" / "paiton-kimi-k3.1-pro")
+    assert paiton.slug == "paiton-kimi-k3.1-pro"
+    assert [p.name for p in paiton.run_paths()] == [
+        "canonical-single.json",
+        "canonical-16.json",
+        "matrix.json",
+    ]
+    hardware = load_article(SMALL).setup.hardware
+    assert hardware is not None and hardware.gpu_count == 1
+
+
+def test_invalid_toml_is_located(tmp_path: Path) -> None:
+    assert _problems(tmp_path, ("gpu_count = 1", "gpu_count = = 1")) == [
+        "article.toml:12:13 /: invalid TOML: Invalid value"
+    ]
+
+
+def test_wrong_type_points_at_the_value(tmp_path: Path) -> None:
+    assert _problems(tmp_path, ("gpu_count = 1", 'gpu_count = "one"')) == [
+        "article.toml:12:13 /runs/0/setup/hardware/gpu_count: 'one' is not of type 'integer'"
+    ]
+
+
+def test_unknown_key_and_bad_date(tmp_path: Path) -> None:
+    problems = _problems(tmp_path, ('date = "2026-10-01"', 'date = "1 Oct"\ncolour = "red"'))
+    assert problems == [
+        "article.toml:3:8 /date: '1 Oct' is not a date written YYYY-MM-DD",
+        "article.toml:4:10 /colour: unknown key 'colour'",
+    ]
+
+
+def test_unknown_keys_and_values_get_did_you_mean(tmp_path: Path) -> None:
+    problems = _problems(tmp_path / "key", ('subtitle = "', 'subtitel = "'))
+    assert problems == [
+        "article.toml:2:12 /subtitel: unknown key 'subtitel'; did you mean 'subtitle'?"
+    ]
+    problems = _problems(tmp_path / "value", ('rows = "context"', 'rows = "contexts"'))
+    assert problems[0].endswith(
+        "'contexts' is not an axis of the data (context, concurrency, rate, point, prompt_tokens, "
+        "max_tokens, run), or meta.KEY: a setting the run files state; did you mean 'context'?"
+    )
+
+
+def test_a_run_file_name_may_not_leave_the_folder(tmp_path: Path) -> None:
+    edit = ('"bench.json"]', '"../../etc/passwd.json"]')
+    assert _problems(tmp_path, edit) == [
+        "article.toml:8:9 /runs/0/files/1: '../../etc/passwd.json' is not a .json or .jsonl "
+        "file name in the article folder"
+    ]
+
+
+def test_a_missing_prose_file(tmp_path: Path) -> None:
+    problems = _problems(tmp_path, ('prose = "notes.md"', 'prose = "absent.md"'))
+    assert problems == ["absent.md:1:1 /: cannot read file: No such file or directory"]
+
+
+def test_no_manifest(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as info:
+        load_article(tmp_path)
+    assert info.value.problems[0].message == f"no article.toml in {tmp_path}"

@@ -1,0 +1,154 @@
+"""`reportgen init`: from run files to an article that builds and checks at once; never
+overwrites, never leaves half an article behind, and never guesses what the files do not say."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from reportgen.article.build import render_article
+from reportgen.check.compare import check_article
+from reportgen.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTICLES = ROOT / "tests" / "articles"
+
+
+def _init(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(["init", *argv])
+    return code, capsys.readouterr().err
+
+
+def test_a_matrix_file_becomes_an_article_that_builds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "new"
+    src = ARTICLES / "matrix-4x4" / "bench.json"
+    code, err = _init(capsys, str(folder), "--from", str(src), "--gpu", "NVIDIA L4", "--gpus", "2")
+    assert code == 0, err
+    assert (folder / "bench.json").read_bytes() == src.read_bytes()
+    manifest = tomllib.loads((folder / "article.toml").read_text())
+    assert manifest["runs"][0]["setup"]["hardware"] == {"gpu_name": "NVIDIA L4", "gpu_count": 2}
+    assert manifest["runs"][0]["setup"]["model"]["hf_id"] == "example/Mid-32B"
+    tables = [t["id"] for s in manifest["sections"] for t in s.get("table", [])]
+    assert tables == ["prefill", "aggregate", "per-request", "ttft"]
+    built = render_article(folder, {})
+    assert "decode.2K.c24.aggregate_tok_s_per_gpu" in built.metrics.by_id()
+    # the out-of-memory cell is an error until the author acknowledges it; init says so
+    assert "review these 2 finding(s)" in err and "[cell-invalid] 128K x 12" in err
+    assert check_article(folder).failed
+    text = (folder / "article.toml").read_text()
+    text = text.replace(
+        '# [[acknowledge]]\n# lint = "cell-invalid"', '[[acknowledge]]\nlint = "cell-invalid"'
+    )
+    text = text.replace(
+        '# cells = ["128K x 12"]\n# reason = "..."',
+        'cells = ["128K x 12"]\nreason = "Out of memory, as expected."',
+    )
+    (folder / "article.toml").write_text(text)
+    assert not check_article(folder).failed
+
+
+def test_without_hardware_the_article_says_it_is_not_stated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "sweep"
+    files = sorted(str(p) for p in (ARTICLES / "rate-sweep").glob("*.json"))
+    code, err = _init(capsys, str(folder), "--from", *files, "--date", "2026-12-01")
+    assert code == 0, err
+    manifest = tomllib.loads((folder / "article.toml").read_text())
+    assert "hardware" not in manifest["runs"][0]["setup"]
+    assert manifest["date"] == "2026-12-01"
+    # vllm bench serve names no engine: init says so instead of guessing
+    assert manifest["runs"][0]["setup"]["engine"]["name"].startswith("the engine (its run files")
+    built = render_article(folder, {})
+    assert "not stated by the article" in built.html
+    assert not any(v.key.endswith(".per_gpu") for v in built.metrics.values)
+    (table,) = [t for s in manifest["sections"] for t in s.get("table", [])]
+    assert table["rows"] == "rate"
+    assert {"load.ttft_s.p99", "load.itl_s.p99"} <= {c["metric"] for c in table["columns"]}
+    assert not check_article(folder).failed
+
+
+def test_two_engines_become_a_comparison(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "ab"
+    files = [str(ARTICLES / "two-engines" / n) for n in ("vllm.json", "sglang.json")]
+    code, err = _init(capsys, str(folder), "--from", *files)
+    assert code == 0, err
+    manifest = tomllib.loads((folder / "article.toml").read_text())
+    assert [r["id"] for r in manifest["runs"]] == ["vllm", "sglang"]
+    compares = [t for s in manifest["sections"] for t in s.get("table", []) if "compare" in t]
+    assert [t["where"] for t in compares] == [{"context": 4096}, {"context": 32768}]
+    assert compares[0]["compare"] == {"base": "vllm", "other": "sglang", "show": ["delta", "ratio"]}
+    charts = [c for s in manifest["sections"] for c in s.get("chart", [])]
+    assert charts[0]["kind"] == "interactivity" and charts[0]["series"] == "run"
+    built = render_article(folder, {})
+    assert "sglang.decode.4K.c16.aggregate_tok_s" in built.metrics.by_id()
+    ratio = built.metrics.by_id()["compare.sglang-vs-vllm.decode.4K.c16.aggregate_tok_s.ratio"]
+    by_id = built.metrics.by_id()
+    assert ratio.value == pytest.approx(
+        by_id["sglang.decode.4K.c16.aggregate_tok_s"].value
+        / by_id["vllm.decode.4K.c16.aggregate_tok_s"].value
+    )
+    assert 'data-metric="compare.sglang-vs-vllm.decode.4K.c16.aggregate_tok_s.delta"' in built.html
+    assert not check_article(folder).failed
+
+
+def test_files_of_the_same_name_are_kept_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for engine in ("a", "b"):
+        (tmp_path / engine).mkdir()
+        shutil.copy(
+            ARTICLES / "two-engines" / f"{'vllm' if engine == 'a' else 'sglang'}.json",
+            tmp_path / engine / "bench.json",
+        )
+    folder = tmp_path / "both"
+    code, err = _init(
+        capsys,
+        str(folder),
+        "--from",
+        str(tmp_path / "a" / "bench.json"),
+        str(tmp_path / "b" / "bench.json"),
+    )
+    assert code == 0, err
+    assert sorted(p.name for p in folder.glob("*.json")) == ["b-bench.json", "bench.json"]
+
+
+def test_init_never_overwrites_an_article(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "small"
+    shutil.copytree(ARTICLES / "small", folder)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    code, err = _init(capsys, str(folder), "--from", str(folder / "bench.json"))
+    assert code == 2
+    assert "article.toml:1:1 /: already exists: init never overwrites" in err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_a_bad_run_file_is_a_located_error_and_nothing_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    doc = json.loads((ARTICLES / "rate-sweep" / "vllm-1qps.json").read_text())
+    doc["request_rate"] = "fast"
+    bad.write_text(json.dumps(doc))
+    code, err = _init(capsys, str(tmp_path / "new"), "--from", str(bad))
+    assert code == 2
+    assert f"{bad}:1:" in err and "/request_rate: 'fast' is not a request rate" in err
+    assert not (tmp_path / "new").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["bad.json"]  # no temporary folder left
+
+
+def test_init_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["init", "--help"])
+    out = capsys.readouterr().out
+    assert "examples:" in out and "reportgen init runs/my-article --from" in out
