@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import graphlib
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,18 @@ ALLOWED: dict[str, frozenset[str]] = {
 }
 
 
+@cache
+def parsed(source: str) -> ast.Module:
+    """`source` parsed once: the tests below read every module's tree, and never change it."""
+    return ast.parse(source)
+
+
+@cache
+def nodes(source: str) -> tuple[ast.AST, ...]:
+    """Every node of `source`'s tree, as `ast.walk` gives them, listed once."""
+    return tuple(ast.walk(parsed(source)))
+
+
 def stage_of(module: str) -> str:
     """The stage of a dotted module name inside reportgen ("reportgen.formats.load" -> formats)."""
     parts = module.split(".")
@@ -76,7 +89,7 @@ def _is_module(name: str) -> bool:
 def imports_of(source: str) -> list[tuple[int, str]]:
     """(line, module) of every reportgen import in a module's source."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes(source):
         if isinstance(node, ast.Import):
             found += [(node.lineno, a.name) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -188,7 +201,7 @@ def modules_imported(source: str, known: frozenset[str]) -> set[str]:
     """The reportgen modules a module's source imports, `from package import module` resolved to
     the module (every import, as `imports_of` finds them)."""
     found = {m for _, m in imports_of(source)}
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes(source):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found |= {f"{node.module}.{a.name}" for a in node.names} & known
     return found & known
@@ -256,7 +269,7 @@ def private_imports(source: str, label: str) -> list[str]:
     """Each `from reportgen.x import _name` in `source`: a module's `_name` is its own."""
     return [
         f"{label}:{node.lineno} imports {a.name} from {node.module}"
-        for node in ast.walk(ast.parse(source))
+        for node in nodes(source)
         if isinstance(node, ast.ImportFrom)
         and node.level == 0
         and (node.module or "").split(".")[0] == "reportgen"
@@ -300,7 +313,7 @@ def bindings(source: str) -> tuple[set[str], set[str]]:
                 for handler in getattr(node, "handlers", []):
                     visit(handler.body)
 
-    visit(ast.parse(source).body)
+    visit(parsed(source).body)
     return defined, imported - defined
 
 
@@ -309,7 +322,7 @@ def reexports(source: str, label: str, modules: dict[str, tuple[set[str], set[st
     module's `bindings`), and each name its own `__all__` lists without defining it."""
     found = []
     defined, _ = bindings(source)
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes(source):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in modules:
             for a in node.names:
                 if a.name in modules[node.module][1]:

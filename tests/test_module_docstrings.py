@@ -9,8 +9,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
@@ -23,7 +21,6 @@ def test_every_module_is_seen() -> None:
     assert len(MODULES) > 60 and PACKAGE / "formats" / "load.py" in MODULES
 
 
-@pytest.mark.parametrize("path", MODULES, ids=name)
-def test_every_module_says_what_it_owns(path: Path) -> None:
-    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
-    assert doc, f"{name(path)} has no docstring"
+def test_every_module_says_what_it_owns() -> None:
+    silent = [name(p) for p in MODULES if not ast.get_docstring(ast.parse(p.read_text("utf-8")))]
+    assert silent == [], "these modules open with no docstring"
