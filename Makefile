@@ -78,7 +78,7 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n auto --dist worksteal
 test: test-packages lint
 	$(PYTEST)
 
-# The unit tests on every core, in about 20 s: the tests marked pdf, browser, process or slow
+# The unit tests on every core (about 35 s here): the tests marked pdf, browser, process or slow
 # (pyproject.toml) are left out, and an unmarked test that imports WeasyPrint or Playwright or
 # starts a program fails (conftest.py). No Debian package, no root: the edit-run loop.
 # `$(BIN)/pytest --fast tests/test_x.py` runs the fast part of one file.
