@@ -48,6 +48,12 @@ class Problem:
         }
 
 
+def whole_file(path: str, message: str) -> Problem:
+    """An error about a file (or folder) as a whole, placed at its start: line 1, column 1, no
+    pointer."""
+    return Problem(path=path, line=1, col=1, pointer="", message=message)
+
+
 class InputError(Exception):
     """Bad input: one or more located problems. The CLI turns this into exit code 2."""
 

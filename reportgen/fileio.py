@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError, Problem, whole_file
 
 Kind = Literal["run", "text", "published", "cache"]
 
@@ -84,7 +84,7 @@ def cap_bytes(kind: Kind, environ: Mapping[str, str] | None = None) -> int:
             f"{raw[:40]!r} is not a size in MiB: write a number above 0 without a sign or "
             f"exponent, such as {cap.default} (the default)"
         )
-        raise InputError([Problem(path=cap.env, line=1, col=1, pointer="", message=message)])
+        raise InputError([whole_file(cap.env, message)])
     return size
 
 
@@ -115,7 +115,7 @@ def cap_count(name: Count, environ: Mapping[str, str] | None = None) -> int:
             f"{raw[:40]!r} is not a count: write a whole number above 0 without a sign or "
             f"exponent, such as {cap.default} (the default)"
         )
-        raise InputError([Problem(path=cap.env, line=1, col=1, pointer="", message=message)])
+        raise InputError([whole_file(cap.env, message)])
     return count
 
 
@@ -149,7 +149,7 @@ def _kind_of(mode: int) -> str:
 
 
 def _refuse(label: str, message: str) -> InputError:
-    return InputError([Problem(path=label, line=1, col=1, pointer="", message=message)])
+    return InputError([whole_file(label, message)])
 
 
 def too_big(label: str, kind: Kind, limit: int) -> InputError:

@@ -34,7 +34,7 @@ from reportgen.article.source.declarations import ArticleSource, Text
 from reportgen.article.tables.csvfile import table_csv
 from reportgen.article.tables.layout import TableView
 from reportgen.article.workers import InProcess, Stage
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError, Problem, whole_file
 from reportgen.fileio import read_input
 from reportgen.formats.schema.validate import schema_version
 from reportgen.metrics.compare import with_comparisons
@@ -72,15 +72,7 @@ def build_date(article_date: str, environ: dict[str, str] | None = None) -> dt.d
             return dt.datetime.fromtimestamp(int(epoch), dt.UTC)
         except (ValueError, OverflowError):
             raise InputError(
-                [
-                    Problem(
-                        path="SOURCE_DATE_EPOCH",
-                        line=1,
-                        col=1,
-                        pointer="",
-                        message=f"{epoch!r} is not a Unix timestamp",
-                    )
-                ]
+                [whole_file("SOURCE_DATE_EPOCH", f"{epoch!r} is not a Unix timestamp")]
             ) from None
     day = dt.date.fromisoformat(article_date)
     return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
@@ -230,17 +222,7 @@ def _raw_data(built: Built) -> dict[str, bytes]:
         src = run.source
         raw = read_input(built.article.folder / src.label, "run", inside=built.article.folder)
         if hashlib.sha256(raw).hexdigest() != src.sha256:
-            raise InputError(
-                [
-                    Problem(
-                        path=src.label,
-                        line=1,
-                        col=1,
-                        pointer="",
-                        message="changed while the article was being built",
-                    )
-                ]
-            )
+            raise InputError([whole_file(src.label, "changed while the article was being built")])
         out[f"{DATA_DIR}/{src.label}"] = raw
     return out
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reportgen.errors import PER_FILE, InputError, Problem, cap_problems, has_errors
+from reportgen.errors import PER_FILE, InputError, Problem, cap_problems, has_errors, whole_file
 from reportgen.fileio import is_written_by_reportgen, open_input, read_input
 from reportgen.formats.base import RunFormat
 from reportgen.formats.json_input.document import (
@@ -306,11 +306,7 @@ def _load_file(path: Path, label: str, inside: Path | None) -> tuple[Run | None,
             doc = parse_run_file(label, raw, path)
     except InputError as exc:
         other = sibling_of_bytes(FORMATS, raw) if raw is not None else None
-        return None, (
-            [Problem(path=label, line=1, col=1, pointer="", message=other)]
-            if other
-            else list(exc.problems)
-        )
+        return None, ([whole_file(label, other)] if other else list(exc.problems))
     return load_document(doc) if streamed is None else load_streamed(streamed)
 
 

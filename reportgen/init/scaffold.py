@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reportgen.article.source.manifest import MANIFEST
-from reportgen.errors import InputError, Problem, has_errors
+from reportgen.errors import InputError, Problem, has_errors, whole_file
 from reportgen.fileio import move_output, read_input, write_output
 from reportgen.formats.load import load
 from reportgen.init.manifest import acknowledgements, intro_text, manifest_text
@@ -60,40 +60,12 @@ def scaffold(
     not a valid run file or the folder already holds an article (nothing is written then)."""
     if (folder / MANIFEST).exists():
         raise InputError(
-            [
-                Problem(
-                    path=str(folder / MANIFEST),
-                    line=1,
-                    col=1,
-                    pointer="",
-                    message="already exists: init never overwrites",
-                )
-            ]
+            [whole_file(str(folder / MANIFEST), "already exists: init never overwrites")]
         )
     if folder.exists() and not folder.is_dir():
-        raise InputError(
-            [
-                Problem(
-                    path=str(folder),
-                    line=1,
-                    col=1,
-                    pointer="",
-                    message="exists and is not a folder",
-                )
-            ]
-        )
+        raise InputError([whole_file(str(folder), "exists and is not a folder")])
     if date is not None and not _is_date(date):
-        raise InputError(
-            [
-                Problem(
-                    path="--date",
-                    line=1,
-                    col=1,
-                    pointer="",
-                    message=f"{date!r} is not a date written YYYY-MM-DD",
-                )
-            ]
-        )
+        raise InputError([whole_file("--date", f"{date!r} is not a date written YYYY-MM-DD")])
     names = file_names(paths)
     origin = dict(zip(names, paths, strict=True))
     parent = folder.resolve().parent
@@ -202,17 +174,7 @@ def _move_in(work: Path, folder: Path) -> None:
             continue
         if run_file and _same(target, item):
             continue  # the run file was already in the folder
-        raise InputError(
-            [
-                Problem(
-                    path=str(target),
-                    line=1,
-                    col=1,
-                    pointer="",
-                    message="already exists: init never overwrites",
-                )
-            ]
-        )
+        raise InputError([whole_file(str(target), "already exists: init never overwrites")])
     for item in sorted(work.iterdir()):
         target = folder / item.name
         if item.name != INIT_MARKER and not os.path.lexists(target):
@@ -220,15 +182,7 @@ def _move_in(work: Path, folder: Path) -> None:
                 move_output(item, target)  # never replaces what appeared there meanwhile
             except FileExistsError:
                 raise InputError(
-                    [
-                        Problem(
-                            path=str(target),
-                            line=1,
-                            col=1,
-                            pointer="",
-                            message="already exists: init never overwrites",
-                        )
-                    ]
+                    [whole_file(str(target), "already exists: init never overwrites")]
                 ) from None
 
 

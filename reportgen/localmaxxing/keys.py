@@ -25,7 +25,7 @@ import unicodedata
 from collections.abc import Iterator, Mapping
 from urllib.parse import quote, unquote
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError, whole_file
 
 KEY_VARS = ("LOCALMAXXING_API_KEY", "LMX_API_KEY")
 KEY_PREFIX = "bhk_"
@@ -49,7 +49,7 @@ def api_key(env: Mapping[str, str]) -> str | None:
                     "holds characters an HTTP header cannot carry (non-ASCII, spaces or control "
                     "characters): check that it is the key, copied whole"
                 )
-                raise InputError([Problem(path=name, line=1, col=1, pointer="", message=message)])
+                raise InputError([whole_file(name, message)])
             return value
     return None
 

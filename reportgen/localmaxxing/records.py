@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError, Problem, whole_file
 from reportgen.fileio import PAYLOAD_SUFFIX, RECORD_FILE, read_input, write_output
 from reportgen.localmaxxing.keys import redact
 from reportgen.localmaxxing.payload import Payload
@@ -37,17 +37,7 @@ def load_records(article_dir: Path) -> tuple[Record, ...]:
     try:
         data = json.loads(raw.decode("utf-8"))
     except ValueError as exc:
-        raise InputError(
-            [
-                Problem(
-                    path=str(path),
-                    line=1,
-                    col=1,
-                    pointer="",
-                    message=f"unreadable record file: {exc}",
-                )
-            ]
-        ) from None
+        raise InputError([whole_file(str(path), f"unreadable record file: {exc}")]) from None
     try:
         return tuple(
             Record(
@@ -119,17 +109,7 @@ def _save_to(payloads: Sequence[Payload], target: Path) -> list[str]:
         _write(target, payloads[0].text)
         return [f"{payloads[0].run_file}: payload saved to {target}"]
     if target.exists() and not target.is_dir():
-        raise InputError(
-            [
-                Problem(
-                    path=str(target),
-                    line=1,
-                    col=1,
-                    pointer="",
-                    message="several runs: --save-payload needs a folder",
-                )
-            ]
-        )
+        raise InputError([whole_file(str(target), "several runs: --save-payload needs a folder")])
     notes = []
     for p in payloads:
         path = target / (Path(p.run_file).stem + PAYLOAD_SUFFIX)

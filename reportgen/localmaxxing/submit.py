@@ -20,7 +20,7 @@ from typing import Any, Literal
 import certifi
 import httpx
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError, whole_file
 from reportgen.fileio import RECORD_FILE
 from reportgen.localmaxxing import conformance
 from reportgen.localmaxxing import contract as lmx_contract
@@ -121,9 +121,7 @@ def http_client(*, trust_env: bool = False) -> httpx.Client:
             f"the environment's proxy settings ({', '.join(names) or 'none found'}) cannot be "
             f"used: {why}; fix or unset them, or drop --trust-env"
         )
-        raise InputError(
-            [Problem(path="--trust-env", line=1, col=1, pointer="", message=message)]
-        ) from None
+        raise InputError([whole_file("--trust-env", message)]) from None
 
 
 def reconstructed(runs: Sequence[Run]) -> tuple[Outcome, ...]:

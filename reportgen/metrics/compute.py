@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError, whole_file
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.efficiency import efficiency
 from reportgen.metrics.registry import CellState, MetricSet, MetricValue, Source
@@ -342,7 +342,7 @@ def compute(
             message = f"metric {v.id} is also defined by {other.file}"
         else:  # two contexts with one label, e.g. 4000 and 4096 are both "4K"
             message = f"metric {v.id} is defined twice in this file ({other.pointer}, {v.pointer})"
-        clashes.append(Problem(path=v.file, line=1, col=1, pointer="", message=message))
+        clashes.append(whole_file(v.file, message))
     if clashes:
         raise InputError(clashes)
     values_out = tuple(sorted(seen.values(), key=lambda v: v.id))

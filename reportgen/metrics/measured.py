@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from reportgen.errors import Problem
+from reportgen.errors import Problem, whole_file
 from reportgen.metrics.compute import compute
 from reportgen.metrics.registry import MetricSet
 from reportgen.model import Run
@@ -22,12 +22,9 @@ def unmeasured(runs: Iterable[Run], metrics: MetricSet | None = None) -> list[Pr
         named = {value.file for value in metrics.values}
         named |= {file for value in metrics.values for file, _ in value.repeats}
     return [
-        Problem(
-            path=run.source.label,
-            line=1,
-            col=1,
-            pointer="",
-            message=f"read as {run.source.tool}, but it yields no metric at all: none of its load "
+        whole_file(
+            run.source.label,
+            f"read as {run.source.tool}, but it yields no metric at all: none of its load "
             "points, cells or requests holds a value reportgen computes (not even a count)",
         )
         for run in runs

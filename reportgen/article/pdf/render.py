@@ -35,7 +35,7 @@ with warnings.catch_warnings():
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetchingError
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError, whole_file
 
 
 class FolderFetcher(URLFetcher):  # type: ignore[misc]
@@ -218,17 +218,8 @@ def render_pdf(
         document.metadata.modified = stamp
         pdf: bytes = document.write_pdf()
     refused = fonts.fetcher.refused + fetcher.refused
-    problems = [
-        Problem(path=label, line=1, col=1, pointer="", message=f"the PDF may not load {url}")
-        for url in refused
-    ] + [
-        Problem(
-            path=label,
-            line=1,
-            col=1,
-            pointer="",
-            message=f"WeasyPrint {r.levelname.lower()}: {r.getMessage()}",
-        )
+    problems = [whole_file(label, f"the PDF may not load {url}") for url in refused] + [
+        whole_file(label, f"WeasyPrint {r.levelname.lower()}: {r.getMessage()}")
         for r in fonts.records + log.records
         if not any(url in r.getMessage() for url in refused)
     ]

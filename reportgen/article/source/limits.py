@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from reportgen.article.prose.render import parse_markdown
 from reportgen.article.source.declarations import ArticleSource, Text
-from reportgen.errors import Problem
+from reportgen.errors import Problem, whole_file
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,11 +89,8 @@ def over_limits(article: ArticleSource, limits: Limits = LIMITS) -> list[Problem
 
 def _over(text: Text, what: str, count: int, most: int) -> Problem:
     """The problem of a prose file that takes the article past a limit."""
-    return Problem(
-        path=text.file,
-        line=1,
-        col=1,
-        pointer="",
-        message=f"with this file the article's prose has {count:,} {what}; an article may have at "
+    return whole_file(
+        text.file,
+        f"with this file the article's prose has {count:,} {what}; an article may have at "
         f"most {most:,}, which keeps its build bounded: shorten it, or split the article",
     )

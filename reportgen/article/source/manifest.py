@@ -19,7 +19,7 @@ from reportgen.article.source.declarations import (
 from reportgen.article.source.limits import over_limits
 from reportgen.article.source.reader import ManifestReader, decode
 from reportgen.article.source.toml import parse_toml
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError, Problem, whole_file
 from reportgen.fileio import read_input
 from reportgen.formats.schema.validate import check
 from reportgen.model import Setup
@@ -46,9 +46,7 @@ def load_article(folder: Path) -> ArticleSource:
         what = "no such article folder" if not folder.exists() else "not a folder"
         raise InputError([Problem(path=str(folder), line=1, col=1, pointer="", message=what)])
     if not path.exists():
-        raise InputError(
-            [Problem(path=label, line=1, col=1, pointer="", message=f"no {MANIFEST} in {folder}")]
-        )
+        raise InputError([whole_file(label, f"no {MANIFEST} in {folder}")])
     text = decode(read_input(path, "text", label=label, inside=folder), label, MANIFEST)
     data = parse_toml(text, label)
     reader = ManifestReader(folder, label, text, data)

@@ -12,7 +12,7 @@ import re
 import tomllib
 from typing import Any
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError, Problem, whole_file
 from reportgen.formats.json_input.document import split_pointer
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
@@ -57,15 +57,7 @@ def parse_toml(text: str, label: str) -> dict[str, Any]:
         ) from None
     except RecursionError:
         raise InputError(
-            [
-                Problem(
-                    path=label,
-                    line=1,
-                    col=1,
-                    pointer="",
-                    message="invalid TOML: tables or arrays nested too deeply",
-                )
-            ]
+            [whole_file(label, "invalid TOML: tables or arrays nested too deeply")]
         ) from None
 
 

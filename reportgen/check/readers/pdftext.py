@@ -24,7 +24,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from reportgen.errors import InputError, Problem
+from reportgen.errors import InputError, whole_file
 from reportgen.fileio import cap_count
 
 CPU_SECONDS = 3
@@ -35,7 +35,7 @@ _ROOT = Path(__file__).resolve().parents[2]  # the folder holding the reportgen 
 
 
 def _refuse(label: str, message: str) -> InputError:
-    return InputError([Problem(path=label, line=1, col=1, pointer="", message=message)])
+    return InputError([whole_file(label, message)])
 
 
 def _limits() -> None:  # pragma: no cover - runs in the child, before it starts Python

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
-from reportgen.errors import Capped, InputError, Problem
+from reportgen.errors import Capped, InputError, Problem, whole_file
 
 _BOM = b"\xef\xbb\xbf"
 FLOAT_MAX = sys.float_info.max
@@ -352,9 +352,7 @@ def walk_problems(label: str, text: str, *, overflows: bool = False) -> list[Pro
     try:
         walk.value(0, [])
     except RecursionError:
-        problems.add(
-            Problem(path=label, line=1, col=1, pointer="", message="JSON nested too deeply")
-        )
+        problems.add(whole_file(label, "JSON nested too deeply"))
     except (ValueError, IndexError):
         pass  # malformed JSON: the permissive parse below locates the syntax error
     try:
@@ -363,9 +361,7 @@ def walk_problems(label: str, text: str, *, overflows: bool = False) -> list[Pro
         problems.add(syntax_problem(label, text, exc))
     except RecursionError:
         pass
-    return problems.problems() or [
-        Problem(path=label, line=1, col=1, pointer="", message="invalid JSON")
-    ]
+    return problems.problems() or [whole_file(label, "invalid JSON")]
 
 
 _LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
@@ -400,15 +396,7 @@ def parse_json(label: str, raw: bytes, *, top_list: bool = False) -> JsonDocumen
     digest = hashlib.sha256(raw).hexdigest()
     if raw.startswith(_BOM):
         raise InputError(
-            [
-                Problem(
-                    path=label,
-                    line=1,
-                    col=1,
-                    pointer="",
-                    message="file starts with a UTF-8 byte order mark; JSON must not",
-                )
-            ]
+            [whole_file(label, "file starts with a UTF-8 byte order mark; JSON must not")]
         )
     try:
         text = raw.decode("utf-8")
@@ -431,9 +419,7 @@ def parse_json(label: str, raw: bytes, *, top_list: bool = False) -> JsonDocumen
         data = loads_object(text)
     except Rejected:
         walked = [p for p in walk_problems(label, text) if not infinity_allowed(p, text)]
-        raise InputError(
-            walked or [Problem(path=label, line=1, col=1, pointer="", message="invalid JSON")]
-        ) from None
+        raise InputError(walked or [whole_file(label, "invalid JSON")]) from None
     except json.JSONDecodeError as exc:
         raise InputError([syntax_problem(label, text, exc)]) from None
     except Overflow as exc:
@@ -444,9 +430,7 @@ def parse_json(label: str, raw: bytes, *, top_list: bool = False) -> JsonDocumen
     except ValueError:  # an integer with more digits than int() converts
         raise InputError(walk_problems(label, text)) from None
     except RecursionError:
-        raise InputError(
-            [Problem(path=label, line=1, col=1, pointer="", message="JSON nested too deeply")]
-        ) from None
+        raise InputError([whole_file(label, "JSON nested too deeply")]) from None
     huge = too_large_integers(label, text)
     if huge:
         raise InputError(huge)

@@ -27,7 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from reportgen.errors import Capped, InputError, Problem, counted
+from reportgen.errors import Capped, InputError, Problem, counted, whole_file
 from reportgen.fileio import cap_bytes, open_input, too_big
 from reportgen.formats.base import Detection, Reducer, RunFormat
 from reportgen.formats.json_input.document import split_pointer
@@ -131,7 +131,7 @@ def stream_json_lines(
     Raises `InputError` with every syntax problem."""
     limit, digest = cap_bytes("run"), hashlib.sha256()
     if handle.read(len(BOM)) == BOM:
-        raise InputError([Problem(path=label, line=1, col=1, pointer="", message=BOM_MESSAGE)])
+        raise InputError([whole_file(label, BOM_MESSAGE)])
     handle.seek(0)
     reader, lines, folder = LineReader(label), LineIndex(label, path, inside), schema_dir()
     head: dict[str, Any] = {}

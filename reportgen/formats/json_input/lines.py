@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from reportgen.errors import Capped, InputError, Problem
+from reportgen.errors import Capped, InputError, Problem, whole_file
 from reportgen.formats.json_input.document import (
     EXTRA_DATA,
     TOO_LARGE,
@@ -174,9 +174,7 @@ class LineReader:
             )
             return
         found = [p for p in walk_problems(self.label, text) if not infinity_allowed(p, text)]
-        for p in found or [
-            Problem(path=self.label, line=1, col=1, pointer="", message="invalid JSON")
-        ]:
+        for p in found or [whole_file(self.label, "invalid JSON")]:
             self._said(number, p.col, f"/{index}{p.pointer}", p.message)
 
     def _said(self, number: int, col: int, pointer: str, message: str) -> None:
@@ -202,7 +200,7 @@ def line_position(number: int, line: bytes, tokens: list[str]) -> tuple[int, int
 def parse_json_lines(label: str, raw: bytes) -> JsonLinesDocument:
     """Parse one JSON Lines file's bytes; raise `InputError` with every located problem."""
     if raw.startswith(BOM):
-        raise InputError([Problem(path=label, line=1, col=1, pointer="", message=BOM_MESSAGE)])
+        raise InputError([whole_file(label, BOM_MESSAGE)])
     reader = LineReader(label)
     records: dict[str, Any] = {}
     spans: list[tuple[int, int, int]] = []
