@@ -13,6 +13,7 @@ mark it needs, however the code under test handles the refusal.
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -76,6 +77,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     mostly made once."""
     heavy = {getattr(item, "module", None) for item in items if _marked(item)}
     items.sort(key=lambda item: getattr(item, "module", None) not in heavy)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:  # noqa: ARG001 -- pytest's hook signature
+    """What collecting made (the test modules, their parametrize tables, the imported package)
+    lives until the end: moved out of the garbage collector's sight, its full passes stop walking
+    it again and again. About 8% of the unit lane's CPU time (tests/check and tests/formats,
+    three interleaved runs each way, 2 cores)."""
+    gc.collect()
+    gc.freeze()
 
 
 class Refused(ImportError):

@@ -10,6 +10,8 @@ import functools
 import importlib
 from pathlib import Path
 
+from helpers_source import parsed
+
 from reportgen.metrics.lints.findings import LINTS, LintDef
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +40,7 @@ def defined_in_source() -> tuple[tuple[str, str], ...]:
         source = path.read_text(encoding="utf-8")
         if not any(f"{name}(" in source for name in DEFINERS):
             continue  # parsing every module would take a second
-        for call in definitions(ast.parse(source)):
+        for call in definitions(parsed(source)):
             first = call.args[0] if call.args else None
             assert isinstance(first, ast.Constant) and isinstance(first.value, str), (
                 f"{module}:{call.lineno}: a lint id must be a string literal"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from helpers_source import parsed, read
 
 from reportgen.article.charts.allowlist import safe_svg
 from reportgen.article.charts.cache import chart_svg
@@ -405,7 +406,7 @@ def test_every_file_is_read_and_written_through_the_guards() -> None:
         module = path.relative_to(PACKAGE).as_posix()
         if module == GUARDS:
             continue
-        for call in _calls(ast.parse(path.read_text(encoding="utf-8"))):
+        for call in _calls(parsed(read(path))):
             counted[module, call] = counted.get((module, call), 0) + 1
     found = {(module, call, n) for (module, call), n in counted.items()}
     assert found == set(ALLOWED), (

@@ -13,6 +13,8 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from helpers_source import nodes, parsed
+
 PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
 MOST_POSITIONAL = 4
 
@@ -62,7 +64,7 @@ def _own_fields(node: ast.ClassDef, kw_only: bool) -> tuple[tuple[str, ...], boo
 def records_of(source: str, where: str) -> dict[str, Record]:
     """The dataclasses and Structs a module defines, by class name."""
     found = {}
-    for node in ast.parse(source).body:
+    for node in parsed(source).body:
         if not isinstance(node, ast.ClassDef):
             continue
         kind = _record_kind(node)
@@ -78,7 +80,7 @@ def imported_names(source: str) -> dict[str, str]:
     """name -> "module.Name" of each `from module import Name` of a module."""
     return {
         a.asname or a.name: f"{node.module}.{a.name}"
-        for node in ast.walk(ast.parse(source))
+        for node in nodes(source)
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
         for a in node.names
     }

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import ast
 import graphlib
-from functools import cache
 from pathlib import Path
 
 import pytest
+from helpers_source import nodes, parsed, read
 
 PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
 
@@ -51,18 +51,6 @@ ALLOWED: dict[str, frozenset[str]] = {
     ),
     "__main__": frozenset({"cli"}),
 }
-
-
-@cache
-def parsed(source: str) -> ast.Module:
-    """`source` parsed once: the tests below read every module's tree, and never change it."""
-    return ast.parse(source)
-
-
-@cache
-def nodes(source: str) -> tuple[ast.AST, ...]:
-    """Every node of `source`'s tree, as `ast.walk` gives them, listed once."""
-    return tuple(ast.walk(parsed(source)))
 
 
 def stage_of(module: str) -> str:
@@ -137,9 +125,7 @@ def test_every_stage_imports_only_the_stages_below_it() -> None:
     found = []
     for path in package_modules():
         module = module_name(path)
-        found += violations(
-            module, path.read_text(encoding="utf-8"), str(path.relative_to(PACKAGE))
-        )
+        found += violations(module, read(path), str(path.relative_to(PACKAGE)))
     assert found == []
 
 
@@ -210,9 +196,7 @@ def modules_imported(source: str, known: frozenset[str]) -> set[str]:
 def import_graph() -> dict[str, set[str]]:
     paths = {module_name(p): p for p in package_modules()}
     known = frozenset(paths)
-    return {
-        m: modules_imported(p.read_text(encoding="utf-8"), known) - {m} for m, p in paths.items()
-    }
+    return {m: modules_imported(read(p), known) - {m} for m, p in paths.items()}
 
 
 def check_floor_violations(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
@@ -281,7 +265,7 @@ def private_imports(source: str, label: str) -> list[str]:
 def test_no_module_imports_a_private_name_of_another() -> None:
     found = []
     for path in package_modules():
-        found += private_imports(path.read_text(encoding="utf-8"), str(path.relative_to(PACKAGE)))
+        found += private_imports(read(path), str(path.relative_to(PACKAGE)))
     assert found == []
 
 
@@ -345,7 +329,7 @@ def test_no_module_reexports_a_name() -> None:
     """Every importer (the package, tests, benchmarks) takes each name from the module that
     defines it; a move leaves no shim behind."""
     root = PACKAGE.parent
-    modules = {module_name(p): bindings(p.read_text(encoding="utf-8")) for p in package_modules()}
+    modules = {module_name(p): bindings(read(p)) for p in package_modules()}
     importers = [
         *package_modules(),
         *sorted((root / "tests").rglob("*.py")),
@@ -354,7 +338,7 @@ def test_no_module_reexports_a_name() -> None:
     ]
     found = []
     for path in importers:
-        found += reexports(path.read_text(encoding="utf-8"), str(path.relative_to(root)), modules)
+        found += reexports(read(path), str(path.relative_to(root)), modules)
     assert found == []
 
 

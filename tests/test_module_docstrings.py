@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from helpers_source import parsed, read
+
 PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
@@ -22,5 +24,5 @@ def test_every_module_is_seen() -> None:
 
 
 def test_every_module_says_what_it_owns() -> None:
-    silent = [name(p) for p in MODULES if not ast.get_docstring(ast.parse(p.read_text("utf-8")))]
+    silent = [name(p) for p in MODULES if not ast.get_docstring(parsed(read(p)))]
     assert silent == [], "these modules open with no docstring"

@@ -44,6 +44,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from helpers_source import parsed, read
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "reportgen"
@@ -161,13 +162,12 @@ class Text:
         return f"{self.file.relative_to(ROOT).as_posix()}:{self.line}"
 
 
-@cache
 def syntax_tree(path: Path) -> ast.Module:
-    return ast.parse(path.read_text(encoding="utf-8"))
+    return parsed(read(path))
 
 
 def module_texts(path: Path) -> Iterator[Text]:
-    source = path.read_text(encoding="utf-8")
+    source = read(path)
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type == tokenize.COMMENT:
             yield Text(path, token.start[0], token.string)

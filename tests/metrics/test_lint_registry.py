@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from helpers_lints import ROOT, defined_in_source, definitions, every_lint
+from helpers_source import nodes, parsed
 from lint_builders import (
     CONCURRENCIES,
     CONTEXTS,
@@ -129,7 +130,7 @@ def _mentions_ids(node: ast.AST) -> bool:
 def _tree_uses(source: str) -> Iterator[str]:
     """Lint ids in Python code: arguments of `finding`, `only` and the definers, `LINTS[...]`,
     and whatever a finding's id is compared with or counted in."""
-    for n in ast.walk(ast.parse(source)):
+    for n in nodes(source):
         if isinstance(n, ast.Call):
             func = n.func
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
@@ -207,7 +208,7 @@ def _defined_in_tests() -> set[str]:
     for path in (ROOT / "tests").rglob("*.py"):
         source = path.read_text(encoding="utf-8")
         if "finds(" in source or "define_lint(" in source:
-            for call in definitions(ast.parse(source)):
+            for call in definitions(parsed(source)):
                 ids |= set(_strings(call.args[0])) if call.args else set()
     return ids
 
