@@ -62,15 +62,13 @@ from reportgen.check.claims.words import (
     counted,
     cut,
     hedged,
-    near,
     operands,
     says_bigger,
-    sentences,
-    unwrapped,
     word,
 )
 from reportgen.check.readers.published import parse_number
 from reportgen.check.readers.reported import Reported, Token
+from reportgen.check.readers.sentences import near, sentences, unwrapped
 from reportgen.check.readers.shape import Metric
 from reportgen.metrics.display import unit_factor
 

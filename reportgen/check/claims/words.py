@@ -13,13 +13,13 @@ where its sentence ends, and whether it is said as a bound or an estimate.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from reportgen.check.readers.published import parse_number
 from reportgen.check.readers.reported import Token
+from reportgen.check.readers.sentences import unwrapped
 from reportgen.check.readers.shape import Metric
 
 _BIGGER = frozenset(["higher", "more", "larger", "greater", "bigger", "longer"])
@@ -50,47 +50,11 @@ _SEPARATE = frozenset(
     ["to", "against", "vs", "versus", "and", "but", "while", "whereas", "than", "compared"]
 )
 REACH = 16  # the most tokens between a ratio's words and the operands written beside them
-_END = re.compile(r"[.!?;][)\]\"'\u201d\u2019]*$")
 
 
 def word(toks: Sequence[Token], k: int) -> str:
     """Token `k` in lower case, without the punctuation around it ("" past either end)."""
     return unwrapped(toks[k].text).lower() if 0 <= k < len(toks) else ""
-
-
-_PUNCTUATION = "()[]{},;:!?\"'\u201c\u201d\u2018\u2019"
-
-
-@lru_cache(maxsize=1 << 14)  # a copy says the same words over and over
-def unwrapped(text: str) -> str:
-    """A token without the punctuation around it, a full stop included, but not a number's
-    decimal point: "(420" -> "420", "120)." -> "120", "tok/s)." -> "tok/s", "2026." -> "2026"."""
-    text = text.strip(_PUNCTUATION)
-    if text.endswith(".") and not text[:-1].endswith("."):
-        text = text[:-1].strip(_PUNCTUATION)
-    return text
-
-
-def near(toks: Sequence[Token], i: int, start: int = 0) -> str:
-    """The words before token `i` (from `start` on), as a finding shows where a number is."""
-    return " ".join(t.text for t in toks[max(start, i - 5) : i])[-60:]
-
-
-def ends(text: str) -> bool:
-    """Whether a token ends its sentence: . ! ? or ; at its end, not a number's decimal point."""
-    return bool(_END.search(text)) and not re.search(r"\d\.$", text[:-1] or "")
-
-
-def sentences(toks: Sequence[Token]) -> list[range]:
-    """The sentences of a token stream: ended by . ! ? ; or by a blank line."""
-    out, start = [], 0
-    for k, tok in enumerate(toks):
-        last = k + 1 == len(toks)
-        gap = not last and toks[k + 1].line - tok.line > 1
-        if last or gap or ends(tok.text):
-            out.append(range(start, k + 1))
-            start = k + 1
-    return out
 
 
 @dataclass(frozen=True, kw_only=True)

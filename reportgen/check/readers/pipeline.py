@@ -5,8 +5,11 @@ Lines and the article's `Shape` in, `Reported` numbers out. The readers, in `REA
 1. `published`: pipe and grid tables, headlines number-first, declared sentences, line by line;
 2. `stream`: the tables not laid out as pipe or grid tables, from the word stream;
 3. `headlines`: the declared headlines not yet found, caption first or as blocks;
-4. `prose`: every other number, aligned with the built article's prose (and the claims and
-   quotes of a copy's own sentences, `claims.text.tie`, among the numbers it cannot align).
+4. `prose`: every other number, aligned with the built article's prose; it offers the ones
+   it cannot align, with the running text it read (`Found.context`);
+5. `claims` (`check/claims/reader.py`): those numbers read as the claims and quotes of the
+   copy's own sentences. The one reader above this floor (`claims/` builds on the readers): the
+   pipeline runs them all, so it imports it.
 
 Each reads what the readers before it left (`protocol.Reading`) and returns a
 `protocol.Found`. What they all take in and hand out (lines, word tokens, reported numbers) is in
@@ -29,13 +32,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from reportgen.check.claims.reader import READER as CLAIMS
 from reportgen.check.readers import headlines, prose, published, stream
 from reportgen.check.readers.protocol import Reader, Reading
 from reportgen.check.readers.reported import Lines, Reported
 from reportgen.check.readers.shape import Shape
 from reportgen.check.readers.stream import tokens
 
-READERS: tuple[Reader, ...] = (published.READER, stream.READER, headlines.READER, prose.READER)
+READERS: tuple[Reader, ...] = (
+    published.READER,
+    stream.READER,
+    headlines.READER,
+    prose.READER,
+    CLAIMS,
+)
 
 
 def reported(lines: Lines, shape: Shape, readers: Sequence[Reader] = READERS) -> list[Reported]:

@@ -14,11 +14,12 @@ the prose is then judged:
 - against the built text's own digits when the source wrote it literally (a changed version or
   date is a change to the article, not to its data).
 
-A number that aligns with nothing in the article is returned as unverified, with the words
-before it, for the fact and claim readers to try.
+A number that aligns with nothing in the article is offered as unverified, with the words
+before it and the running text around it, to the claims reader (`claims/reader.py`), the next
+and last reader.
 
 Worst case: the alignment's (`align.py`: n log n in the copy's words plus a bounded `difflib`
-budget) and the claim reader's (`claims/text.py`: linear), each number judged in constant time.
+budget), each number judged in constant time.
 """
 
 from __future__ import annotations
@@ -30,15 +31,14 @@ from dataclasses import replace
 from functools import lru_cache
 from html.parser import HTMLParser
 
-from reportgen.check.claims.text import tie
-from reportgen.check.claims.words import ends, near, sentences, unwrapped
 from reportgen.check.html.prepare import defused
 from reportgen.check.html.text import SKIP
 from reportgen.check.readers.align import Aligner, in_shared_sentences
 from reportgen.check.readers.protocol import Found, Reading
 from reportgen.check.readers.published import UNITS, malformed, parse_number
 from reportgen.check.readers.reported import Reported, Token
-from reportgen.check.readers.shape import Expected, Metric, normalize
+from reportgen.check.readers.sentences import ends, near, sentence_starts, sentences, unwrapped
+from reportgen.check.readers.shape import Expected, normalize
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+){2,}(?:[-+.]\w+)?$")  # 0.7.7, 0.1.60, 1.2.3-rc1
 _UNIT = re.compile(rf"^({UNITS})[,.;:)]*$")
@@ -165,20 +165,22 @@ def _furniture(pub: Sequence[Token], i: int, chart_text: frozenset[str]) -> bool
     """Whether the number at `i` is furniture of a PDF's text, not a statement: a chart's label
     (the charts drawn: their words), or one of a run of bare numbers with no unit and no words
     between them (a chart's axis ticks). Page footers are skipped before this is asked."""
-    if _unit_after(pub, i, pub[i].text) is not None:
+    if unit_after(pub, i, pub[i].text) is not None:
         return False
     if core(pub[i].text) in chart_text:
         return True
     return any(
         0 <= k < len(pub)
         and is_number(pub[k].text)
-        and _unit_after(pub, k, pub[k].text) is None
+        and unit_after(pub, k, pub[k].text) is None
         and not re.search(r"[,.;:]$", pub[min(i, k)].text)  # "1, 2" is a list in a sentence
         for k in (i - 1, i + 1)
     )
 
 
-def _unit_after(toks: Sequence[Token], i: int, number: str) -> str | None:
+def unit_after(toks: Sequence[Token], i: int, number: str) -> str | None:
+    """The unit written with number `number` (token `i` of `toks`): attached ("120ms") or the
+    next token ("120 ms"); None when there is none."""
     attached = parse_number(core(number))
     if attached and attached[2]:
         return attached[2]
@@ -229,12 +231,12 @@ def prose_numbers(
     toks: Sequence[Token],
     expected: Iterable[Expected],
     chart_text: frozenset[str] = frozenset(),
-    shown: Sequence[Metric] = (),
     aligner: Aligner | None = None,
-) -> list[Reported]:
-    """Every number among `toks` (the copy's prose, tables and headlines taken out): judged
-    against the built article where it aligns; else, when its sentence states a claim or quotes
-    a metric `shown` by the article (`claims.text.tie`), judged against that; else unverified."""
+) -> tuple[list[Token], list[Reported], list[Reported]]:
+    """The running text read (`toks` without punctuation alone, the copy's tables and headlines
+    taken out already), the numbers in it that align with the built article (each judged
+    against its metric, or the article's literal digits), and the ones that align with nothing
+    (unverified, for the claims reader to try). Each number knows its sentence."""
     exp = list(expected)
     pub = [t for t in toks if t.words or is_number(t.text)]
     keys = [_key(t.text) for t in pub]
@@ -255,7 +257,7 @@ def prose_numbers(
         pairs.update(zip(range(a0, a0 + size), range(b0, b0 + size), strict=True))
         edges.update((a0, a0 + size - 1))
     out: list[Reported] = []
-    loose: dict[int, Reported] = {}
+    loose: list[Reported] = []
     for i, tok in enumerate(pub):
         if not is_number(tok.text):
             continue
@@ -274,7 +276,7 @@ def prose_numbers(
         if _page_footer(pub, i):
             continue
         if partner is not None and partner.metric is not None:
-            found = _reported(tok, before, _unit_after(pub, i, tok.text), partner.metric)
+            found = _reported(tok, before, unit_after(pub, i, tok.text), partner.metric)
             if found is not None:
                 out.append(found)
                 continue
@@ -296,36 +298,32 @@ def prose_numbers(
             expected_text=literal,
             in_prose=True,
         )
-        if partner is None:
-            loose[i] = found
-        else:
-            out.append(found)
-    units = {i: _unit_after(pub, i, pub[i].text) for i in loose}
-    tied = tie(pub, list(loose), units, shown)
-    for i, r in loose.items():
-        found = tied.get(i, r)
-        if found is not None:
-            out.append(found)
+        (loose if partner is None else out).append(found)
     # each number knows its sentence: the numbers of one sentence are judged together
-    starts = [(pub[span.start].line, pub[span.start].col) for span in spans]
-    at = {(t.line, t.col): starts[copy_sentence[i]] for i, t in enumerate(pub)}
-    return [replace(r, sentence=at.get((r.line, r.col))) for r in out]
+    at = sentence_starts(pub)
+    out = [replace(r, sentence=at.get((r.line, r.col))) for r in out]
+    loose = [replace(r, sentence=at.get((r.line, r.col))) for r in loose]
+    return pub, out, loose
 
 
 class ProseReader:
-    """The last reader (`pipeline.READERS`), when the article's prose is known: every number
-    in the tokens no reader read or claimed (`prose_numbers`), the ones offered included."""
+    """The fourth reader (`pipeline.READERS`), when the article's prose is known: every number
+    in the tokens no reader read or claimed (`prose_numbers`), the ones offered included. It
+    offers the numbers that align with nothing to the claims reader, with the running text
+    they sit in."""
 
     name = "prose"
 
     def read(self, reading: Reading) -> Found:
-        """Every number left, judged against the built article's prose or a claim."""
+        """Every number left, judged against the built article's prose where it aligns."""
         shape = reading.shape
         if not shape.prose:
             return Found()
         toks = reading.unclaimed()
-        found = prose_numbers(toks, shape.prose, shape.chart_text, shape.shown, shape.aligner)
-        return Found(numbers=tuple(found), reads_rest=True)
+        text, aligned, loose = prose_numbers(toks, shape.prose, shape.chart_text, shape.aligner)
+        return Found(
+            numbers=tuple(aligned), offered=tuple(loose), reads_rest=True, context=tuple(text)
+        )
 
 
 READER = ProseReader()

@@ -33,6 +33,9 @@ class Found:
     # the reader read every number no reader claimed before it, the ones offered included:
     # what was offered is its to report or leave out
     reads_rest: bool = False
+    # the running text the reader read, its tokens in order: where a later reader reads the
+    # numbers it offered (the claims reader, a claim in its sentence)
+    context: tuple[Token, ...] = ()
 
 
 @dataclass(kw_only=True)
@@ -49,6 +52,7 @@ class Reading:
     lines_read: set[int] = field(default_factory=set)
     places_read: set[Place] = field(default_factory=set)
     tables_read: set[str] = field(default_factory=set)
+    context: tuple[Token, ...] = ()  # the running text the last reader to give one read
     _tokens: list[Token] | None = None
 
     def unread_lines(self) -> Lines:
@@ -85,6 +89,8 @@ class Reading:
             self._tokens = None
         self.places_read |= found.places
         self.tables_read |= found.tables
+        if found.context:
+            self.context = found.context
 
     def reported(self) -> list[Reported]:
         """Every number found, and each one offered whose place no reader claimed, in text

@@ -12,8 +12,8 @@ from helpers_articles import built_article as _article
 from helpers_claims import half_up
 
 from reportgen.check.claims.labels import metrics_shown, said, stem
-from reportgen.check.claims.words import sentences
 from reportgen.check.compare import check_published
+from reportgen.check.readers.sentences import sentences
 from reportgen.check.readers.stream import tokens
 from reportgen.check.result import Item, expected_numbers
 

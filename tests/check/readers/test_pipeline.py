@@ -50,7 +50,8 @@ def _post() -> tuple[Lines, Shape]:
 def test_the_real_readers_are_readers() -> None:
     readers: tuple[Reader, ...] = READERS
     names = [r.name for r in readers]
-    assert len(set(names)) == len(names) == 4, names
+    assert len(set(names)) == len(names) == 5, names
+    assert names[-2:] == ["prose", "claims"], "claims read what prose could not align"
 
 
 def test_a_reader_put_first_claims_a_place_that_no_later_reader_reads() -> None:
