@@ -6,7 +6,7 @@ or a run file changes, and reloaded in the browser by itself. The stages, one mo
 - `preview`: the builds. Each rebuild renders the page (no PDF) in this process, which keeps
   the compiled template, the chart cache and, once a chart was drawn, matplotlib warm, and
   writes the page into a private temporary folder, never the article's. A failed rebuild writes
-  nothing: the last good page stays. The PDF is rendered when a browser asks for it.
+  nothing: the last good page stays. The PDF and metrics.json are made when a browser asks.
 - `watch`: which file changes matter, and the thread that rebuilds on them.
 - `page`: what the browser is sent besides the built files: the reload script and the errors,
   added to the served bytes only, never to the built page.
@@ -21,7 +21,7 @@ files' mtimes would cost no dependency but wakes the process to stat every input
 change within the filesystem's mtime resolution.
 
 The server is the standard library's `http.server.ThreadingHTTPServer`: a preview has one
-reader, the routes are four (the page, the event stream, the PDF, the built files) and the
-reload is Server-Sent Events, which need no more than a response left open. A web framework
-would earn nothing here.
+reader, the routes are four (the page, the event stream, the files made on request, the built
+files) and the reload is Server-Sent Events, which need no more than a response left open. A web
+framework would earn nothing here.
 """

@@ -3,12 +3,13 @@ the browser is told about.
 
 `Preview.rebuild` renders the article in this process (`article.build.render_article`), which
 keeps what a fresh build pays again: the compiled page template, the chart cache's entries and,
-once a chart was drawn, matplotlib. The page, metrics.json, the tables' CSV and the run files'
-copies go into the site folder, a private temporary folder: each file whole
+once a chart was drawn, matplotlib. The page, the tables' CSV and the run files' copies go into
+the site folder, a private temporary folder: each file whole
 (`fileio.write_output`), and only when its bytes changed. A rebuild that fails writes nothing, so
 the last good page stays, and its problems are the state's. The version moves when what the
-browser shows changes: the page's bytes, or the problems. The PDF is rendered when asked for
-(`Preview.pdf`), once for each page that built.
+browser shows changes: the page's bytes, or the problems. The PDF and metrics.json are made when
+asked for (`Preview.made`), once for each page that built: a prose edit changes neither, and
+metrics.json alone would cost a third of a rebuild of the bundled article.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,12 @@ from reportgen.fileio import write_output
 
 PAGE = "index.html"
 PDF = "article.pdf"
+METRICS = "metrics.json"
+# The files made from the last page that built when a browser asks for them, not by each rebuild.
+MADE_ON_REQUEST: dict[str, Callable[[Built], bytes]] = {
+    PDF: render_pdf,
+    METRICS: lambda built: built.metrics_json.encode("utf-8"),
+}
 # What an article is written in: while the article does not build, a change to any such file
 # in its folder may be the fix (the manifest may not even say yet which files it reads).
 SOURCE_SUFFIXES = frozenset({".toml", ".md", ".json", ".jsonl"})
@@ -89,8 +96,8 @@ class Preview:
         self._page: bytes | None = None  # its page, as in the site folder
         self._written: dict[str, str] = {}  # path in the site: SHA-256 of its bytes
         self._inputs: frozenset[str] = frozenset()  # absolute paths the last good build read
-        self._pdf_lock = threading.Lock()  # one PDF rendered at a time
-        self._pdf_of: Built | None = None  # the build whose PDF is in the site
+        self._making = {name: threading.Lock() for name in MADE_ON_REQUEST}  # one at a time
+        self._made_of: dict[str, Built] = {}  # the build each file made on request is of
 
     # -- the browser's side ---------------------------------------------------------------
     @property
@@ -115,18 +122,18 @@ class Preview:
         with self._changed:
             return self._page, self._state
 
-    def pdf(self) -> Path:
-        """The PDF of the last page that built, rendered now if it was not yet (`InputError`
-        with the rebuild's problems when no page built)."""
-        with self._pdf_lock:
+    def made(self, name: str) -> Path:
+        """The file `name` of `MADE_ON_REQUEST` for the last page that built, made now if it
+        was not yet (`InputError` with the rebuild's problems when no page built)."""
+        with self._making[name]:
             with self._changed:
                 built, problems = self._built, self._state.problems
             if built is None:
                 raise InputError(problems or [whole_file(str(self.folder), "not built yet")])
-            if self._pdf_of is not built:
-                write_output(self.site / PDF, render_pdf(built))
-                self._pdf_of = built
-            return self.site / PDF
+            if self._made_of.get(name) is not built:
+                write_output(self.site / name, MADE_ON_REQUEST[name](built))
+                self._made_of[name] = built
+            return self.site / name
 
     def close(self) -> None:
         """Stop: every waiting event stream is woken and ends."""
@@ -159,7 +166,6 @@ class Preview:
             )
             files = {
                 PAGE: built.html.encode("utf-8"),
-                "metrics.json": built.metrics_json.encode("utf-8"),
                 **table_files(built),
             }
             files |= raw_data(built, self._written)  # copies the site holds already: left out

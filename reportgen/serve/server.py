@@ -2,11 +2,12 @@
 built files out. It binds 127.0.0.1 only, and answers only requests addressed to it there.
 
 Routes: `/` (and `/index.html`) the page as `page.served_page` makes it; `page.EVENTS` a stream
-of Server-Sent Events that announces each new version with a `reload` event; `/article.pdf` the
-PDF, rendered when first asked for; any other path a file of the site folder, named by plain
-segments (no `..`, `.`, empty, hidden or backslashed segment: such a path is not found) and read
-through `fileio.open_input` confined to the site folder. A request whose Host header names
-another host (a page elsewhere that had its name resolve to 127.0.0.1) is refused.
+of Server-Sent Events that announces each new version with a `reload` event; `/article.pdf` and
+`/metrics.json` made from the last page that built when first asked for; any other path a file
+of the site folder, named by plain segments (no `..`, `.`, empty, hidden or backslashed segment:
+such a path is not found) and read through `fileio.open_input` confined to the site folder. A
+request whose Host header names another host (a page elsewhere that had its name resolve to
+127.0.0.1) is refused.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from reportgen.errors import InputError, whole_file
 from reportgen.fileio import open_input
 from reportgen.serve.page import EVENTS, error_page, served_page
-from reportgen.serve.preview import PAGE, PDF, Preview
+from reportgen.serve.preview import MADE_ON_REQUEST, PAGE, Preview
 
 LOOPBACK = "127.0.0.1"  # the only address the preview listens on
 DEFAULT_PORT = 8000
@@ -136,8 +137,8 @@ class Handler(BaseHTTPRequestHandler):
             self._events(url.query)
         elif url.path in ("/", f"/{PAGE}"):
             self._page(body)
-        elif url.path == f"/{PDF}":
-            self._pdf(body)
+        elif url.path[1:] in MADE_ON_REQUEST:
+            self._made(url.path[1:], body)
         else:
             self._file(site_path(url.path), body)
 
@@ -162,14 +163,14 @@ class Handler(BaseHTTPRequestHandler):
         page, state = preview.page()
         self._send(HTTPStatus.OK, served_page(page, state), "text/html; charset=utf-8", body)
 
-    def _pdf(self, body: bool) -> None:
+    def _made(self, name: str, body: bool) -> None:
         preview = self.server.preview
         preview.wait(0, FIRST_BUILD_S)
         try:
-            path = preview.pdf()
+            path = preview.made(name)
         except InputError as exc:
-            note = "The PDF is made from the last page that built; fix the article and reload."
-            data = error_page("The PDF could not be made", note, tuple(exc.problems))
+            note = f"{name} is made from the last page that built; fix the article and reload."
+            data = error_page(f"{name} could not be made", note, tuple(exc.problems))
             self._send(HTTPStatus.INTERNAL_SERVER_ERROR, data, "text/html; charset=utf-8", body)
             return
         self._file((path.name,), body)

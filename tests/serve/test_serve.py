@@ -89,6 +89,7 @@ def test_the_page_is_served_with_the_reload_script_and_built_apart(article: Path
         assert built == render_article(article).html
         assert EVENTS not in built and BADGE_ID not in built
         assert not site.is_relative_to(article) and not article.is_relative_to(site)
+        assert not (site / "metrics.json").exists()  # made when asked for, as the PDF
         metrics = client.get("/metrics.json")
         assert metrics.status_code == 200 and metrics.json()["article"] == "small"
         tables = sorted(p.name for p in (site / "tables").iterdir())
