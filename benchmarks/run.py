@@ -52,6 +52,7 @@ GOALS = {
     "check x100 published / x1 (wall)": 2.0,
     "jsonl peak RSS / json.loads lines (1M records)": 1.0,  # --quick: 200,000 records
     "serve: prose edit to new page (s)": 0.3,
+    "serve: prose edit shown in Chromium (s)": 0.3,
 }
 
 
