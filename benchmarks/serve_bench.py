@@ -68,10 +68,11 @@ def _url(server: subprocess.Popen[str]) -> str:
     raise SystemExit("reportgen serve did not say where it listens")
 
 
-def _version(page: str) -> int:
-    found = re.search(re.escape(EVENTS) + r"\?after=(\d+)", page)
+def _stream(page: str) -> str:
+    """The event stream's address, as the served page's reload script opens it."""
+    found = re.search(r'new EventSource\("(' + re.escape(EVENTS) + r'[^"]*)"\)', page)
     assert found, "the served page has no reload script"
-    return int(found.group(1))
+    return found.group(1)
 
 
 def _word() -> str:
@@ -80,9 +81,9 @@ def _word() -> str:
 
 def one_edit(client: httpx.Client, url: str, prose: Path, text: str) -> tuple[float, float]:
     """(seconds to the reload event, seconds to the new page) of one edit of `prose`."""
-    after = _version(client.get(url).text)
+    stream_path = _stream(client.get(url).text)
     word = _word()
-    with client.stream("GET", f"{url.rstrip('/')}{EVENTS}?after={after}") as stream:
+    with client.stream("GET", url.rstrip("/") + stream_path) as stream:
         lines = stream.iter_lines()
         assert next(lines).startswith("retry:")  # the stream is open
         start = time.perf_counter()

@@ -49,6 +49,14 @@ def _environment_help() -> str:
     return "environment:\n" + "\n".join(f"  {name:<{width}}  {what}" for name, what in rows)
 
 
+def _port(text: str) -> int:
+    """A TCP port from the command line: 0 (any free one) to 65535."""
+    port = int(text) if text.isdigit() else -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535)")
+    return port
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="reportgen",
@@ -239,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("article", type=Path, metavar="ARTICLE_DIR")
     p.add_argument(
         "--port",
-        type=int,
+        type=_port,
         default=8000,
         metavar="N",
         help="the port on 127.0.0.1 (default: %(default)s; when it is in use, the next free "

@@ -1,8 +1,9 @@
 """What the preview sends a browser besides the built files: the page with its reload script and
 its errors, added to the served bytes only (the built page in the site folder never holds them).
 
-The reload script opens the event stream (`EVENTS`) with the version the page was served at, and
-reloads the page when the server announces a newer one. When the last rebuild failed, a panel
+The reload script opens the event stream (`EVENTS`) with the preview's session and the version the
+page was served at, and reloads the page when the server announces a newer one (or another
+session: the preview was started again). When the last rebuild failed, a panel
 at the top of the page lists its problems, each located (file:line:column, the JSON pointer
 when there is one) and escaped; the last page that built follows it. Until a page builds, the
 panel is the whole page.
@@ -27,7 +28,8 @@ _BODY_END = re.compile(rb"</body\s*>", re.IGNORECASE)
 _STYLE = f"""<style>
 #{PANEL_ID} {{ margin: 0; padding: 1rem 1.5rem; background: #fff4f2; color: #3b0d05;
   border-bottom: 3px solid #b42318; font: 15px/1.45 system-ui, sans-serif; }}
-#{PANEL_ID} h2 {{ margin: 0 0 0.4rem; font-size: 1.1rem; color: #b42318; }}
+#{PANEL_ID} h2 {{ margin: 0 0 0.4rem; padding: 0; border: 0; font-size: 1.1rem;
+  color: #b42318; }}
 #{PANEL_ID} ol {{ margin: 0.4rem 0; padding-left: 1.4rem; }}
 #{PANEL_ID} li {{ margin: 0.25rem 0; overflow-wrap: anywhere; }}
 #{PANEL_ID} code {{ font: 13px/1.4 ui-monospace, monospace; }}
@@ -39,10 +41,11 @@ _STYLE = f"""<style>
 </style>"""
 
 
-def _script(version: int) -> str:
+def _script(session: str, version: int) -> str:
     return (
         "<script>/* reportgen serve: reloads this page when the article is rebuilt */\n"
-        f'(function () {{ var events = new EventSource("{EVENTS}?after={version}");\n'
+        f'(function () {{ var events = new EventSource("{EVENTS}'
+        f'?session={session}&after={version}");\n'
         '  events.addEventListener("reload", function () { events.close(); location.reload(); });\n'
         "})();</script>"
     )
@@ -80,11 +83,12 @@ def _rebuild_panel(state: State) -> str:
     return panel("The article did not build", note, state.problems)
 
 
-def served_page(page: bytes | None, state: State) -> bytes:
+def served_page(page: bytes | None, state: State, session: str) -> bytes:
     """The page a browser is sent: the last page that built (or an empty one), with the failed
-    rebuild's problems at its top and the reload script at its end."""
+    rebuild's problems at its top and the reload script at its end. `session`: the preview's
+    (a page from an earlier `reportgen serve` on the same port reloads at once)."""
     extra = _STYLE + (_rebuild_panel(state) if state.problems else "")
-    tail = _badge() + _script(state.version)
+    tail = _badge() + _script(session, state.version)
     if page is None:
         title = "reportgen serve: building" if not state.problems else "reportgen serve: error"
         return (

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -89,6 +90,7 @@ class Preview:
         self._chart_cache = chart_cache
         self._environ = environ
         self._env = environment()  # its compiled template is kept from one rebuild to the next
+        self.session = secrets.token_hex(8)  # tells this preview's pages from an earlier one's
         self._changed = threading.Condition()  # guards what follows, and tells of a new version
         self._state = State(0, (), False)
         self._closed = False

@@ -161,7 +161,8 @@ class Handler(BaseHTTPRequestHandler):
         preview = self.server.preview
         preview.wait(0, FIRST_BUILD_S)  # the first build, if it is still running
         page, state = preview.page()
-        self._send(HTTPStatus.OK, served_page(page, state), "text/html; charset=utf-8", body)
+        served = served_page(page, state, preview.session)
+        self._send(HTTPStatus.OK, served, "text/html; charset=utf-8", body)
 
     def _made(self, name: str, body: bool) -> None:
         preview = self.server.preview
@@ -194,10 +195,19 @@ class Handler(BaseHTTPRequestHandler):
             while body and (chunk := handle.read(_CHUNK)):
                 self.wfile.write(chunk)
 
+    def _served_at(self, query: str) -> int:
+        """The version the page that opens the event stream was served at: -1 for a page of an
+        earlier preview (so that it reloads at once), the current one when it does not say."""
+        preview = self.server.preview
+        asked = parse_qs(query)
+        if asked.get("session", [""])[0] != preview.session:
+            return -1
+        after = asked.get("after", [""])[0]
+        return int(after) if after.isdigit() else preview.state.version
+
     def _events(self, query: str) -> None:
         preview = self.server.preview
-        asked = parse_qs(query).get("after", [""])[0]
-        after = int(asked) if asked.isdigit() else preview.state.version
+        after = self._served_at(query)
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-store")

@@ -58,7 +58,9 @@ class Watcher(threading.Thread):
         ):
             if first or self.preview.affects(path for _, path in changes):
                 first = False
-                self.report(self.preview.rebuild())
+                outcome = self.preview.rebuild()
+                if not self._stop_event.is_set():  # stopped meanwhile: its site may be gone
+                    self.report(outcome)
 
     def stop(self) -> None:
         """Stop watching; returns once the thread has ended (or after `STOP_S`)."""

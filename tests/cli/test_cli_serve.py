@@ -38,6 +38,14 @@ def test_serve_takes_no_other_address(capsys: pytest.CaptureFixture[str]) -> Non
     assert "unrecognized arguments: --host 0.0.0.0" in capsys.readouterr().err
 
 
+def test_serve_takes_only_a_port(capsys: pytest.CaptureFixture[str]) -> None:
+    for port in ("65536", "-1", "http"):
+        with pytest.raises(SystemExit) as done:
+            main(["serve", str(SMALL), "--port", port])
+        assert done.value.code == 2
+        assert f"argument --port: {port!r} is not a port (0 to 65535)" in capsys.readouterr().err
+
+
 def test_serve_refuses_a_folder_that_is_no_article(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -19,16 +19,16 @@ HOSTILE = Problem(
 
 
 def test_a_built_page_gets_the_script_at_its_end_and_nothing_else_when_it_built() -> None:
-    served = served_page(PAGE, State(4, (), True)).decode()
+    served = served_page(PAGE, State(4, (), True), "abc").decode()
     assert served.startswith("<!DOCTYPE html>\n<html><head></head><body class='x'>")
-    assert f'new EventSource("{EVENTS}?after=4")' in served
+    assert f'new EventSource("{EVENTS}?session=abc&after=4")' in served
     badge = served.index(f'<div id="{BADGE_ID}"')
     assert served.index("<h1>Title</h1>") < badge < served.index("</body>")
     assert f'<section id="{PANEL_ID}"' not in served
 
 
 def test_problems_are_located_escaped_and_above_the_last_good_page() -> None:
-    served = served_page(PAGE, State(5, (HOSTILE,), True)).decode()
+    served = served_page(PAGE, State(5, (HOSTILE,), True), "abc").decode()
     panel = served[served.index(f'<section id="{PANEL_ID}"') : served.index("</section>")]
     assert "<script>alert" not in served and "<img src=x" not in served
     assert (
@@ -40,9 +40,9 @@ def test_problems_are_located_escaped_and_above_the_last_good_page() -> None:
 
 
 def test_without_a_page_that_built_the_problems_are_the_page() -> None:
-    served = served_page(None, State(1, (HOSTILE,), False)).decode()
+    served = served_page(None, State(1, (HOSTILE,), False), "abc").decode()
     assert served.startswith("<!DOCTYPE html>") and "No page has built yet" in served
-    assert f'new EventSource("{EVENTS}?after=1")' in served
+    assert f'new EventSource("{EVENTS}?session=abc&after=1")' in served
 
 
 def test_only_plain_segments_name_a_built_file() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import http.client
+import itertools
 import re
 import shutil
 import socket
@@ -54,16 +55,24 @@ def serving(folder: Path) -> Iterator[tuple[Session, httpx.Client]]:
 
 
 def served_version(page: str) -> int:
-    found = re.search(re.escape(EVENTS) + r"\?after=(\d+)", page)
-    assert found, "no reload script in the served page"
+    found = re.search(r"&after=(\d+)", stream_of(page))
+    assert found
     return int(found.group(1))
+
+
+def stream_of(page: str) -> str:
+    """The event stream's address, as the served page's reload script opens it."""
+    found = re.search(r'new EventSource\("([^"]+)"\)', page)
+    assert found, "no reload script in the served page"
+    return found.group(1)
 
 
 def reload_after(client: httpx.Client, edit: Callable[[], object]) -> str:
     """Make `edit` with the event stream open at the served page's version; once the stream
     announces a reload, the page served then."""
-    after = served_version(client.get("/").text)
-    with client.stream("GET", f"{EVENTS}?after={after}") as stream:
+    served = client.get("/").text
+    after = served_version(served)
+    with client.stream("GET", stream_of(served)) as stream:
         lines = stream.iter_lines()
         assert next(lines).startswith("retry:")  # the stream is open before the edit
         edit()
@@ -82,7 +91,11 @@ def test_the_page_is_served_with_the_reload_script_and_built_apart(article: Path
         assert answer.status_code == 200
         assert answer.headers["content-type"] == "text/html; charset=utf-8"
         page = answer.text
-        assert f'<div id="{BADGE_ID}">' in page and f'new EventSource("{EVENTS}' in page
+        assert f'<div id="{BADGE_ID}">' in page
+        assert stream_of(page) == f"{EVENTS}?session={session.preview.session}&after=1"
+        # A tab left open on an earlier `reportgen serve` at this address reloads at once.
+        with client.stream("GET", f"{EVENTS}?session=earlier&after=99") as stream:
+            assert "event: reload" in itertools.islice(stream.iter_lines(), 4)
         # The built page in the private folder is the page `reportgen build` writes: no script.
         site = session.preview.site
         built = (site / PAGE).read_text(encoding="utf-8")
