@@ -195,6 +195,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from reportgen.article.charts.cache import default_folder
     from reportgen.serve.session import running
 
+    # Ctrl-C stops it even when started with SIGINT ignored, as a shell starts a background job.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _stop)
     try:
         with running(

@@ -62,7 +62,14 @@ def test_reportgen_serve_serves_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     shutil.copytree(SMALL, article)
     cmd = [sys.executable, "-m", "reportgen", "serve", str(article), "--port", "0"]
     server = subprocess.Popen(
-        cmd, cwd=ROOT, env=os.environ, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        cmd,
+        cwd=ROOT,
+        env=os.environ,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        # As a shell starts a background job (`reportgen serve ... &`): SIGINT ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     try:
         assert server.stderr is not None
@@ -76,7 +83,12 @@ def test_reportgen_serve_serves_and_stops_on_ctrl_c(tmp_path: Path) -> None:
             assert time.monotonic() < deadline
     finally:
         server.send_signal(signal.SIGINT)
-        out, err = server.communicate(timeout=WAIT_S)
+        try:
+            out, err = server.communicate(timeout=WAIT_S)
+        except subprocess.TimeoutExpired:  # Ctrl-C did not stop it: no process left behind
+            server.kill()
+            server.communicate()
+            raise
     assert server.returncode == 0
     assert "Traceback" not in err and err.endswith("stopped\n"), err
     assert out == ""
