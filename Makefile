@@ -10,7 +10,8 @@ ARTICLE ?= runs/paiton-kimi-k3.1-pro
 
 # Debian packages, each with the file that shows it is installed.
 #   libpango-1.0-0       WeasyPrint's text layout (report and tests)
-#   chromium             the browser test opens the built page in headless Chromium
+#   chromium             the browser test opens the built page in headless Chromium, and
+#                        benchmarks/serve_bench.py times a preview's reload in it
 #   poppler-utils        pdftotext/pdftoppm: tests read the built PDF as a user's tools do
 #   libharfbuzz-subset0  WeasyPrint's font subsetting. The PDF's bytes depend on the subsetter
 #                        (HarfBuzz or fontTools), so `make report` installs it too: the same
@@ -87,7 +88,7 @@ test-fast: $(STAMP)
 
 # One table: each figure, its goal, pass/fail, and REGRESSED (red) when more than 10% worse
 # than benchmarks/recorded.json. `$(BIN)/python benchmarks/run.py --quick` for a short run.
-bench: $(STAMP)
+bench: test-packages $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 bench-build: $(STAMP)

@@ -1,12 +1,12 @@
 """`make bench`: run every benchmark and print one table (issue 14 item 5).
 
-Runs `validate_bench.py`, `build_bench.py`, `check_bench.py` and `jsonl_bench.py` one after
-another as subprocesses, each with `--json` (and `--quick` when given), and prints each figure,
-its goal, its ratio to the goal and pass/fail. A figure more than 10% worse than the one recorded in
-`benchmarks/recorded.json` is named REGRESSED (in red on a terminal). Each script's own output
-goes to `build/bench/<script>.log`. `--record` writes the measured figures to
-`benchmarks/recorded.json`. It asserts nothing about timing: the exit status is 0 unless a
-script fails.
+Runs `validate_bench.py`, `build_bench.py`, `check_bench.py`, `jsonl_bench.py` and
+`serve_bench.py` one after another as subprocesses, each with `--json` (and `--quick` when
+given), and prints each figure, its goal, its ratio to the goal and pass/fail. A figure more
+than 10% worse than the one recorded in `benchmarks/recorded.json` is named REGRESSED (in red on
+a terminal). Each script's own output goes to `build/bench/<script>.log`. `--record` writes the
+measured figures to `benchmarks/recorded.json`. It asserts nothing about timing: the exit status
+is 0 unless a script fails.
 
 Each script first compiles reportgen's modules to bytecode, so that reportgen is timed as an
 installed package runs. pip compiles a package's modules when it installs it (WeasyPrint's and
@@ -32,7 +32,13 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RECORDED = HERE / "recorded.json"
 LOGS = ROOT / "build" / "bench"
-SCRIPTS = ("validate_bench.py", "build_bench.py", "check_bench.py", "jsonl_bench.py")
+SCRIPTS = (
+    "validate_bench.py",
+    "build_bench.py",
+    "check_bench.py",
+    "jsonl_bench.py",
+    "serve_bench.py",
+)
 
 # figure -> goal (lower is better); the names are the ones the scripts write with --json.
 GOALS = {
@@ -45,6 +51,8 @@ GOALS = {
     "check / validate (fresh processes, wall)": 1.5,
     "check x100 published / x1 (wall)": 2.0,
     "jsonl peak RSS / json.loads lines (1M records)": 1.0,  # --quick: 200,000 records
+    "serve: prose edit to new page (s)": 0.3,
+    "serve: prose edit shown in Chromium (s)": 0.3,
 }
 
 

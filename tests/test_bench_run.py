@@ -34,5 +34,6 @@ def test_every_goal_is_a_figure_one_script_writes() -> None:
     }
     written += list(bench_script("check_bench").FIGURES)
     written += [bench_script("jsonl_bench").FIGURE]
+    written += list(bench_script("serve_bench").FIGURES)
     assert sorted(written) == sorted(run.GOALS)
     assert max(map(len, written)) <= bench_script("table").WIDTH  # the table's figure column

@@ -14,8 +14,11 @@ import json
 import os
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+import jinja2
 
 from reportgen import __version__
 from reportgen.article.consistency import consistency
@@ -27,7 +30,7 @@ from reportgen.article.page.render import (
     render_html,
     stylesheet,
 )
-from reportgen.article.pdf.forked import pdf_result, request
+from reportgen.article.pdf.forked import Request, pdf_result, request
 from reportgen.article.publish import check_output, publish
 from reportgen.article.rundata import article_metrics
 from reportgen.article.source.declarations import ArticleSource, Text
@@ -111,10 +114,12 @@ def render_article(
     charts: bool = True,
     chart_cache: Path | None = None,
     chart_drawer: Stage | None = None,
+    env: jinja2.Environment | None = None,
 ) -> Built:
     """Load, validate, compute, lint and render one article, in memory (`charts`: draw them;
     `check` does not, as charts hold no number it reads; `chart_cache`: a folder of charts drawn
-    before, see article/charts/cache.py; `chart_drawer`: who draws the others)."""
+    before, see article/charts/cache.py; `chart_drawer`: who draws the others; `env`: the Jinja
+    environment, whose compiled template a process that renders again keeps)."""
     article, metrics = article_metrics(folder)
     reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
@@ -131,7 +136,7 @@ def render_article(
     )
     created = build_date(article.date, environ)
     tables = tuple(t for s in context.sections for t, _ in s.tables)
-    html = render_html(context)  # waits for the charts last: they may be drawn meanwhile
+    html = render_html(context, env)  # waits for the charts last: they may be drawn meanwhile
     return Built(
         article=article,
         metrics=metrics,
@@ -185,27 +190,45 @@ def _locate_glyphs(problems: tuple[Problem, ...], article: ArticleSource) -> lis
     return out
 
 
+def _pdf_request(built: Built) -> Request:
+    return request(
+        built.html,
+        label=f"{built.article.slug}/index.html",
+        roots=(built.article.folder, template_dir()),
+        created=built.created,
+    )
+
+
+def _pdf_result(built: Built, stage: Stage) -> bytes:
+    try:
+        return pdf_result(stage)
+    except InputError as exc:
+        raise InputError(_locate_glyphs(exc.problems, built.article)) from None
+
+
+def render_pdf(built: Built, stage: Stage | None = None) -> bytes:
+    """The PDF's bytes, rendered by `stage` (article/pdf/forked.py), else in-process."""
+    stage = stage or InProcess()
+    stage.submit(_pdf_request(built))
+    return _pdf_result(built, stage)
+
+
+def table_files(built: Built) -> dict[str, bytes]:
+    """Each table of the page as CSV, by its path in the output folder."""
+    return {
+        f"{TABLES_DIR}/{view.id}.csv": table_csv(view, built.metrics).encode("utf-8")
+        for view in built.tables
+    }
+
+
 def render_outputs(built: Built, stage: Stage | None = None) -> dict[str, bytes]:
     """The output files' bytes; the PDF by `stage` (article/pdf/forked.py), else in-process."""
     # WeasyPrint is imported only to make a PDF: `check` renders articles without one.
     stage = stage or InProcess()
-    stage.submit(
-        request(
-            built.html,
-            label=f"{built.article.slug}/index.html",
-            roots=(built.article.folder, template_dir()),
-            created=built.created,
-        )
-    )
-    tables = {
-        f"{TABLES_DIR}/{view.id}.csv": table_csv(view, built.metrics).encode("utf-8")
-        for view in built.tables
-    }
-    raw = _raw_data(built)  # while the PDF is rendered, when it is rendered ahead
-    try:
-        pdf = pdf_result(stage)
-    except InputError as exc:
-        raise InputError(_locate_glyphs(exc.problems, built.article)) from None
+    stage.submit(_pdf_request(built))
+    tables = table_files(built)
+    raw = raw_data(built)  # while the PDF is rendered, when it is rendered ahead
+    pdf = _pdf_result(built, stage)
     return {
         "index.html": built.html.encode("utf-8"),
         "article.pdf": pdf,
@@ -215,15 +238,20 @@ def render_outputs(built: Built, stage: Stage | None = None) -> dict[str, bytes]
     }
 
 
-def _raw_data(built: Built) -> dict[str, bytes]:
-    """Copies of the run files, for the article's readers; each must still be the file read."""
+def raw_data(built: Built, have: Mapping[str, str] | None = None) -> dict[str, bytes]:
+    """Copies of the run files, for the article's readers, by their path in the output folder;
+    each must still be the file read. `have`: paths already holding a file of that SHA-256,
+    which are left out."""
     out = {}
     for run in built.metrics.runs:
         src = run.source
+        path = f"{DATA_DIR}/{src.label}"
+        if have is not None and have.get(path) == src.sha256:
+            continue
         raw = read_input(built.article.folder / src.label, "run", inside=built.article.folder)
         if hashlib.sha256(raw).hexdigest() != src.sha256:
             raise InputError([whole_file(src.label, "changed while the article was being built")])
-        out[f"{DATA_DIR}/{src.label}"] = raw
+        out[path] = raw
     return out
 
 

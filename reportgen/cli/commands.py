@@ -14,6 +14,7 @@ from reportgen.terminal import one_line
 
 if TYPE_CHECKING:
     from reportgen.metrics.registry import MetricSet
+    from reportgen.serve.preview import Outcome
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
@@ -173,3 +174,39 @@ def cmd_diff(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(diff.to_text(moved, all_rows=args.all, failed=failed))
     return EXIT_FAIL if failed else EXIT_OK
+
+
+def _print_outcome(outcome: Outcome) -> None:
+    for problem in (*outcome.problems, *outcome.warnings):
+        print(problem.format(), file=sys.stderr)
+    if outcome.problems:
+        print("the page shows these; the last page that built stays under them", file=sys.stderr)
+    elif outcome.changed:
+        print(f"built in {outcome.seconds:.2f} s", file=sys.stderr)
+
+
+def _stop(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM stops the preview as Ctrl-C does
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import signal
+
+    from reportgen.article.charts.cache import default_folder
+    from reportgen.serve.session import running
+
+    # Ctrl-C stops it even when started with SIGINT ignored, as a shell starts a background job.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        with running(
+            args.article, args.port, report=_print_outcome, chart_cache=default_folder()
+        ) as session:
+            if args.port and session.server.port != args.port:
+                print(f"port {args.port} is in use", file=sys.stderr)
+            print(f"serving {one_line(str(args.article))} at {session.url}", file=sys.stderr)
+            print("it rebuilds as you save; Ctrl-C stops", file=sys.stderr)
+            session.serve()
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+    return EXIT_OK

@@ -15,6 +15,7 @@ from reportgen.cli.commands import (
     cmd_diff,
     cmd_init,
     cmd_metrics,
+    cmd_serve,
     cmd_validate,
 )
 from reportgen.cli.helptext import Help
@@ -46,6 +47,14 @@ def _environment_help() -> str:
     rows += [("LOCALMAXXING_API_KEY", "the key `reportgen submit` sends (or LMX_API_KEY)")]
     width = max(len(name) for name, _ in rows)
     return "environment:\n" + "\n".join(f"  {name:<{width}}  {what}" for name, what in rows)
+
+
+def _port(text: str) -> int:
+    """A TCP port from the command line: 0 (any free one) to 65535."""
+    port = int(text) if text.isdigit() else -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535)")
+    return port
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -222,6 +231,29 @@ def build_parser() -> argparse.ArgumentParser:
         "percentage (worse:5%%), or was removed (removed); rules joined by commas",
     )
     p.set_defaults(func=cmd_diff)
+
+    p = sub.add_parser(
+        "serve",
+        help="preview an article in the browser, rebuilt as you edit it",
+        description="Serve the article's page on 127.0.0.1 only, and rebuild it whenever a prose "
+        "file, article.toml or a run file changes: the open page reloads by itself. A rebuild "
+        "that fails shows its problems at the top of the page, located, above the last page "
+        "that built. The page is built without its PDF, into a temporary folder (never the "
+        "article's); the PDF is made when asked for at /article.pdf. Ctrl-C stops.",
+        epilog="examples:\n  reportgen serve runs/my-article\n"
+        "  reportgen serve runs/my-article --port 8080",
+        formatter_class=Help,
+    )
+    p.add_argument("article", type=Path, metavar="ARTICLE_DIR")
+    p.add_argument(
+        "--port",
+        type=_port,
+        default=8000,
+        metavar="N",
+        help="the port on 127.0.0.1 (default: %(default)s; when it is in use, the next free "
+        "one of the nine after it; 0: any free port)",
+    )
+    p.set_defaults(func=cmd_serve)
 
     cli_submit.add_parser(sub)
     return parser

@@ -233,8 +233,11 @@ def _record(cache: Path, folder: Path) -> Path:
 
 def remember(cache: Path | None, folder: Path, plots: Sequence[Plot]) -> None:
     """Note the keys of the charts the article in `folder` was built with."""
-    if cache is not None:
-        _write(_record(cache, folder), "".join(f"{key(p)}\n" for p in plots).encode())
+    if cache is None:
+        return
+    record, keys = _record(cache, folder), "".join(f"{key(p)}\n" for p in plots).encode()
+    if read_cached(record) != keys:  # a rebuild with the same charts (`reportgen serve`) writes
+        _write(record, keys)  # nothing: a synced write costs more than the read
 
 
 def expects_drawing(cache: Path | None, folder: Path) -> bool:

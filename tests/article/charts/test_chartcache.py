@@ -286,3 +286,18 @@ def test_the_page_is_laid_out_before_the_build_waits_for_its_charts() -> None:
     # Each build's marks are its own: a page cannot hold another build's by chance.
     again = build_context(article, metrics, (), stylesheet())
     assert not {c.svg for s in again.sections for c in s.charts} & set(marks)
+
+
+def test_a_rebuild_with_the_same_charts_leaves_the_articles_record_as_it_is(
+    tmp_path: Path,
+) -> None:
+    cache, folder = tmp_path / "cache", tmp_path / "article"
+    plots = [_plot(), _plot(svg_id="chart-u")]
+    chartcache.remember(cache, folder, plots)
+    record = chartcache._record(cache, folder)
+    written = record.stat().st_ino
+    chartcache.remember(cache, folder, plots)  # `reportgen serve` rebuilds after a prose edit
+    assert record.stat().st_ino == written  # not written again (a write is a new file, renamed)
+    chartcache.remember(cache, folder, plots[:1])
+    assert record.stat().st_ino != written
+    assert record.read_text(encoding="utf-8") == f"{key(plots[0])}\n"
