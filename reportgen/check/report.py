@@ -19,7 +19,16 @@ SCHEMA_ID = "https://reportgen.invalid/schemas/check-result.schema.json"
 
 
 def _counts(result: CheckResult) -> dict[str, int]:
-    kinds = ("mismatch", "unverified", "missing", "duplicate", "no_numbers", "unseen", "unread")
+    kinds = (
+        "mismatch",
+        "unverified",
+        "missing",
+        "duplicate",
+        "no_numbers",
+        "unseen",
+        "unread",
+        "unresolved",
+    )
     counts = {k: 0 for k in kinds}
     for item in result.items:
         counts[item.kind.replace("-", "_")] += 1
@@ -37,6 +46,8 @@ def verdict(result: CheckResult) -> str:
     empty = f", {c['no_numbers']} source(s) with none of them" if c["no_numbers"] else ""
     if c["unseen"] or c["unread"]:
         empty += f", {c['unseen']} not seen as readers see it, {c['unread']} not read"
+    if c["unresolved"]:
+        empty += f", {c['unresolved']} unresolved reference(s)"
     acknowledged = f" ({c['lint_acknowledged']} acknowledged)" if c["lint_acknowledged"] else ""
     return (
         f"{word}: {c['matched']} numbers match in {len(result.sources)} source(s); "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from reportgen.article.prose.render import malformed_references
 from reportgen.article.source.declarations import (
     Acknowledgement,
     ArticleSource,
@@ -90,7 +91,9 @@ def load_article(folder: Path) -> ArticleSource:
             for i, a in enumerate(data.get("acknowledge", []))
         ),
     )
-    problems = over_limits(article)
+    problems = over_limits(article)  # first: past a limit, prose may be too large to parse
+    if not problems:
+        problems = [p for text in article.texts() for p in malformed_references(text)]
     if problems:
         raise InputError(problems)
     return article
