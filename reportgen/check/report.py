@@ -159,6 +159,10 @@ def _annotation(
 
 
 def _finding_level(f: Finding, strict: bool) -> str:
+    """An acknowledged finding is a notice: the author accepted it, with a reason, and it fails
+    no check; CI shows it without asking for action on every run."""
+    if f.acknowledged:
+        return "notice"
     return "error" if f.severity == "error" or strict else "warning"
 
 
