@@ -8,7 +8,9 @@ Folder in, `ArticleSource` out: the file found and read, validated against
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from pathlib import Path
+from typing import Any
 
 from reportgen.article.prose.render import malformed_references
 from reportgen.article.source.declarations import (
@@ -20,7 +22,7 @@ from reportgen.article.source.declarations import (
 from reportgen.article.source.limits import over_limits
 from reportgen.article.source.reader import ManifestReader, decode
 from reportgen.article.source.toml import parse_toml
-from reportgen.errors import InputError, Problem, whole_file
+from reportgen.errors import InputError, Problem, did_you_mean, whole_file
 from reportgen.fileio import read_input
 from reportgen.formats.schema.validate import check
 from reportgen.model import Setup
@@ -37,6 +39,66 @@ def _unique(problems: list[Problem], kind: str, items: list[tuple[str, Place]]) 
                 place.problem(f"{kind} id {key!r} is declared twice (first at line {first.line})")
             )
         seen.setdefault(key, place)
+
+
+# How many names of an article folder a misspelled run file is compared with: enough for any
+# article, few enough that a folder of a million files costs nothing.
+NEAR_NAMES = 1000
+
+
+def _absent_run_files(
+    reader: ManifestReader, folder: Path, data: dict[str, Any], text: str
+) -> list[Problem]:
+    """A problem at each run file `[[runs]] files` names that is not in the folder, with the
+    nearest name that is."""
+    problems = []
+    names: list[str] | None = None
+    for i, run in enumerate(data["runs"]):
+        for j, name in enumerate(run["files"]):
+            if (folder / name).exists():
+                continue
+            if names is None:
+                names = sorted(p.name for p in itertools.islice(folder.iterdir(), NEAR_NAMES))
+            pointer = f"/runs/{i}/files/{j}"
+            message = f"no run file {name!r} in {folder}{did_you_mean(name, names)}"
+            line, col = _written_at(text, reader.where.locate(pointer), name)
+            problems.append(
+                Problem(path=reader.label, line=line, col=col, pointer=pointer, message=message)
+            )
+    return problems
+
+
+def _written_at(text: str, array: tuple[int, int], value: str) -> tuple[int, int]:
+    """Where the string `value` is written in the array that starts at `array` (line, col): the
+    manifest's locator places an array, not its items."""
+    lines = text.split("\n")
+    start = sum(len(line) + 1 for line in lines[: array[0] - 1]) + array[1] - 1
+    found = [text.find(q + value + q, start) for q in ('"', "'")]
+    at = min((f for f in found if f >= 0), default=-1)
+    if at < 0:
+        return array
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def _unknown_lints(reader: ManifestReader, data: dict[str, Any]) -> list[Problem]:
+    """A problem at each `[[acknowledge]]` whose lint id is no lint's: it could never match."""
+    # every lint a finding can come from: the data's, and the article's check of its setup
+    import reportgen.article.consistency
+    import reportgen.metrics.lints  # noqa: F401
+    from reportgen.metrics.lints.findings import LINTS
+
+    problems = []
+    for i, ack in enumerate(data.get("acknowledge", [])):
+        if ack["lint"] not in LINTS:
+            problems.append(
+                reader.problem(
+                    f"/acknowledge/{i}/lint",
+                    f"unknown lint {ack['lint']!r}{did_you_mean(ack['lint'], LINTS)} "
+                    "(docs/article-format.md lists the lints)",
+                )
+            )
+    return problems
 
 
 def load_article(folder: Path) -> ArticleSource:
@@ -65,6 +127,8 @@ def load_article(folder: Path) -> ArticleSource:
     _unique(problems, "chart", [(c.id, c.place) for s in sections for c in s.charts])
     files = [(name, r.place) for r in runs for name in r.files]
     _unique(problems, "run file", files)
+    problems += _absent_run_files(reader, folder, data, text)
+    problems += _unknown_lints(reader, data)
     if problems:
         raise InputError(problems)
     published = data.get("published", {})

@@ -292,3 +292,14 @@ def test_malformed_references_fail_the_article_at_each_place(
             f"{notes}:{notes_line}:12",
         ]
     )
+
+
+def test_a_misspelled_metric_gets_the_near_id_of_its_cell(resolver: Resolver) -> None:
+    right = next(v.id for v in resolver.metrics.values if v.id.endswith(".aggregate_tok_s"))
+    cell = right.removesuffix(".aggregate_tok_s")
+    wrong = right.replace("aggregate", "agregate")
+    with pytest.raises(InputError) as info:
+        render_inline(Text(text=f"at {{{{ {wrong} }}}}", file="p.md", line=1), resolver)
+    assert [p.message for p in info.value.problems] == [
+        f"unknown metric {wrong}: the cell {cell} has none; did you mean {right!r}?"
+    ]
