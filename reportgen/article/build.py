@@ -31,6 +31,7 @@ from reportgen.article.pdf.forked import pdf_result, request
 from reportgen.article.publish import check_output, publish
 from reportgen.article.rundata import article_metrics
 from reportgen.article.source.declarations import ArticleSource, Text
+from reportgen.article.source.draft import draft_findings
 from reportgen.article.tables.csvfile import table_csv
 from reportgen.article.tables.layout import TableView
 from reportgen.article.workers import InProcess, Stage
@@ -53,7 +54,8 @@ class Built:
     findings: tuple[Finding, ...]  # the lints', with the article's acknowledgements applied
     html: str
     created: dt.datetime
-    # acknowledgements in article.toml that match no finding, with their (line, col)
+    # the source's own warnings, with their (line, col): acknowledgements in article.toml that
+    # match no finding, and draft text `reportgen init` wrote that is still there
     stale: tuple[tuple[Finding, tuple[int, int]], ...] = ()
     tables: tuple[TableView, ...] = ()  # the tables as laid out on the page
 
@@ -138,7 +140,7 @@ def render_article(
         findings=findings,
         html=html,
         created=created,
-        stale=reviewed.stale,
+        stale=reviewed.stale + draft_findings(article.drafts),
         tables=tables,
     )
 

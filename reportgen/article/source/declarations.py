@@ -194,6 +194,7 @@ class ArticleSource:
     published: tuple[str, ...] = ()  # published versions, relative to the folder
     omissions: tuple[Omission, ...] = ()
     acknowledgements: tuple[Acknowledgement, ...] = ()
+    drafts: tuple[Place, ...] = ()  # where `reportgen init`'s placeholders are still written
 
     @property
     def setup(self) -> Setup:

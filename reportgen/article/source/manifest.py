@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,9 @@ from reportgen.article.source.declarations import (
     ArticleSource,
     Omission,
     Place,
+    Text,
 )
+from reportgen.article.source.draft import source_drafts
 from reportgen.article.source.limits import over_limits
 from reportgen.article.source.reader import ManifestReader, decode
 from reportgen.article.source.toml import parse_toml
@@ -155,6 +158,9 @@ def load_article(folder: Path) -> ArticleSource:
             for i, a in enumerate(data.get("acknowledge", []))
         ),
     )
+    prose = [t for t in (article.status, *(s.prose for s in sections)) if t is not None]
+    drafts = source_drafts(Text(text=text, file=label, line=1), prose)
+    article = replace(article, drafts=drafts)
     problems = over_limits(article)  # first: past a limit, prose may be too large to parse
     if not problems:
         problems = [p for text in article.texts() for p in malformed_references(text)]
