@@ -60,6 +60,13 @@ class Built:
     tables: tuple[TableView, ...] = ()  # the tables as laid out on the page
 
     @property
+    def sources(self) -> dict[str, str]:
+        """What the article was built from: article.toml, the prose and the run files (path in
+        the folder: SHA-256), as the build's marker records them and `check` compares."""
+        runs = {run.source.label: run.source.sha256 for run in self.metrics.runs}
+        return dict(self.article.digests) | runs
+
+    @property
     def metrics_json(self) -> str:
         """The `metrics.json` text (made when asked for: `check` never needs it)."""
         return metrics_document(self.article, self.metrics, self.findings)
@@ -246,7 +253,7 @@ def build_article(
     check_output(folder, out, target)  # before any work: never at the article's expense
     built = render_article(folder, environ, chart_cache=chart_cache, chart_drawer=chart_drawer)
     files = render_outputs(built, pdf)
-    publish(target, files)
+    publish(target, files, built.sources)
     return target, built
 
 

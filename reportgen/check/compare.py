@@ -39,6 +39,7 @@ from reportgen.check.result import (
     expected_numbers,
     missing_item,
 )
+from reportgen.check.stale import stale_build
 from reportgen.errors import InputError
 from reportgen.fileio import read_input
 from reportgen.formats.json_input.document import JsonDocument
@@ -418,6 +419,9 @@ def check_article(
     else:
         html, label = built.html, f"{article.slug} (built in memory)"
     sources = [check_built(html, label, built.metrics, expected)]
+    stale = None if build_dir is None else stale_build(built, folder, build_dir, label)
+    if stale is not None:
+        sources[0] = replace(sources[0], items=(stale, *sources[0].items))
     omitted = frozenset(o.what for o in article.omissions)
     declared = [(p, folder) for p in article.published_paths()]
     copies = [*declared, *((p, None) for p in published)]

@@ -28,6 +28,7 @@ def _counts(result: CheckResult) -> dict[str, int]:
         "unseen",
         "unread",
         "unresolved",
+        "stale",
     )
     counts = {k: 0 for k in kinds}
     for item in result.items:
@@ -48,6 +49,8 @@ def verdict(result: CheckResult) -> str:
         empty += f", {c['unseen']} not seen as readers see it, {c['unread']} not read"
     if c["unresolved"]:
         empty += f", {c['unresolved']} unresolved reference(s)"
+    if c["stale"]:
+        empty += ", the build is older than its sources"
     acknowledged = f" ({c['lint_acknowledged']} acknowledged)" if c["lint_acknowledged"] else ""
     return (
         f"{word}: {c['matched']} numbers match in {len(result.sources)} source(s); "

@@ -18,7 +18,15 @@ from reportgen.metrics.lints.findings import Finding, fails
 from reportgen.metrics.registry import MetricSet, MetricValue
 
 Kind = Literal[
-    "mismatch", "unverified", "missing", "duplicate", "no-numbers", "unseen", "unread", "unresolved"
+    "mismatch",
+    "unverified",
+    "missing",
+    "duplicate",
+    "no-numbers",
+    "unseen",
+    "unread",
+    "unresolved",
+    "stale",
 ]
 SEVERITY: dict[Kind, Severity] = {
     "mismatch": "error",
@@ -35,6 +43,8 @@ SEVERITY: dict[Kind, Severity] = {
     "unread": "warning",
     # braces of a reference shown as they were written: the copy shows no number there
     "unresolved": "error",
+    # a build made from other sources than the article has now: what it shows is not checked
+    "stale": "error",
 }
 
 

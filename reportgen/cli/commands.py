@@ -100,9 +100,17 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 def article_folder(given: Path | None, command: str) -> Path | None:
     """The article folder a command works on: the one given, else the current folder when it
     holds article.toml; None (after saying how to name one) when there is neither."""
+    from reportgen.article.publish import MARKER
     from reportgen.article.source.manifest import MANIFEST
 
     if given is not None:
+        if (given / MARKER).is_file() and not (given / MANIFEST).exists():
+            print(
+                f"reportgen {command}: {given} is a build (it holds {MARKER}), not an article: "
+                f"name the article's folder, and this build's with --build-dir {given.parent}",
+                file=sys.stderr,
+            )
+            return None
         return given
     if Path(MANIFEST).is_file():
         return Path(".")

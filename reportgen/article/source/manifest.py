@@ -8,6 +8,7 @@ Folder in, `ArticleSource` out: the file found and read, validated against
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import itertools
 from dataclasses import replace
 from pathlib import Path
@@ -28,6 +29,7 @@ from reportgen.article.source.toml import parse_toml
 from reportgen.errors import InputError, Problem, did_you_mean, whole_file
 from reportgen.fileio import read_input
 from reportgen.formats.schema.validate import check
+from reportgen.frozendict import FrozenDict
 from reportgen.model import Setup
 
 MANIFEST = "article.toml"
@@ -160,7 +162,15 @@ def load_article(folder: Path) -> ArticleSource:
     )
     prose = [t for t in (article.status, *(s.prose for s in sections)) if t is not None]
     drafts = source_drafts(Text(text=text, file=label, line=1), prose)
-    article = replace(article, drafts=drafts)
+    digests = {MANIFEST: text} | {t.file.removeprefix(f"{folder}/"): t.text for t in prose}
+    article = replace(
+        article,
+        drafts=drafts,
+        digests=FrozenDict(
+            (name, hashlib.sha256(body.encode("utf-8")).hexdigest())
+            for name, body in sorted(digests.items())
+        ),
+    )
     problems = over_limits(article)  # first: past a limit, prose may be too large to parse
     if not problems:
         problems = [p for text in article.texts() for p in malformed_references(text)]
