@@ -499,6 +499,9 @@ def test_a_pdf_is_read_directly(build_out: Path) -> None:
     pdf = result.sources[-1]
     assert pdf.source == str(target / "article.pdf")
     assert pdf.matched > 0  # its text was read: the headlines at least are found
+    # reportgen's own PDF passes --strict: its chart ticks and page furniture are no numbers
+    strict = check_article(ARTICLE, [target / "article.pdf"], build_dir=build_out, strict=True)
+    assert strict.sources[-1].items == () and not strict.failed
 
 
 @pytest.mark.parametrize(
