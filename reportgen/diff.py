@@ -19,7 +19,7 @@ from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
 from reportgen.formats.json_input.document import parse_json
 from reportgen.formats.schema.validate import check, schema_version
-from reportgen.metrics.display import display_of, format_number
+from reportgen.metrics.display import Display, display_of, format_number
 from reportgen.metrics.registry import DEFINITIONS
 
 Change = Literal["added", "removed", "up", "down", "same"]
@@ -46,6 +46,7 @@ class Moved:
     unit: str
     old_shown: str | None
     new_shown: str | None
+    shown_unit: str = ""  # the unit of `old_shown` and `new_shown`: the article's (ms for a TTFT)
 
     @property
     def delta(self) -> float | None:
@@ -73,14 +74,25 @@ class Moved:
         return "better" if (self.change == "up") == (definition.better == "higher") else "worse"
 
 
+def _display(side: Side) -> Display | None:
+    try:
+        return display_of(side.key, side.stat)
+    except KeyError:  # a metric this version does not know, or a comparison
+        return None
+
+
 def _shown(side: Side | None) -> str | None:
+    """The value as the article's tables show it (in the unit of `_shown_unit`)."""
     if side is None:
         return None
-    try:
-        display = display_of(side.key, side.stat)
-    except KeyError:  # a metric this version does not know, or a comparison
-        return f"{side.value:.6g}"
-    return format_number(side.value, display)
+    display = _display(side)
+    return f"{side.value:.6g}" if display is None else format_number(side.value, display)
+
+
+def _shown_unit(side: Side) -> str:
+    """The unit the article shows the metric in (ms for a time it shows in ms), else its own."""
+    display = _display(side)
+    return side.unit if display is None else display.unit
 
 
 @dataclass(frozen=True)
@@ -179,6 +191,7 @@ def diff(old: dict[str, Side], new: dict[str, Side]) -> tuple[Moved, ...]:
                 unit=either.unit,
                 old_shown=_shown(a),
                 new_shown=_shown(b),
+                shown_unit=_shown_unit(either),
                 key=either.key,
             )
         )
@@ -241,7 +254,7 @@ def _row(m: Moved) -> str:
     rel = f"{m.relative:+.1%}" if m.relative is not None else ""
     return (
         f"{m.id:<44} {m.change:<7} {m.old_shown or '-':>10} -> {m.new_shown or '-':<10} "
-        f"{m.unit:<6} {rel:>7}  {m.verdict}".rstrip()
+        f"{m.shown_unit:<6} {rel:>7}  {m.verdict}".rstrip()
     )
 
 
@@ -292,6 +305,7 @@ def to_json(moved: tuple[Moved, ...]) -> str:
                         "relative": _finite(m.relative),
                         "old_shown": m.old_shown,
                         "new_shown": m.new_shown,
+                        "shown_unit": m.shown_unit,
                         "display_changes": m.display_changes,
                         "verdict": m.verdict or None,
                     }

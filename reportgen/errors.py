@@ -6,6 +6,7 @@ raises `InputError` when it cannot go on. Rendering problems as text or JSON is 
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -52,6 +53,15 @@ def whole_file(path: str, message: str) -> Problem:
     """An error about a file (or folder) as a whole, placed at its start: line 1, column 1, no
     pointer."""
     return Problem(path=path, line=1, col=1, pointer="", message=message)
+
+
+def did_you_mean(word: str, choices: Iterable[str], *, prefix: str = "") -> str:
+    """ "; did you mean 'x'?" for the choice closest to a misspelled `word`, or "" when none is
+    close: the hint every unknown name gets (a manifest key, a metric, a run file, a lint).
+    With `prefix`, a part `word` and the choices share, only what follows it is compared."""
+    rest = [c.removeprefix(prefix) for c in choices]
+    close = difflib.get_close_matches(word.removeprefix(prefix), rest, n=1, cutoff=0.6)
+    return f"; did you mean {prefix + close[0]!r}?" if close else ""
 
 
 class InputError(Exception):

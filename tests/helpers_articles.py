@@ -82,3 +82,14 @@ def table_of(view: TableView) -> Table:
     }
     title = f"{view.title} {view.decl.unit_words}".strip()
     return Table(view.id, title, (view.corner, *view.columns), rows, metrics)
+
+
+def replace_drafts(folder: Path, engine: str = "the engine") -> None:
+    """What an author does to an article `reportgen init` wrote before publishing it: the text
+    marked as draft replaced with their own (the engine's name, an intro)."""
+    from reportgen.article.source.draft import DRAFT
+    from reportgen.init.manifest import NO_ENGINE
+
+    manifest, intro = folder / "article.toml", folder / "intro.md"
+    manifest.write_text(manifest.read_text().replace(NO_ENGINE, engine))
+    intro.write_text(intro.read_text().replace(DRAFT, "We measured the runs below."))

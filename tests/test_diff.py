@@ -243,6 +243,28 @@ def test_a_latency_that_rose_is_worse(tmp_path: Path) -> None:
     assert (m.change, m.verdict) == ("up", "worse")
 
 
+def test_values_are_shown_in_the_unit_the_article_shows_them_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A load point's TTFT is in seconds in metrics.json and in ms on the page: the diff says
+    ms beside the ms it prints, as the page does."""
+    from reportgen.metrics.display import display_of, format_number
+
+    paths = []
+    for name, value in (("old", 0.2706), ("new", 0.3)):
+        metric = {"id": "load.r2.ttft_s", "value": value, "unit": "s", "definition": "load.ttft_s"}
+        paths.append(str(_with_metrics(tmp_path / f"{name}.json", metric)))
+    display = display_of("load.ttft_s")
+    assert main(["diff", *paths]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "load.r2.ttft_s" in line)
+    shown = [format_number(v, display) for v in (0.2706, 0.3)]
+    assert row.split()[2:6] == [shown[0], "->", shown[1], display.unit]
+    assert display.unit == "ms"
+    assert main(["diff", *paths, "--json"]) == 0
+    (doc,) = json.loads(capsys.readouterr().out)["metrics"]
+    assert (doc["unit"], doc["shown_unit"], doc["old_shown"]) == ("s", "ms", shown[0])
+
+
 def test_a_change_the_article_would_not_show_is_listed_apart_and_never_fails(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -34,6 +34,7 @@ from reportgen.article.pdf.forked import Request, pdf_result, request
 from reportgen.article.publish import check_output, publish
 from reportgen.article.rundata import article_metrics
 from reportgen.article.source.declarations import ArticleSource, Text
+from reportgen.article.source.draft import draft_findings
 from reportgen.article.tables.csvfile import table_csv
 from reportgen.article.tables.layout import TableView
 from reportgen.article.workers import InProcess, Stage
@@ -56,9 +57,17 @@ class Built:
     findings: tuple[Finding, ...]  # the lints', with the article's acknowledgements applied
     html: str
     created: dt.datetime
-    # acknowledgements in article.toml that match no finding, with their (line, col)
+    # the source's own warnings, with their (line, col): acknowledgements in article.toml that
+    # match no finding, and draft text `reportgen init` wrote that is still there
     stale: tuple[tuple[Finding, tuple[int, int]], ...] = ()
     tables: tuple[TableView, ...] = ()  # the tables as laid out on the page
+
+    @property
+    def sources(self) -> dict[str, str]:
+        """What the article was built from: article.toml, the prose and the run files (path in
+        the folder: SHA-256), as the build's marker records them and `check` compares."""
+        runs = {run.source.label: run.source.sha256 for run in self.metrics.runs}
+        return dict(self.article.digests) | runs
 
     @property
     def metrics_json(self) -> str:
@@ -143,7 +152,7 @@ def render_article(
         findings=findings,
         html=html,
         created=created,
-        stale=reviewed.stale,
+        stale=reviewed.stale + draft_findings(article.drafts),
         tables=tables,
     )
 
@@ -272,7 +281,7 @@ def build_article(
     check_output(folder, out, target)  # before any work: never at the article's expense
     built = render_article(folder, environ, chart_cache=chart_cache, chart_drawer=chart_drawer)
     files = render_outputs(built, pdf)
-    publish(target, files)
+    publish(target, files, built.sources)
     return target, built
 
 

@@ -7,7 +7,9 @@ builds finishing at once both succeed. The old build then goes.
 
 A build replaces only what its marker proves a build wrote: every output folder holds a
 `.reportgen-build` marker, written first, that names the article and lists each file the build
-wrote with its SHA-256 (and a build id, the SHA-256 of that list). A folder is replaced only when
+wrote with its SHA-256 (and a build id, the SHA-256 of that list), then each source it was built
+from (article.toml, the prose, the run files) with its SHA-256, so that `reportgen check` can say
+when a build is older than its sources (`built_from`). A folder is replaced only when
 its marker names this article and it holds exactly the files listed, unchanged; any other folder
 (a user's, one holding only a hand-written `index.html`, a build a user has added a file to or
 edited) is refused and left whole. An output folder that is an article, or holds the article
@@ -38,12 +40,14 @@ from reportgen.fileio import open_input, read_input, write_output
 
 MARKER = ".reportgen-build"
 # The marker's first line; then `article <name as JSON>`, `build <id>`, and one line per file the
-# build wrote: `<sha256> <path as JSON>`. The id is the SHA-256 of those file lines, so the
-# marker, like the outputs, is the same for the same inputs.
+# build wrote: `<sha256> <path as JSON>`; then one line per source it was built from:
+# `from <sha256> <path in the article folder as JSON>`. The id is the SHA-256 of the file lines,
+# so the marker, like the outputs, is the same for the same inputs.
 MARKER_HEAD = "Written by `reportgen build`, which may replace this folder as a whole."
 _NAMED = re.compile(r"article (\".*\")")
 _BUILD = re.compile(r"build ([0-9a-f]{64})")
 _FILE = re.compile(r"([0-9a-f]{64}) (\".*\")")
+_FROM = re.compile(r"from ([0-9a-f]{64}) (\".*\")")
 # mkstemp's random part: 8 of these characters. The names below are matched whole, never globbed.
 _RANDOM = r"[a-z0-9_]{8}"
 _TEMP = ".{name}.build-"
@@ -60,34 +64,65 @@ def _refuse(path: Path, message: str) -> InputError:
     return InputError([Problem(path=str(path), line=1, col=1, pointer="", message=message)])
 
 
-def marker_text(name: str, files: dict[str, bytes]) -> str:
-    """The marker of a build of the article `name` that wrote `files` (see MARKER_HEAD)."""
+def marker_text(name: str, files: dict[str, bytes], sources: dict[str, str] | None = None) -> str:
+    """The marker of a build of the article `name` that wrote `files` from `sources` (path in
+    the article folder: SHA-256), see MARKER_HEAD."""
     lines = [
         f"{hashlib.sha256(data).hexdigest()} {json.dumps(p)}" for p, data in sorted(files.items())
     ]
     build_id = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
-    return (
-        "\n".join([MARKER_HEAD, f"article {json.dumps(name)}", f"build {build_id}", *lines]) + "\n"
-    )
+    origins = [f"from {digest} {json.dumps(p)}" for p, digest in sorted((sources or {}).items())]
+    head = [MARKER_HEAD, f"article {json.dumps(name)}", f"build {build_id}"]
+    return "\n".join([*head, *lines, *origins]) + "\n"
 
 
-def _listed(folder: int, name: str) -> dict[str, str] | None:
-    """The files (relative path: SHA-256) the marker in the open `folder` says a build of `name`
-    wrote, or None when there is no such marker: missing, a link, or not one reportgen wrote."""
+def _marker(folder: int, name: str) -> tuple[dict[str, str], dict[str, str]] | None:
+    """The files a build of `name` wrote and the sources it was built from (relative path:
+    SHA-256), as the marker in the open `folder` lists them; None when there is no such marker:
+    missing, a link, or not one reportgen wrote."""
     try:
         raw = read_input(Path(MARKER), "text", follow=False, dir_fd=folder)
         lines = raw.decode("utf-8").split("\n")
         named, build = _NAMED.fullmatch(lines[1]), _BUILD.fullmatch(lines[2])
-        files = [_FILE.fullmatch(line) for line in lines[3:-1]]
-        if lines[0] != MARKER_HEAD or lines[-1] or not named or not build or None in files:
+        body = lines[3:-1]
+        cut = next((i for i, line in enumerate(body) if line.startswith("from ")), len(body))
+        files = [_FILE.fullmatch(line) for line in body[:cut]]
+        origins = [_FROM.fullmatch(line) for line in body[cut:]]
+        if lines[0] != MARKER_HEAD or lines[-1] or not named or not build:
+            return None
+        if None in files or None in origins:
             return None
         listed = {json.loads(m.group(2)): m.group(1) for m in files if m}
-        wanted = hashlib.sha256("\n".join(lines[3:-1]).encode("utf-8")).hexdigest()
+        sources = {json.loads(m.group(2)): m.group(1) for m in origins if m}
+        wanted = hashlib.sha256("\n".join(body[:cut]).encode("utf-8")).hexdigest()
         if json.loads(named.group(1)) != name or build.group(1) != wanted:
             return None
     except (InputError, UnicodeDecodeError, IndexError, ValueError):
         return None
-    return listed if all(isinstance(p, str) for p in listed) else None
+    if not all(isinstance(p, str) for p in (*listed, *sources)):
+        return None
+    return listed, sources
+
+
+def _listed(folder: int, name: str) -> dict[str, str] | None:
+    """The files (relative path: SHA-256) the marker in the open `folder` says a build of `name`
+    wrote, or None when there is no such marker."""
+    found = _marker(folder, name)
+    return None if found is None else found[0]
+
+
+def built_from(path: Path, name: str) -> dict[str, str] | None:
+    """The sources (path in the article folder: SHA-256) the build of `name` in folder `path`
+    was built from, as its marker records them ({} for a build that recorded none); None when
+    `path` holds no marker of a build of `name`."""
+    fd = _open_folder(path)
+    if fd is None:
+        return None
+    try:
+        found = _marker(fd, name)
+    finally:
+        os.close(fd)
+    return None if found is None else found[1]
 
 
 def _sha256(name: str, folder: int) -> str | None:
@@ -324,9 +359,12 @@ def remove_stale(parent: Path, name: str, *, now: float | None = None) -> list[P
     return removed
 
 
-def _write_all(folder: Path, name: str, files: dict[str, bytes]) -> None:
+def _write_all(
+    folder: Path, name: str, files: dict[str, bytes], sources: dict[str, str] | None
+) -> None:
     """Write the marker first (a killed build's folder is then known as one), then `files`."""
-    write_output(folder / MARKER, marker_text(name, files).encode("utf-8"), replace=False)
+    marker = marker_text(name, files, sources).encode("utf-8")
+    write_output(folder / MARKER, marker, replace=False)
     for relative, data in files.items():
         (folder / relative).parent.mkdir(parents=True, exist_ok=True)
         write_output(folder / relative, data, replace=False)
@@ -357,8 +395,9 @@ def _swap_in(fresh: Path, target: Path) -> None:
         os.rename(aside, fresh)
 
 
-def publish(target: Path, files: dict[str, bytes]) -> None:
-    """Replace folder `target` with exactly `files` (and the build marker), atomically."""
+def publish(target: Path, files: dict[str, bytes], sources: dict[str, str] | None = None) -> None:
+    """Replace folder `target` with exactly `files` (and the build marker, which records the
+    `sources` they were built from), atomically."""
     parent = target.parent
     parent.mkdir(parents=True, exist_ok=True)
     remove_stale(parent, target.name)
@@ -371,7 +410,7 @@ def publish(target: Path, files: dict[str, bytes]) -> None:
         fresh = lock.with_name(lock.name.removesuffix(".lock"))
         fresh.mkdir()
         try:
-            _write_all(fresh, target.name, files)
+            _write_all(fresh, target.name, files, sources)
             _swap_in(fresh, target)
             if fresh.is_dir():  # the build it replaced: kept a while for readers still in it
                 retired = _RETIRED.format(name=target.name) + f"{time.time_ns()}-{fresh.name[-8:]}"

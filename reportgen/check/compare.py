@@ -39,6 +39,7 @@ from reportgen.check.result import (
     expected_numbers,
     missing_item,
 )
+from reportgen.check.stale import stale_build
 from reportgen.errors import InputError
 from reportgen.fileio import read_input
 from reportgen.formats.json_input.document import JsonDocument
@@ -137,6 +138,7 @@ def check_published(
         reported = [_placed(r, page) for r in reported]
         unit_problems = [_placed(p, page) for p in unit_problems]
         items += _unseen(page, source, shape)
+    items += _unresolved(lines, source, shape, page)
     titles = {t.id: t.title for t in shape.tables}
     # one error at the header or caption, not one per cell
     items += [_unit_item(p, source, titles) for p in unit_problems]
@@ -159,6 +161,29 @@ def check_published(
             for s in absent
         ]
     return SourceResult(source, "published", judge.matched, tuple(items))
+
+
+_BRACES = re.compile(r"\{\{+|\}\}+")
+
+
+def _unresolved(lines: Lines, source: str, shape: Shape, page: Page | None) -> list[Item]:
+    """Braces a copy shows where its article shows none: a reference the build never resolved
+    (`{{ x }` published as it was written), or one typed into the copy by hand. Braces the
+    author wrote as text (`\\{\\{`) are in the built article too, and as many are allowed."""
+    allowed = len(_BRACES.findall(" ".join(e.text for e in shape.prose)))
+    found = [(n, m) for n, text in lines for m in _BRACES.finditer(text)]
+    if len(found) <= allowed:
+        return []
+    place = page.place if page is not None else lambda line, col: (line, col)
+    items = []
+    for n, found_at in found:
+        line, col = place(n, found_at.start() + 1)
+        message = (
+            f"shows {found_at.group(0)!r}: braces of a reference that was not resolved "
+            "(the article shows none here; build it again, and publish the new copy)"
+        )
+        items.append(Item(kind="unresolved", source=source, line=line, col=col, message=message))
+    return items
 
 
 def _unit_item(p: UnitProblem, source: str, titles: dict[str, str]) -> Item:
@@ -394,6 +419,9 @@ def check_article(
     else:
         html, label = built.html, f"{article.slug} (built in memory)"
     sources = [check_built(html, label, built.metrics, expected)]
+    stale = None if build_dir is None else stale_build(built, folder, build_dir, label)
+    if stale is not None:
+        sources[0] = replace(sources[0], items=(stale, *sources[0].items))
     omitted = frozenset(o.what for o in article.omissions)
     declared = [(p, folder) for p in article.published_paths()]
     copies = [*declared, *((p, None) for p in published)]

@@ -19,7 +19,17 @@ SCHEMA_ID = "https://reportgen.invalid/schemas/check-result.schema.json"
 
 
 def _counts(result: CheckResult) -> dict[str, int]:
-    kinds = ("mismatch", "unverified", "missing", "duplicate", "no_numbers", "unseen", "unread")
+    kinds = (
+        "mismatch",
+        "unverified",
+        "missing",
+        "duplicate",
+        "no_numbers",
+        "unseen",
+        "unread",
+        "unresolved",
+        "stale",
+    )
     counts = {k: 0 for k in kinds}
     for item in result.items:
         counts[item.kind.replace("-", "_")] += 1
@@ -37,6 +47,10 @@ def verdict(result: CheckResult) -> str:
     empty = f", {c['no_numbers']} source(s) with none of them" if c["no_numbers"] else ""
     if c["unseen"] or c["unread"]:
         empty += f", {c['unseen']} not seen as readers see it, {c['unread']} not read"
+    if c["unresolved"]:
+        empty += f", {c['unresolved']} unresolved reference(s)"
+    if c["stale"]:
+        empty += ", the build is older than its sources"
     acknowledged = f" ({c['lint_acknowledged']} acknowledged)" if c["lint_acknowledged"] else ""
     return (
         f"{word}: {c['matched']} numbers match in {len(result.sources)} source(s); "
@@ -148,6 +162,10 @@ def _annotation(
 
 
 def _finding_level(f: Finding, strict: bool) -> str:
+    """An acknowledged finding is a notice: the author accepted it, with a reason, and it fails
+    no check; CI shows it without asking for action on every run."""
+    if f.acknowledged:
+        return "notice"
     return "error" if f.severity == "error" or strict else "warning"
 
 

@@ -17,7 +17,17 @@ from reportgen.metrics.display import shown_text
 from reportgen.metrics.lints.findings import Finding, fails
 from reportgen.metrics.registry import MetricSet, MetricValue
 
-Kind = Literal["mismatch", "unverified", "missing", "duplicate", "no-numbers", "unseen", "unread"]
+Kind = Literal[
+    "mismatch",
+    "unverified",
+    "missing",
+    "duplicate",
+    "no-numbers",
+    "unseen",
+    "unread",
+    "unresolved",
+    "stale",
+]
 SEVERITY: dict[Kind, Severity] = {
     "mismatch": "error",
     "unverified": "warning",
@@ -31,6 +41,10 @@ SEVERITY: dict[Kind, Severity] = {
     "unseen": "error",
     # HTML: what check reads the page without (its scripts, a document it embeds, a tooltip)
     "unread": "warning",
+    # braces of a reference shown as they were written: the copy shows no number there
+    "unresolved": "error",
+    # a build made from other sources than the article has now: what it shows is not checked
+    "stale": "error",
 }
 
 

@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from reportgen.errors import Problem, at_least, left_out
@@ -97,7 +98,35 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def article_folder(given: Path | None, command: str) -> Path | None:
+    """The article folder a command works on: the one given, else the current folder when it
+    holds article.toml; None (after saying how to name one) when there is neither."""
+    from reportgen.article.publish import MARKER
+    from reportgen.article.source.manifest import MANIFEST
+
+    if given is not None:
+        if (given / MARKER).is_file() and not (given / MANIFEST).exists():
+            print(
+                f"reportgen {command}: {given} is a build (it holds {MARKER}), not an article: "
+                f"name the article's folder, and this build's with --build-dir {given.parent}",
+                file=sys.stderr,
+            )
+            return None
+        return given
+    if Path(MANIFEST).is_file():
+        return Path(".")
+    print(
+        f"reportgen {command}: no {MANIFEST} in the current folder: name the article's folder, "
+        f"as in `reportgen {command} runs/my-article` (`reportgen init` starts one)",
+        file=sys.stderr,
+    )
+    return None
+
+
 def cmd_build(args: argparse.Namespace) -> int:
+    args.article = article_folder(args.article, "build")
+    if args.article is None:
+        return EXIT_INPUT
     from reportgen.article.charts.cache import chart_stage, default_folder, expects_drawing
     from reportgen.article.pdf.forked import pdf_stage
 
@@ -144,6 +173,9 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    args.article = article_folder(args.article, "check")
+    if args.article is None:
+        return EXIT_INPUT
     from reportgen.check import report
     from reportgen.check.compare import check_article
 

@@ -57,6 +57,9 @@ def _port(text: str) -> int:
     return port
 
 
+_HERE = "the article's folder (default: the current folder, when it holds article.toml)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="reportgen",
@@ -71,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
         "validate",
         help="check run files against their schemas and for internal consistency",
         description="Report every problem in every run file as path:line:col /pointer: message.",
-        epilog="examples:\n  reportgen validate runs/paiton-kimi-k3.1-pro\n"
+        epilog="examples:\n  reportgen validate runs/my-article\n"
         "  reportgen validate matrix.json --json",
         formatter_class=Help,
     )
@@ -83,8 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
         "metrics",
         help="compute every metric of run files",
         description="Compute every metric through the registry: id, value, unit, source, file.",
-        epilog="examples:\n  reportgen metrics runs/paiton-kimi-k3.1-pro\n"
-        "  reportgen metrics runs/paiton-kimi-k3.1-pro --json\n  reportgen metrics --keys",
+        epilog="examples:\n  reportgen metrics runs/my-article\n"
+        "  reportgen metrics matrix.json --json\n  reportgen metrics --keys",
         formatter_class=Help,
     )
     p.add_argument("paths", nargs="*", type=Path, metavar="ARTICLE_DIR|FILE")
@@ -102,18 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="render an article to HTML, PDF and metrics.json",
         description="Build OUT/<article>/index.html, article.pdf and metrics.json from the "
         "article's manifest, prose and run files. Reproducible; honours SOURCE_DATE_EPOCH.",
-        epilog="examples:\n  reportgen build\n"
-        "  reportgen build runs/paiton-kimi-k3.1-pro --out build",
+        epilog="examples:\n"
+        "  reportgen build                 (in the folder that holds article.toml)\n"
+        "  reportgen build runs/my-article --out build\n"
+        "  reportgen build runs/paiton-kimi-k3.1-pro   (the article bundled with reportgen)",
         formatter_class=Help,
     )
-    p.add_argument(
-        "article",
-        nargs="?",
-        type=Path,
-        default=Path("runs/paiton-kimi-k3.1-pro"),
-        metavar="ARTICLE_DIR",
-        help="default: %(default)s",
-    )
+    p.add_argument("article", nargs="?", type=Path, metavar="ARTICLE_DIR", help=_HERE)
     p.add_argument(
         "--out",
         type=Path,
@@ -173,13 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
         "the metrics the sentence names; a number tied to no metric is unverified.\n"
         "Exit 0 all match, 1 mismatches or missing numbers (or, with --strict, unverified "
         "numbers and warnings not acknowledged in article.toml), 2 unusable input.",
-        epilog="examples:\n  reportgen check runs/paiton-kimi-k3.1-pro\n"
-        "  reportgen check runs/paiton-kimi-k3.1-pro --published blog-post.html "
+        epilog="examples:\n"
+        "  reportgen check                 (in the folder that holds article.toml)\n"
+        "  reportgen check runs/my-article --published blog-post.html "
         "--published article.pdf\n"
-        "  reportgen check runs/paiton-kimi-k3.1-pro --format github --strict",
+        "  reportgen check runs/my-article --format github --strict",
         formatter_class=Help,
     )
-    p.add_argument("article", type=Path, metavar="ARTICLE_DIR")
+    p.add_argument("article", nargs="?", type=Path, metavar="ARTICLE_DIR", help=_HERE)
     p.add_argument(
         "--published",
         type=Path,
@@ -214,10 +213,9 @@ def build_parser() -> argparse.ArgumentParser:
         "metric's direction, and which would change as displayed. Changes at full precision that "
         "the article would not show are listed apart. Exit 1 when --fail-on is broken.",
         epilog="examples:\n"
-        "  reportgen diff old/metrics.json build/paiton-kimi-k3.1-pro/metrics.json\n"
-        "  reportgen diff runs/paiton-kimi-k3.1-pro /tmp/recollected --json\n"
-        "  reportgen diff main-build/paiton-kimi-k3.1-pro build/paiton-kimi-k3.1-pro "
-        "--fail-on worse:5%,removed",
+        "  reportgen diff old/metrics.json build/my-article/metrics.json\n"
+        "  reportgen diff runs/my-article /tmp/recollected --json\n"
+        "  reportgen diff main-build/my-article build/my-article --fail-on worse:5%,removed",
         formatter_class=Help,
     )
     p.add_argument("old", type=Path, metavar="OLD")

@@ -47,10 +47,10 @@ they hold the key in any form. A submitted run is recorded in ARTICLE_DIR/submis
 sending it again needs --force.
 
 examples:
-  reportgen submit runs/paiton-kimi-k3.1-pro --local --save-payload build/payloads
-  reportgen submit runs/paiton-kimi-k3.1-pro/canonical-single.json --dry-run
-  reportgen submit runs/paiton-kimi-k3.1-pro/canonical-single.json
-  reportgen submit runs/paiton-kimi-k3.1-pro/canonical-single.json --yes   # from a script
+  reportgen submit runs/my-article --local --save-payload build/payloads
+  reportgen submit runs/my-article/canonical.json --dry-run
+  reportgen submit runs/my-article/canonical.json
+  reportgen submit runs/my-article/canonical.json --yes   # from a script
   HTTPS_PROXY=http://proxy.example:3128 reportgen submit RUN_FILE --dry-run --trust-env
 """
 

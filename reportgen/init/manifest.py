@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from reportgen.article.source.draft import DRAFT
 from reportgen.article.source.toml import toml_string as q
 from reportgen.init.runs import InitRun, slug
 from reportgen.init.sections import declarations
@@ -14,7 +15,7 @@ from reportgen.metrics.lints.findings import Finding
 from reportgen.metrics.registry import MetricSet, MetricValue
 
 _HF_ID = re.compile(r"[^/\s]+/[^/\s]+")
-NO_ENGINE = "the engine (its run files do not name it)"
+NO_ENGINE = f"{DRAFT} the engine (its run files do not name it)"
 
 
 def _setup(run: InitRun, hardware: tuple[str, int] | None) -> list[str]:
@@ -118,7 +119,7 @@ def acknowledgements(findings: Sequence[Finding]) -> str:
 def intro_text(metrics: MetricSet) -> str:
     """The prose stub: what to write, and one reference to show how numbers are written."""
     text = (
-        "**Draft.** Say here what was measured, on what, and why; then what a reader should take "
+        f"{DRAFT} Say here what was measured, on what, and why; then what a reader should take "
         "away. Numbers are references, never typed: `reportgen metrics .` lists every id.\n"
     )
     top = _top(metrics)

@@ -310,7 +310,11 @@ def test_output_formats(
     lines = capsys.readouterr().out.splitlines()
     errors = [line for line in lines if line.startswith("::error ")]
     assert len(errors) == 1 and errors[0].startswith(f"::error file={edited},line=")
-    assert any(line.startswith("::warning file=") and ",line=" in line for line in lines)
+    # the article acknowledges each of its findings: notices, not warnings to act on
+    acknowledged = sum(bool(f.acknowledged) for f in built.findings)
+    notices = [line for line in lines if line.startswith("::notice file=") and ",line=" in line]
+    assert acknowledged > 0 and len(notices) == acknowledged
+    assert not any(line.startswith("::warning ") for line in lines)
 
 
 def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -495,6 +499,9 @@ def test_a_pdf_is_read_directly(build_out: Path) -> None:
     pdf = result.sources[-1]
     assert pdf.source == str(target / "article.pdf")
     assert pdf.matched > 0  # its text was read: the headlines at least are found
+    # reportgen's own PDF passes --strict: its chart ticks and page furniture are no numbers
+    strict = check_article(ARTICLE, [target / "article.pdf"], build_dir=build_out, strict=True)
+    assert strict.sources[-1].items == () and not strict.failed
 
 
 @pytest.mark.parametrize(

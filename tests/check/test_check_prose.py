@@ -153,3 +153,17 @@ def test_the_text_report_says_what_an_unverified_number_was_near(
     at = _line_of(copy.read_text(encoding="utf-8"), "7,777")
     assert f"{copy}:{at}:" in line and '[unverified] near "' in line and "It drew" in line
     assert main([*base, "--strict"]) == 1
+
+
+def test_braces_left_in_a_copy_are_an_error_at_their_place(tmp_path: Path) -> None:
+    """A reference published as it was written (a brace short, so the build of its day left
+    it) shows no number: check names its place, though every number matches."""
+    seed = SEED.read_text(encoding="utf-8")
+    edited = seed + f"\nOne request alone decodes at {{{{ {ONE} }}.\n"
+    line = _line_of(edited, "One request alone decodes at")
+    assert _items(tmp_path, edited) == [("unresolved", line)]
+    copy = tmp_path / "copy.txt"
+    result = check_article(ARTICLE, published=[copy])
+    assert result.failed
+    item = result.sources[-1].items[0]
+    assert item.col == edited.split("\n")[line - 1].index("{{") + 1

@@ -84,7 +84,9 @@ def test_check_prints_a_published_copys_words_as_data(
     if form == "github":
         # every line is one of reportgen's own annotations, or the verdict
         for line in printed[:-1]:
-            assert re.match(r"::(error|warning) file=[^:,]*,line=\d+,col=\d+,title=", line), line
+            assert re.match(
+                r"::(error|warning|notice) file=[^:,]*,line=\d+,col=\d+,title=", line
+            ), line
         assert printed[-1].startswith(("PASS", "FAIL"))
         assert "%0A" not in out and "\\x1b[2J\\n\\x3a:error\\x3a:named.txt" not in out
         assert "file=" + str(copy).replace("\n", "\\n").replace("\x1b", "\\x1b").replace(

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from reportgen.article.build import render_article
+from reportgen.article.source.draft import DRAFT
 from reportgen.check.compare import check_article
 from reportgen.cli.main import main
+from reportgen.init.manifest import NO_ENGINE
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTICLES = ROOT / "tests" / "articles"
@@ -64,7 +66,7 @@ def test_without_hardware_the_article_says_it_is_not_stated(
     assert "hardware" not in manifest["runs"][0]["setup"]
     assert manifest["date"] == "2026-12-01"
     # vllm bench serve names no engine: init says so instead of guessing
-    assert manifest["runs"][0]["setup"]["engine"]["name"].startswith("the engine (its run files")
+    assert manifest["runs"][0]["setup"]["engine"]["name"] == NO_ENGINE
     built = render_article(folder, {})
     assert "not stated by the article" in built.html
     assert not any(v.key.endswith(".per_gpu") for v in built.metrics.values)
@@ -152,3 +154,31 @@ def test_init_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
         main(["init", "--help"])
     out = capsys.readouterr().out
     assert "examples:" in out and "reportgen init runs/my-article --from" in out
+
+
+def test_init_s_draft_text_fails_check_strict_until_it_is_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each placeholder init writes carries one marker: the intro, and an engine the files do
+    not name. A plain check passes with a warning at each; --strict fails until replaced."""
+    folder = tmp_path / "sweep"
+    files = sorted(str(p) for p in (ARTICLES / "rate-sweep").glob("*.json"))
+    assert _init(capsys, str(folder), "--from", *files)[0] == 0
+    assert NO_ENGINE.startswith(DRAFT)
+    manifest, intro = folder / "article.toml", folder / "intro.md"
+    engine_line = manifest.read_text().splitlines().index(f'name = "{NO_ENGINE}"') + 1
+
+    def drafts(strict: bool) -> tuple[bool, list[tuple[str, tuple[int, int] | None]]]:
+        result = check_article(folder, strict=strict)
+        places = zip(result.findings, result.finding_places, strict=True)
+        found = [(Path(f.file).name, p) for f, p in places if f.id == "draft-text"]
+        return result.failed, found
+
+    assert drafts(strict=False) == (
+        False,
+        [("article.toml", (engine_line, 9)), ("intro.md", (1, 1))],
+    )
+    assert drafts(strict=True)[0]
+    manifest.write_text(manifest.read_text().replace(NO_ENGINE, "vLLM"))
+    intro.write_text(intro.read_text().replace(DRAFT, "We measured"))
+    assert drafts(strict=True)[1] == []

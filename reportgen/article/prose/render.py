@@ -4,7 +4,8 @@ A number that comes from data is written as a reference: `{{ metric.id }}` for a
 through the formatting filter, with its id and value as data attributes), `{{ setup.FIELD }}` for
 a fact of the manifest's setup, `{{ version.TOOL }}` for the version of a tool that wrote the run
 files, `{{ article.date }}`; `article/prose/resolver.py` says what each names. An unknown reference
-is an error located where it was written.
+is an error located where it was written, and so are braces in running text that make no reference
+(`{{ x }`, `{ x }}`, `{{{ x }}}`, an unclosed `{{`): braces meant as text are written `\\{\\{`.
 
 Prose is untrusted: Markdown renders with raw HTML disabled, images shown as their alt text (the
 page loads nothing), and only http(s), mailto and in-page links; references are resolved by this
@@ -31,6 +32,9 @@ from reportgen.article.source.declarations import Text
 from reportgen.errors import InputError, Problem
 
 _SAFE_LINK = re.compile(r"^(https?://|mailto:|#)", re.IGNORECASE)
+# Two or more braces in a row: each run in running text belongs to a reference or is a mistake.
+_BRACES = re.compile(r"\{\{+|\}\}+")
+_FORM = "a reference is {{ name }}, two braces each side; braces meant as text are written \\{\\{"
 
 
 def _markdown() -> MarkdownIt:
@@ -101,7 +105,7 @@ class _References:
     in code, a link or an image, where it could land in an attribute: it is refused.
     """
 
-    def __init__(self, text: Text, resolver: Resolver) -> None:
+    def __init__(self, text: Text, resolver: Resolver | None) -> None:
         self.text, self.resolver = text, resolver
         self.open = list(REFERENCE.finditer(text.text))
         self.problems: list[Problem] = []
@@ -127,6 +131,7 @@ class _References:
             )
             return Markup("")
 
+        assert self.resolver is not None, "references resolve only with a resolver"
         if flt is not None and flt not in FILTERS:
             return problem(f"unknown filter | {flt} in {found.group(0)}: the filter is | number")
         try:
@@ -141,6 +146,17 @@ class _References:
                 f"or article.date{hint}"
             )
         return value
+
+    def malformed(self, content: str, lines: tuple[int, int] | None) -> set[int]:
+        """Record each run of braces in a piece of running text that makes no reference; the
+        offsets of the problems, so a reference inside one is not also resolved."""
+        found = malformed_braces(content)
+        for offset, message in found:
+            line, col = _locate(self.text, content, offset, lines)
+            self.problems.append(
+                Problem(path=self.text.file, line=line, col=col, pointer="", message=message)
+            )
+        return {offset for offset, _ in found}
 
     def leftovers(self) -> None:
         for found in self.open:
@@ -157,13 +173,76 @@ class _References:
             )
 
 
+def _locate(
+    text: Text, content: str, offset: int, lines: tuple[int, int] | None
+) -> tuple[int, int]:
+    """Where `offset` into a piece of `text` stands in its source (the piece is written verbatim
+    there; within `lines`, 0-based, when they are known)."""
+    source = text.text
+    start = 0
+    if lines is not None:
+        starts = [0] + [m.end() for m in re.finditer("\n", source)]
+        start = starts[min(lines[0], len(starts) - 1)]
+    at = source.find(content, start)
+    if at < 0:
+        at = max(source.find(content), 0)
+    return _position(text, at + offset)
+
+
+def _snippet(content: str, start: int) -> str:
+    """The malformed reference that starts at `start`: up to its last closing brace, or
+    a few words."""
+    close = re.compile(r"\}+").search(content, start)
+    end = close.end() if close is not None and close.end() - start <= 80 else start + 40
+    return content[start:end].rstrip()
+
+
+def malformed_braces(content: str) -> list[tuple[int, str]]:
+    """(offset, message) for each run of two or more braces in a piece of running text that
+    belongs to no well-formed reference: `{{ x }`, `{ x }}`, `{{{ x }}}`, `{{ }}`, a `{{` never
+    closed."""
+    found: list[tuple[int, str]] = []
+    spans: list[tuple[int, int]] = []
+    for ref in REFERENCE.finditer(content):
+        spans.append((ref.start(), ref.end()))
+        if not ref.group(1):
+            found.append((ref.start(), f"empty reference {ref.group(0)}: name what it shows"))
+        elif content[ref.start() - 1 : ref.start()] == "{" or content[ref.end() :][:1] == "}":
+            start = ref.start() - (content[ref.start() - 1 : ref.start()] == "{")
+            found.append(
+                (start, f"malformed reference {_snippet(content, start)}: too many braces; {_FORM}")
+            )
+    after = 0  # where text not yet part of a reference or a reported mistake starts
+    for run in _BRACES.finditer(content):
+        if any(s < run.end() and run.start() < e for s, e in spans):
+            after = max(after, run.end())
+            continue
+        if run.group(0)[0] == "{":
+            message = f"malformed reference {_snippet(content, run.start())}: {_FORM}"
+            if "}" not in content[run.end() :]:
+                message = f"{run.group(0)} opens a reference that is never closed: {_FORM}"
+            found.append((run.start(), message))
+        else:
+            opener = content.rfind("{", after, run.start())
+            between = content[after : run.end()]
+            if opener >= 0 and between.count("{") < between.count("}"):  # `{ x }}`, not `{a {b}}`
+                found.append(
+                    (opener, f"malformed reference {content[opener : run.end()]}: {_FORM}")
+                )
+        after = run.end()
+    return sorted(found)
+
+
 def _resolve_text(token: Token, refs: _References, lines: tuple[int, int] | None) -> list[Token]:
     """A text token split into text and resolved numbers (as inline HTML tokens)."""
     out: list[Token] = []
     at = 0
+    bad = refs.malformed(token.content, lines)
     for found in REFERENCE.finditer(token.content):
         taken = refs.take(found.group(0), lines)
         if taken is None:  # not written literally (an entity or escape made it): text
+            continue
+        if bad & {found.start(), found.start() - 1}:  # reported as malformed: not resolved
             continue
         if found.start() > at:
             out.append(Token("text", "", 0, content=token.content[at : found.start()]))
@@ -208,6 +287,19 @@ def _render(text: Text, resolver: Resolver, *, inline: bool, heading_level: int 
     if refs.problems:
         raise InputError(sorted(refs.problems))
     return Markup(_MD.renderer.render(tokens, _MD.options, env))
+
+
+def malformed_references(text: Text) -> list[Problem]:
+    """Each run of braces in `text`'s running text that makes no reference, located: found
+    without the run data, so an article's source reports all of them at once."""
+    refs = _References(text, None)
+    tokens = _MD.parseInline(text.text, {}) if not text.markdown else _MD.parse(text.text, {})
+    for token in tokens:
+        lines = (token.map[0], token.map[1]) if token.map else None
+        for child in token.children or ():
+            if child.type == "text":
+                refs.malformed(child.content, lines)
+    return refs.problems
 
 
 def render_block(text: Text, resolver: Resolver, *, heading_level: int = 0) -> Markup:

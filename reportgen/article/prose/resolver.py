@@ -12,6 +12,7 @@ from markupsafe import Markup, escape
 
 from reportgen.article.axes import STATUS_WORDS
 from reportgen.article.page.numbers import number_html
+from reportgen.errors import did_you_mean
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import claim_problem, claim_value, is_claim
 from reportgen.metrics.registry import CellState, MetricSet
@@ -106,6 +107,10 @@ class Resolver:
                         f"({cell.reason or cell.status}); refer to {{{{ {cell_id}.status }}}} or "
                         f"{{{{ {cell_id}.reason }}}} instead"
                     )
+                given = [v.id for v in self.metrics.values if v.id.startswith(cell_id + ".")]
+                hint = did_you_mean(name, given, prefix=cell_id + ".")
+                if hint:  # a misspelled metric, not a missing one
+                    raise Unresolved(f"unknown metric {name}: the cell {cell_id} has none{hint}")
                 raise Unresolved(
                     f"{name} has no value: the cell {cell_id} was measured, but gives no such "
                     "metric (reportgen metrics lists the ids it has)"

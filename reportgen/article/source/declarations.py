@@ -194,6 +194,10 @@ class ArticleSource:
     published: tuple[str, ...] = ()  # published versions, relative to the folder
     omissions: tuple[Omission, ...] = ()
     acknowledgements: tuple[Acknowledgement, ...] = ()
+    drafts: tuple[Place, ...] = ()  # where `reportgen init`'s placeholders are still written
+    # article.toml and each prose file (path in the folder) -> the SHA-256 of its text: what a
+    # build records it was built from, and `check` compares
+    digests: FrozenDict[str, str] = FrozenDict()
 
     @property
     def setup(self) -> Setup:

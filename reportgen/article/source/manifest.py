@@ -8,20 +8,28 @@ Folder in, `ArticleSource` out: the file found and read, validated against
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import itertools
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+from reportgen.article.prose.render import malformed_references
 from reportgen.article.source.declarations import (
     Acknowledgement,
     ArticleSource,
     Omission,
     Place,
+    Text,
 )
+from reportgen.article.source.draft import source_drafts
 from reportgen.article.source.limits import over_limits
 from reportgen.article.source.reader import ManifestReader, decode
 from reportgen.article.source.toml import parse_toml
-from reportgen.errors import InputError, Problem, whole_file
+from reportgen.errors import InputError, Problem, did_you_mean, whole_file
 from reportgen.fileio import read_input
 from reportgen.formats.schema.validate import check
+from reportgen.frozendict import FrozenDict
 from reportgen.model import Setup
 
 MANIFEST = "article.toml"
@@ -36,6 +44,66 @@ def _unique(problems: list[Problem], kind: str, items: list[tuple[str, Place]]) 
                 place.problem(f"{kind} id {key!r} is declared twice (first at line {first.line})")
             )
         seen.setdefault(key, place)
+
+
+# How many names of an article folder a misspelled run file is compared with: enough for any
+# article, few enough that a folder of a million files costs nothing.
+NEAR_NAMES = 1000
+
+
+def _absent_run_files(
+    reader: ManifestReader, folder: Path, data: dict[str, Any], text: str
+) -> list[Problem]:
+    """A problem at each run file `[[runs]] files` names that is not in the folder, with the
+    nearest name that is."""
+    problems = []
+    names: list[str] | None = None
+    for i, run in enumerate(data["runs"]):
+        for j, name in enumerate(run["files"]):
+            if (folder / name).exists():
+                continue
+            if names is None:
+                names = sorted(p.name for p in itertools.islice(folder.iterdir(), NEAR_NAMES))
+            pointer = f"/runs/{i}/files/{j}"
+            message = f"no run file {name!r} in {folder}{did_you_mean(name, names)}"
+            line, col = _written_at(text, reader.where.locate(pointer), name)
+            problems.append(
+                Problem(path=reader.label, line=line, col=col, pointer=pointer, message=message)
+            )
+    return problems
+
+
+def _written_at(text: str, array: tuple[int, int], value: str) -> tuple[int, int]:
+    """Where the string `value` is written in the array that starts at `array` (line, col): the
+    manifest's locator places an array, not its items."""
+    lines = text.split("\n")
+    start = sum(len(line) + 1 for line in lines[: array[0] - 1]) + array[1] - 1
+    found = [text.find(q + value + q, start) for q in ('"', "'")]
+    at = min((f for f in found if f >= 0), default=-1)
+    if at < 0:
+        return array
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def _unknown_lints(reader: ManifestReader, data: dict[str, Any]) -> list[Problem]:
+    """A problem at each `[[acknowledge]]` whose lint id is no lint's: it could never match."""
+    # every lint a finding can come from: the data's, and the article's check of its setup
+    import reportgen.article.consistency
+    import reportgen.metrics.lints  # noqa: F401
+    from reportgen.metrics.lints.findings import LINTS
+
+    problems = []
+    for i, ack in enumerate(data.get("acknowledge", [])):
+        if ack["lint"] not in LINTS:
+            problems.append(
+                reader.problem(
+                    f"/acknowledge/{i}/lint",
+                    f"unknown lint {ack['lint']!r}{did_you_mean(ack['lint'], LINTS)} "
+                    "(docs/article-format.md lists the lints)",
+                )
+            )
+    return problems
 
 
 def load_article(folder: Path) -> ArticleSource:
@@ -64,6 +132,8 @@ def load_article(folder: Path) -> ArticleSource:
     _unique(problems, "chart", [(c.id, c.place) for s in sections for c in s.charts])
     files = [(name, r.place) for r in runs for name in r.files]
     _unique(problems, "run file", files)
+    problems += _absent_run_files(reader, folder, data, text)
+    problems += _unknown_lints(reader, data)
     if problems:
         raise InputError(problems)
     published = data.get("published", {})
@@ -90,7 +160,20 @@ def load_article(folder: Path) -> ArticleSource:
             for i, a in enumerate(data.get("acknowledge", []))
         ),
     )
-    problems = over_limits(article)
+    prose = [t for t in (article.status, *(s.prose for s in sections)) if t is not None]
+    drafts = source_drafts(Text(text=text, file=label, line=1), prose)
+    digests = {MANIFEST: text} | {t.file.removeprefix(f"{folder}/"): t.text for t in prose}
+    article = replace(
+        article,
+        drafts=drafts,
+        digests=FrozenDict(
+            (name, hashlib.sha256(body.encode("utf-8")).hexdigest())
+            for name, body in sorted(digests.items())
+        ),
+    )
+    problems = over_limits(article)  # first: past a limit, prose may be too large to parse
+    if not problems:
+        problems = [p for text in article.texts() for p in malformed_references(text)]
     if problems:
         raise InputError(problems)
     return article

@@ -38,7 +38,7 @@ from reportgen.check.readers.protocol import Found, Reading
 from reportgen.check.readers.published import UNITS, malformed, parse_number
 from reportgen.check.readers.reported import Reported, Token
 from reportgen.check.readers.sentences import ends, near, sentence_starts, sentences, unwrapped
-from reportgen.check.readers.shape import Expected, normalize
+from reportgen.check.readers.shape import NO_CHARTS, RUN, ChartText, Expected, normalize
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+){2,}(?:[-+.]\w+)?$")  # 0.7.7, 0.1.60, 1.2.3-rc1
 _UNIT = re.compile(rf"^({UNITS})[,.;:)]*$")
@@ -74,6 +74,7 @@ class _Prose(HTMLParser):
         self._skip = 0
         self._spans: list[tuple[str | None, bool]] = []  # (metric, whether it is skipped)
         self.chart_text: set[str] = set()  # the words of the charts' titles, ticks and legends
+        self.chart_words: list[list[str]] = []  # each chart's words, in the order it draws them
         self._svg_text = False
         self._tables: list[bool] = []  # whether each open table is a declared one (skipped)
 
@@ -81,6 +82,8 @@ class _Prose(HTMLParser):
         a = dict(attrs)
         if tag == "text":
             self._svg_text = True
+        elif tag == "svg":
+            self.chart_words.append([])
         if tag == "span":
             skipped = "headline-number" in (a.get("class") or "")
             self._spans.append((a.get("data-metric"), skipped))
@@ -103,6 +106,8 @@ class _Prose(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._svg_text:
             self.chart_text.update(core(word) for word in data.split())
+            if self.chart_words:
+                self.chart_words[-1].extend(core(word) for word in data.split())
         self._text(data)
 
     def _text(self, data: str) -> None:
@@ -113,7 +118,7 @@ class _Prose(HTMLParser):
         self.owner.extend([metric] * len(data))
 
 
-def expected_prose(html: str) -> tuple[list[Expected], frozenset[str]]:
+def expected_prose(html: str) -> tuple[list[Expected], ChartText]:
     """The built page's prose as tokens, and the words its charts show."""
     parser = _Prose()
     parser.feed(defused(html))
@@ -124,7 +129,12 @@ def expected_prose(html: str) -> tuple[list[Expected], frozenset[str]]:
         for found in re.finditer(r"\S+", text)
         if normalize(found.group(0)) or is_number(found.group(0))
     ]
-    return tokens, frozenset(parser.chart_text)
+    runs = frozenset(
+        tuple(words[k : k + RUN])
+        for words in parser.chart_words
+        for k in range(len(words) - RUN + 1)
+    )
+    return tokens, ChartText(frozenset(parser.chart_text), runs)
 
 
 def _numbered(spans: Sequence[range], size: int) -> list[int]:
@@ -161,13 +171,53 @@ def _page_footer(pub: Sequence[Token], i: int) -> bool:
     )
 
 
-def _furniture(pub: Sequence[Token], i: int, chart_text: frozenset[str]) -> bool:
-    """Whether the number at `i` is furniture of a PDF's text, not a statement: a chart's label
-    (the charts drawn: their words), or one of a run of bare numbers with no unit and no words
-    between them (a chart's axis ticks). Page footers are skipped before this is asked."""
+def _literals(exp: Sequence[Expected]) -> frozenset[tuple[str, str]]:
+    """(the word before, the number) of each number the article's source writes literally (a
+    version, a setting): what a copy must show the same, digit for digit."""
+    return frozenset(
+        (exp[j - 1].key, core(e.text))
+        for j, e in enumerate(exp)
+        if j > 0 and e.metric is None and is_number(e.text) and exp[j - 1].key != "#"
+    )
+
+
+def _anchored(pub: Sequence[Token], i: int, literals: frozenset[tuple[str, str]]) -> bool:
+    """Whether the number at `i`, which no run of words aligned and no claim tied, is a literal
+    of the article: the same digits after the same word ("llm-inference-bench 0.7.7"), that
+    word read whole where a PDF broke it at its hyphen across lines or pages. Only an identical
+    pair is taken, so this verifies what the article says and judges nothing else."""
+    if i == 0:
+        return False
+    word = pub[i - 1].text
+    if i > 1 and pub[i - 2].text.endswith("-") and pub[i - 2].line != pub[i - 1].line:
+        word = pub[i - 2].text + word
+    text = core(pub[i].text)
+    return (_key(word), text) in literals
+
+
+def _drawn(pub: Sequence[Token], i: int, runs: frozenset[tuple[str, ...]]) -> bool:
+    """Whether the number at `i` stands among `RUN` words in a row that a chart of the build
+    draws in that order, one of them another number: its ticks and the axis label after them
+    ("100 125 tok/s"). A number alone before the label's words is a sentence's ("reached 125
+    tok/s per request")."""
+    for k in range(max(0, i - RUN + 1), i + 1):
+        window = pub[k : k + RUN]
+        numbers = sum(is_number(t.text) for t in window)
+        if len(window) == RUN and numbers >= 2 and tuple(core(t.text) for t in window) in runs:
+            return True
+    return False
+
+
+def _furniture(pub: Sequence[Token], i: int, chart_text: ChartText) -> bool:
+    """Whether the number at `i` is furniture of a PDF's text, not a statement: words a chart of
+    the build draws, in its order (a tick beside the axis label, whose unit it is not); a chart's
+    label (the charts drawn: their words), or one of a run of bare numbers with no unit and no
+    words between them (a chart's axis ticks). Page footers are skipped before this is asked."""
+    if _drawn(pub, i, chart_text.runs):
+        return True
     if unit_after(pub, i, pub[i].text) is not None:
         return False
-    if core(pub[i].text) in chart_text:
+    if core(pub[i].text) in chart_text.words:
         return True
     return any(
         0 <= k < len(pub)
@@ -230,7 +280,7 @@ def _reported(tok: Token, near: str, unit: str | None, metric: str) -> Reported 
 def prose_numbers(
     toks: Sequence[Token],
     expected: Iterable[Expected],
-    chart_text: frozenset[str] = frozenset(),
+    chart_text: ChartText = NO_CHARTS,
     aligner: Aligner | None = None,
 ) -> tuple[list[Token], list[Reported], list[Reported]]:
     """The running text read (`toks` without punctuation alone, the copy's tables and headlines
@@ -256,6 +306,7 @@ def prose_numbers(
     ):
         pairs.update(zip(range(a0, a0 + size), range(b0, b0 + size), strict=True))
         edges.update((a0, a0 + size - 1))
+    literals = _literals(exp)
     out: list[Reported] = []
     loose: list[Reported] = []
     for i, tok in enumerate(pub):
@@ -298,6 +349,8 @@ def prose_numbers(
             expected_text=literal,
             in_prose=True,
         )
+        if partner is None and _anchored(pub, i, literals):  # the article's literal
+            found = replace(found, expected_text=found.text)
         (loose if partner is None else out).append(found)
     # each number knows its sentence: the numbers of one sentence are judged together
     at = sentence_starts(pub)

@@ -99,6 +99,22 @@ class Expected:
     key: str  # what the alignment compares: "#" for a number, else its normalized words
 
 
+# How many words in a row, drawn by a chart in that order, mark a number as the chart's.
+RUN = 3
+
+
+@dataclass(frozen=True)
+class ChartText:
+    """The words the built article's charts draw: each word, and each `RUN` words in a row
+    (ticks and the axis label after them), as a PDF's text shows them in the order drawn."""
+
+    words: frozenset[str] = frozenset()
+    runs: frozenset[tuple[str, ...]] = frozenset()
+
+
+NO_CHARTS = ChartText()
+
+
 @dataclass(frozen=True, kw_only=True)
 class Shape:
     """Everything a published version of the article is matched against."""
@@ -107,7 +123,7 @@ class Shape:
     headlines: tuple[HeadlineShape, ...]
     phrases: tuple[Phrase, ...]
     prose: tuple[Expected, ...] = ()  # the built article's prose, to align copies with
-    chart_text: frozenset[str] = frozenset()  # the words the built article's charts show
+    chart_text: ChartText = NO_CHARTS  # the words the built article's charts show
     # the built article's charts as an HTML copy must show them to show them (channels.form)
     charts: frozenset[tuple[str, ...]] = frozenset()
     # how many times the built article shows each metric (a key result and a table cell, say):

@@ -8,7 +8,6 @@ with its path; those are the messages users see.
 
 from __future__ import annotations
 
-import difflib
 import heapq
 import itertools
 import json
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
     from referencing import Registry
 
-from reportgen.errors import PER_FILE, counted, more_problems
+from reportgen.errors import PER_FILE, counted, did_you_mean, more_problems
 from reportgen.fileio import read_input
 from reportgen.formats.json_input.document import TOO_LARGE, pointer_of
 from reportgen.formats.schema.compiled import Predicate, predicate
@@ -242,12 +241,12 @@ def _problems(error: ValidationError) -> Iterator[SchemaProblem]:
             known = sorted((leaf.schema.get("properties") or {}).keys())
             for key in _unexpected(leaf):
                 yield SchemaProblem(
-                    pointer_of([*path, key]), f"unknown key {key!r}{_did_you_mean(key, known)}"
+                    pointer_of([*path, key]), f"unknown key {key!r}{did_you_mean(key, known)}"
                 )
             continue
         message = _message(leaf)
         if leaf.validator == "enum" and isinstance(leaf.instance, str):
-            message += _did_you_mean(leaf.instance, [str(v) for v in leaf.validator_value])
+            message += did_you_mean(leaf.instance, [str(v) for v in leaf.validator_value])
         elif leaf.validator == "anyOf" and isinstance(leaf.instance, str):
             # "an axis, or meta.KEY": suggest from the branch that lists the names
             names = [
@@ -256,7 +255,7 @@ def _problems(error: ValidationError) -> Iterator[SchemaProblem]:
                 if isinstance(branch, dict)
                 for v in branch.get("enum", ())
             ]
-            message += _did_you_mean(leaf.instance, names) if names else ""
+            message += did_you_mean(leaf.instance, names) if names else ""
         yield SchemaProblem(pointer_of(path), message)
 
 
@@ -282,8 +281,3 @@ def _unexpected(error: ValidationError) -> list[str]:
         for k in error.instance
         if k not in known and not any(p.search(str(k)) for p in patterns)
     )
-
-
-def _did_you_mean(word: str, choices: list[str]) -> str:
-    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""

@@ -203,9 +203,10 @@ def test_a_reference_in_link_text_resolves_and_stays_out_of_attributes(resolver:
         "&#xE000;99&#xE001; and \ue0000\ue001",
         "&#123;&#123; canonical.c1.output_tok_s }}",
         "\\{\\{ canonical.c1.output_tok_s }}",
-        "{{ canonical.c1.output_tok_s &#125;&#125;",
+        "`{{ canonical.c1.output_tok_s }` in code",
+        "a set {a, {b}} and a brace }",
     ],
-    ids=["private-use", "entity-braces", "escaped-braces", "entity-close"],
+    ids=["private-use", "entity-braces", "escaped-braces", "code", "single-braces"],
 )
 def test_text_that_only_looks_like_a_reference_is_shown_as_text(
     resolver: Resolver, prose: str
@@ -213,6 +214,32 @@ def test_text_that_only_looks_like_a_reference_is_shown_as_text(
     html = str(render_block(Text(text=prose, file="p.md", line=1, markdown=True), resolver))
     assert "data-metric" not in html and "<span" not in html
     assert html.startswith("<p>") and html.endswith("</p>\n")
+
+
+MALFORMED = [
+    ("{{ canonical.c1.output_tok_s }", "malformed reference {{ canonical.c1.output_tok_s }:"),
+    ("{ canonical.c1.output_tok_s }}", "malformed reference { canonical.c1.output_tok_s }}:"),
+    ("{{{ canonical.c1.output_tok_s }}}", "malformed reference {{{ canonical.c1.output_tok_s }}}:"),
+    ("{{ }}", "empty reference {{ }}:"),
+    ("{{ canonical.c1 output_tok_s }}", "malformed reference {{ canonical.c1 output_tok_s }}:"),
+    ("{{ canonical.c1.output_tok_s &#125;&#125;", "{{ opens a reference that is never closed:"),
+    ("{{", "{{ opens a reference that is never closed:"),
+]
+
+
+@pytest.mark.parametrize(("written", "message"), MALFORMED, ids=[m[0] for m in MALFORMED])
+def test_a_malformed_reference_is_an_error_at_its_place(
+    resolver: Resolver, written: str, message: str
+) -> None:
+    prose = f"First paragraph.\n\nIt reached\nabout {written}"
+    with pytest.raises(InputError) as info:
+        render_block(Text(text=prose, file="p.md", line=5, col=1, markdown=True), resolver)
+    assert [p.format().split(": ", 1)[0] for p in info.value.problems] == ["p.md:8:7 /"]
+    assert info.value.problems[0].message.startswith(message)
+    # one line of a caption: located from the caption's own place in article.toml
+    with pytest.raises(InputError) as info:
+        render_inline(Text(text=f"x {written}", file="article.toml", line=3, col=12), resolver)
+    assert [(p.line, p.col) for p in info.value.problems] == [(3, 14)]
 
 
 @pytest.mark.pdf
@@ -228,4 +255,51 @@ def test_a_character_without_a_glyph_is_located_in_the_prose(tmp_path: Path) -> 
     assert [(Path(p.path).name, p.message[:7]) for p in info.value.problems] == [
         ("notes.md", "U+E000 "),
         ("notes.md", "U+E001 "),
+    ]
+
+
+def test_malformed_references_fail_the_article_at_each_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In the title, the subtitle, a caption and a prose file, `check` (and `build`, which
+    renders the same page first) stops with each place, exit 2, no traceback."""
+    from reportgen.cli.main import main
+
+    article = tmp_path / "small"
+    shutil.copytree(SMALL, article)
+    toml = article / "article.toml"
+    text = toml.read_text()
+    text = text.replace('title = "Small-8B', 'title = "{ canonical.c1.output_tok_s }} Small-8B', 1)
+    text = text.replace('subtitle = "{{ setup.gpu_count }}x', 'subtitle = "{{ setup.gpu_count }x')
+    text = text.replace('caption = "one request, output"', 'caption = "one request {{"')
+    toml.write_text(text)
+    notes = article / "notes.md"
+    notes.write_text(notes.read_text() + "\nAll of it: {{{ canonical.c1.output_tok_s }}}.\n")
+    notes_line = len(notes.read_text().splitlines())
+    assert main(["check", str(article)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    places = [line.split(" /: ")[0] for line in err.splitlines()]
+    lines = text.splitlines()
+    title = next(n for n, line in enumerate(lines, 1) if line.startswith("title ="))
+    subtitle = next(n for n, line in enumerate(lines, 1) if line.startswith("subtitle ="))
+    caption = next(n for n, line in enumerate(lines, 1) if "one request {{" in line)
+    assert sorted(places) == sorted(
+        [
+            f"{toml}:{title}:10",
+            f"{toml}:{subtitle}:13",
+            f"{toml}:{caption}:{lines[caption - 1].index('{{') + 1}",
+            f"{notes}:{notes_line}:12",
+        ]
+    )
+
+
+def test_a_misspelled_metric_gets_the_near_id_of_its_cell(resolver: Resolver) -> None:
+    right = next(v.id for v in resolver.metrics.values if v.id.endswith(".aggregate_tok_s"))
+    cell = right.removesuffix(".aggregate_tok_s")
+    wrong = right.replace("aggregate", "agregate")
+    with pytest.raises(InputError) as info:
+        render_inline(Text(text=f"at {{{{ {wrong} }}}}", file="p.md", line=1), resolver)
+    assert [p.message for p in info.value.problems] == [
+        f"unknown metric {wrong}: the cell {cell} has none; did you mean {right!r}?"
     ]

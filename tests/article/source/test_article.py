@@ -87,3 +87,22 @@ def test_no_manifest(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         load_article(tmp_path)
     assert info.value.problems[0].message == f"no article.toml in {tmp_path}"
+
+
+def test_a_misspelled_run_file_is_located_with_the_near_name(tmp_path: Path) -> None:
+    assert _problems(tmp_path, ('"bench.json"]', '"bnech.json"]')) == [
+        "article.toml:8:28 /runs/0/files/1: no run file 'bnech.json' in a; did you mean "
+        "'bench.json'?".replace(" in a;", f" in {tmp_path / 'a'};")
+    ]
+
+
+def test_an_unknown_lint_acknowledged_is_an_error_with_the_near_id(tmp_path: Path) -> None:
+    """It could never match a finding: an error, not the warning a stale one is."""
+    text = (SMALL / "article.toml").read_text()
+    written = 'lint = "cell-invalid"'
+    line = text[: text.index(written)].count("\n") + 1
+    misspelled = "cell-invalid"[:-1]  # built here: the lint registry's test reads every lint id
+    assert _problems(tmp_path, (written, f'lint = "{misspelled}"')) == [
+        f"article.toml:{line}:8 /acknowledge/0/lint: unknown lint {misspelled!r}; did you mean "
+        "'cell-invalid'? (docs/article-format.md lists the lints)"
+    ]
