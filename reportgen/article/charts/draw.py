@@ -333,7 +333,8 @@ def point_labels(fig: Figure, ax: Any, lines: Sequence[Line], taken: Sequence[Bo
             for j, (text, at) in enumerate(zip(line.points, _points(fig, ax, line), strict=True)):
                 if at is not None:
                     texts.append((line, j, text))
-                    labels.append(Label(at[0], at[1], *_measure(text)))
+                    width, height, depth = _measure(text)
+                    labels.append(Label(x=at[0], y=at[1], width=width, height=height, depth=depth))
         return texts, place_labels(labels, frame, radius, segments, taken)
 
     texts, places = place()
@@ -366,7 +367,7 @@ def _annotate(ax: Any, line: Line, j: int, text: str, place: Place, radius: floa
         va="baseline",
         color=_MUTED,
         arrowprops=leader,
-        gid=safe_id(f"{line.gid.replace('line', 'label', 1)}-{j}"),  # "label-8K-3"
+        gid=safe_id(f"{line.gid.replace('line', 'label', 1)}-{j}"),  # "label-<series>-3"
         annotation_clip=False,
     )
 

@@ -72,7 +72,7 @@ class Box:
         return True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Label:
     """A label to place: its point, and its text's width, height above the baseline and depth
     below it, all in points."""

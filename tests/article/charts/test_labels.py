@@ -151,7 +151,7 @@ def test_crowded_labels_never_overlap_and_a_left_out_label_is_said() -> None:
 
 def test_placement_is_first_clear_candidate_and_never_overlaps() -> None:
     frame = Box(0, 0, 200, 100)
-    same = [Label(50, 50, 12, 9, 1) for _ in range(30)]
+    same = [Label(x=50, y=50, width=12, height=9, depth=1) for _ in range(30)]
     places = place_labels(same, frame, 3.7)
     boxes = [
         Box(50 + p.dx, 50 + p.dy - 1, 50 + p.dx + 12, 50 + p.dy + 9)
