@@ -78,11 +78,22 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     from reportgen.cli.inputs import load_arguments
     from reportgen.metrics.compute import compute
 
-    result = load_arguments(args.paths)
-    if not result.ok:
-        print_problems(result.problems, False, sys.stderr)
-        return EXIT_INPUT
-    metrics = compute(result.runs)
+    if len(args.paths) == 1 and (Path(args.paths[0]) / "article.toml").is_file():
+        # an article: its metrics as its build computes them, per-GPU values from its setup too
+        from reportgen.article.rundata import article_metrics
+        from reportgen.errors import InputError
+
+        try:
+            metrics = article_metrics(Path(args.paths[0]))[1]
+        except InputError as exc:
+            print_problems(exc.problems, False, sys.stderr)
+            return EXIT_INPUT
+    else:
+        result = load_arguments(args.paths)
+        if not result.ok:
+            print_problems(result.problems, False, sys.stderr)
+            return EXIT_INPUT
+        metrics = compute(result.runs)
     if args.json:
         json.dump(_metrics_json(metrics), sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -154,6 +154,26 @@ def test_metrics_refuses_invalid_input_with_the_same_lines(
     assert err.splitlines() == (INVALID / "negative-value.expected").read_text().splitlines()
 
 
+def test_metrics_of_an_article_lists_its_per_gpu_values(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # An article folder gives the metrics its build computes: per-GPU values from its setup.
+    from reportgen.article.rundata import article_metrics
+
+    folder = Path(__file__).resolve().parents[2] / "runs" / "paiton-kimi-k3.1-pro"
+    article, metrics = article_metrics(folder)
+    gpus = article.setups()[None].hardware
+    assert gpus is not None
+    code, out, _ = run_cli(capsys, "metrics", str(folder), "--json")
+    assert code == 0
+    listed = {m["id"]: m["value"] for m in json.loads(out)["metrics"]}
+    per_gpu = [v for v in metrics.values if v.key == "decode.aggregate_tok_s.per_gpu"]
+    assert per_gpu and all(v.id in listed for v in per_gpu)
+    for v in per_gpu:
+        whole = listed[v.id.removesuffix("_per_gpu")]
+        assert listed[v.id] == pytest.approx(whole / gpus.gpu_count)
+
+
 def test_metrics_reports_a_clash_within_a_file_as_bad_input(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -46,7 +46,7 @@ FORMAT = "reportgen chart cache 1"  # bump when the entries' layout or the key's
 _HEAD = b"sha256 "
 _KEY = re.compile(r"[0-9a-f]{64}")
 # The modules whose source decides the drawing: the Plot's meaning and matplotlib's calls.
-_CODE = ("plot.py", "draw.py")
+_CODE = ("plot.py", "draw.py", "labels.py")
 
 
 def default_folder(environ: Mapping[str, str] | None = None) -> Path:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import html
 import io
+import itertools
 import math
 import re
 import threading
@@ -25,14 +26,18 @@ from typing import Any
 
 import matplotlib.style
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import text_to_path
 from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter, NullLocator
 
+from reportgen.article.charts.labels import Box, Label, Place, free_corner, place_labels
 from reportgen.article.charts.plot import (
     DASHES,
     HEIGHT_IN,
     HOLLOW,
     MARKERS,
     PALETTE,
+    TEXT_PT,
     WIDTH_IN,
     Line,
     Plot,
@@ -47,7 +52,7 @@ _RC: dict[str, Any] = {
     "svg.hashsalt": "reportgen",
     "svg.fonttype": "none",
     "font.family": ["DejaVu Sans"],
-    "font.size": 12.0,
+    "font.size": TEXT_PT,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
@@ -106,13 +111,17 @@ def y_axis(ax: Any, unit: str, *, log: bool) -> None:
     ax.yaxis.set_major_formatter(FuncFormatter(fmt))
 
 
-_MARGINS = {"left": 0.16, "right": 0.97, "bottom": 0.15, "top": 0.76}
+# Room around the axes, in points where it holds text (the tick labels and axis label below, the
+# legend's title and entries above), as fractions of the figure.
+_MARGINS = {"left": 0.16, "right": 0.97, "bottom": 39.0 / 72 / HEIGHT_IN, "top": 0.95}
+_LEGEND_TOP = 1 - 48.0 / 72 / HEIGHT_IN  # the top of the axes under a legend: title, one row
 # A legend column's width, in ems of the 12-point font: the handle, its gap and the column
 # spacing set below, and each character of its longest label at about 0.62 em. The room is the
 # figure's width right of where the legend starts; one more row takes about 20 points.
-_ENTRY_EMS, _CHAR_EMS, _EM_IN = 1.9 + 0.4 + 0.8, 0.62, 12.0 / 72
+_ENTRY_EMS, _CHAR_EMS, _EM_IN = 1.9 + 0.4 + 0.8, 0.62, TEXT_PT / 72
 _LEGEND_ROOM_IN = WIDTH_IN * (1 - _MARGINS["left"] + 0.02 * (_MARGINS["right"] - _MARGINS["left"]))
 _ROW_FRACTION = 20.0 / 72 / HEIGHT_IN
+_MUTED, _MARK = "#333333", "#9a3412"
 
 
 def legend_columns(labels: list[str]) -> int:
@@ -131,13 +140,11 @@ def legend_columns(labels: list[str]) -> int:
     return max(1, -(-n // rows))
 
 
-def draw_legend(ax: Any, title: str, labels: list[str]) -> None:
+def draw_legend(ax: Any, title: str, labels: list[str]) -> float:
     """The legend above the plot, with its title: in one row (two for more than four entries),
-    more rows where long labels do not fit, the plot then lowered to make room for them."""
+    more rows where long labels do not fit. Returns the top of the axes that makes room for it."""
     columns = legend_columns(labels)
     rows = -(-len(labels) // columns)
-    if rows > 2:
-        ax.figure.subplots_adjust(top=_MARGINS["top"] - (rows - 2) * _ROW_FRACTION)
     ax.legend(
         ax.get_lines(),  # each line by its label as given: one that starts with "_" is shown too
         labels,
@@ -151,22 +158,27 @@ def draw_legend(ax: Any, title: str, labels: list[str]) -> None:
         columnspacing=0.8,
         borderaxespad=0.0,
     )
+    return _LEGEND_TOP - max(0, rows - 1) * _ROW_FRACTION
 
 
 # Room left of the axes: the rotated y label and padding, plus the widest y tick label, in
 # fractions of the figure's width (12 pt DejaVu Sans is about 0.1 in a character).
 _LEFT_BASE, _LEFT_PER_CHAR = 0.09, 0.1 / WIDTH_IN
+_LINE_PT = 1.2 * TEXT_PT  # one more line of an axis label
 
 
 def _left_margin(fig: Figure) -> float:
-    """The left margin that fits the widest y tick label the figure will show."""
-    widest = 0
+    """The left margin that fits the widest y tick label the figure will show, and the y
+    label's lines (`fold` makes a long one two)."""
+    widest, lines = 0, 1
     for ax in fig.axes:
         low, high = sorted(ax.get_ylim())
         ticks = [t for t in ax.get_yticks() if low <= t <= high]
         labels = ax.yaxis.get_major_formatter().format_ticks(ticks)
         widest = max([widest, *(len(label) for label in labels)])
-    return min(0.3, _LEFT_BASE + _LEFT_PER_CHAR * widest)
+        lines = max(lines, ax.get_ylabel().count("\n") + 1)
+    extra = (lines - 1) * _LINE_PT / 72 / WIDTH_IN
+    return min(0.3 + extra, _LEFT_BASE + _LEFT_PER_CHAR * widest + extra)
 
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -213,15 +225,6 @@ def draw_plot(plot: Plot) -> str:
                 gid=safe_id(line.gid),
                 **line_style(line.style),
             )
-            for text, x, y in zip(line.points, line.xs, line.ys, strict=bool(line.points)):
-                ax.annotate(
-                    text,
-                    (x, y),
-                    textcoords="offset points",
-                    xytext=(5, 4),
-                    fontsize=10.5,
-                    color="#333333",
-                )
         positions, labels = [p for p, _ in plot.ticks], [label for _, label in plot.ticks]
         if plot.x_axis == "log2":
             log2_axis(ax, positions, labels)
@@ -230,18 +233,153 @@ def draw_plot(plot: Plot) -> str:
             ax.set_xmargin(0.08)
             ax.grid(False, axis="x")
         ax.set_xlabel(plot.x_label)
-        ax.set_ylabel(plot.y_label)
         if plot.x_axis == "from-zero":
             ax.set_xlim(left=0, right=headroom(ax.dataLim.x1, 1.15))
         y_axis(ax, plot.y_unit, log=plot.y_log)
+        top = _MARGINS["top"]
         if plot.legend is not None:
-            draw_legend(ax, plot.legend, [line.label or "" for line in plot.lines])
+            top = draw_legend(ax, plot.legend, [line.label or "" for line in plot.lines])
+        fig.subplots_adjust(top=top)
+        ax.set_ylabel(fold(plot.y_label, (top - _MARGINS["bottom"]) * HEIGHT_IN * 72 + 24))
 
-    return render_svg(plot.svg_id, plot.title, draw)
+    def finish(fig: Figure) -> None:
+        ax = fig.axes[0]
+        taken = [] if plot.mark is None else provenance_mark(fig, ax, plot.mark, plot.lines)
+        if any(line.points for line in plot.lines):
+            point_labels(fig, ax, plot.lines, taken)
+
+    return render_svg(plot.svg_id, plot.title, draw, finish)
 
 
-def render_svg(chart_id: str, title: str, draw: Callable[[Figure], None]) -> str:
-    """The figure `draw` fills, in the article's style, as an inline `<svg>` element."""
+def fold(label: str, room_pt: float) -> str:
+    """An axis label longer than `room_pt` as two lines, broken at the space nearest its middle
+    (a label with no space stays one line)."""
+    if _measure(label)[0] <= room_pt or " " not in label:
+        return label
+    spaces = [i for i, c in enumerate(label) if c == " "]
+    cut = min(spaces, key=lambda i: (abs(2 * i - len(label)), i))
+    return f"{label[:cut]}\n{label[cut + 1 :]}"
+
+
+def provenance_mark(fig: Figure, ax: Any, words: str, lines: Sequence[Line]) -> list[Box]:
+    """`words` ("reconstructed data") in a corner of the plot where no line or point is, else in
+    a row above it, so that the chart says it even when shown without its page. Returns the
+    box it takes on the plot, if it is there."""
+    width, height, depth = _measure(words)
+    segments, markers, frame = _geometry(fig, ax, lines)
+    box = free_corner((width, height + depth), frame, 4.0, markers, segments)
+    style: dict[str, Any] = {"color": _MARK, "fontstyle": "italic", "gid": "provenance"}
+    if box is None:
+        fig.subplots_adjust(top=fig.subplotpars.top - _ROW_FRACTION)
+        fig.subplots_adjust(left=_left_margin(fig))
+        fig.text(0.99, 1 - 4.0 / 72 / HEIGHT_IN, words, ha="right", va="top", **style)
+        return []
+    size = (WIDTH_IN * 72, HEIGHT_IN * 72)
+    x, y = (box.x0 + _LABEL_PAD_PT) / size[0], (box.y0 + depth) / size[1]
+    fig.text(x, y, words, ha="left", va="baseline", **style)
+    return [box]
+
+
+# Point labels are measured with a little room around them, for a browser's fallback font.
+_LABEL_PAD_PT = 1.0
+
+
+def _measure(text: str) -> tuple[float, float, float]:
+    """A text's width, height above its baseline and depth below it, in points, padded."""
+    prop = FontProperties(family=["DejaVu Sans"], size=TEXT_PT)
+    width, height, depth = text_to_path.get_text_width_height_descent(text, prop, ismath=False)
+    return width + 2 * _LABEL_PAD_PT, height + _LABEL_PAD_PT, depth + _LABEL_PAD_PT
+
+
+def _geometry(fig: Figure, ax: Any, lines: Sequence[Line]) -> tuple[list[Any], list[Box], Box]:
+    """The lines as segments, a box round each marker, and the plot's frame, in points."""
+    radius = _marker_radius()
+    segments, markers = [], []
+    for line in lines:
+        drawn = [p for p in _points(fig, ax, line) if p is not None]
+        segments += list(itertools.pairwise(drawn))
+        markers += [Box(x - radius, y - radius, x + radius, y + radius) for x, y in drawn]
+    scale, b = 72.0 / fig.dpi, ax.bbox
+    return segments, markers, Box(b.x0 * scale, b.y0 * scale, b.x1 * scale, b.y1 * scale)
+
+
+def _points(fig: Figure, ax: Any, line: Line) -> list[tuple[float, float] | None]:
+    """Each point of `line` in points from the figure's lower left; None where it has no value."""
+    scale = 72.0 / fig.dpi
+    out: list[tuple[float, float] | None] = []
+    for x, y in zip(line.xs, line.ys, strict=True):
+        if math.isfinite(x) and math.isfinite(y):
+            px, py = ax.transData.transform((x, y))
+            out.append((float(px) * scale, float(py) * scale))
+        else:
+            out.append(None)
+    return out
+
+
+def _marker_radius() -> float:
+    return (float(matplotlib.rcParams["lines.markersize"]) + 1.4) / 2
+
+
+def point_labels(fig: Figure, ax: Any, lines: Sequence[Line], taken: Sequence[Box]) -> None:
+    """Label each point of `lines` where no label, marker, the mark in `taken` or the frame is
+    in the way (see article/charts/labels.py): beside it, or farther out with a leader line; a
+    label with no room is left out, and a line under the plot says how many were."""
+    radius = _marker_radius()
+
+    def place() -> tuple[list[tuple[Line, int, str]], list[Place | None]]:
+        segments, _, frame = _geometry(fig, ax, lines)
+        texts, labels = [], []
+        for line in lines:
+            for j, (text, at) in enumerate(zip(line.points, _points(fig, ax, line), strict=True)):
+                if at is not None:
+                    texts.append((line, j, text))
+                    width, height, depth = _measure(text)
+                    labels.append(Label(x=at[0], y=at[1], width=width, height=height, depth=depth))
+        return texts, place_labels(labels, frame, radius, segments, taken)
+
+    texts, places = place()
+    if None in places:  # a row below the plot for the words; the labels placed again
+        fig.subplots_adjust(bottom=fig.subplotpars.bottom + _ROW_FRACTION)
+        fig.subplots_adjust(left=_left_margin(fig))
+        texts, places = place()
+    for (line, j, text), where in zip(texts, places, strict=True):
+        if where is not None:
+            _annotate(ax, line, j, text, where, radius)
+    left_out = places.count(None)
+    if left_out:
+        words = "1 point label" if left_out == 1 else f"{left_out} point labels"
+        y = 2.0 / 72 / HEIGHT_IN
+        fig.text(0.01, y, f"{words} left out: no room", color=_MUTED, gid="unlabelled")
+
+
+def _annotate(ax: Any, line: Line, j: int, text: str, place: Place, radius: float) -> None:
+    leader = (
+        {"arrowstyle": "-", "color": "#777777", "lw": 0.6, "shrinkA": 0.0, "shrinkB": radius}
+        if place.leader
+        else None
+    )
+    ax.annotate(
+        text,
+        (line.xs[j], line.ys[j]),
+        textcoords="offset points",
+        xytext=(place.dx + _LABEL_PAD_PT, place.dy),
+        ha="left",
+        va="baseline",
+        color=_MUTED,
+        arrowprops=leader,
+        gid=safe_id(f"{line.gid.replace('line', 'label', 1)}-{j}"),  # "label-<series>-3"
+        annotation_clip=False,
+    )
+
+
+def render_svg(
+    chart_id: str,
+    title: str,
+    draw: Callable[[Figure], None],
+    finish: Callable[[Figure], None] | None = None,
+) -> str:
+    """The figure `draw` fills, in the article's style, as an inline `<svg>` element; `finish`
+    adds what needs the final layout (where each point lands)."""
     buf = io.StringIO()
     # Start from matplotlib's defaults, not the user's matplotlibrc; restored on exit.
     with _LOCK, matplotlib.style.context(["default", _RC]):
@@ -249,10 +387,10 @@ def render_svg(chart_id: str, title: str, draw: Callable[[Figure], None]) -> str
         # Fixed margins, sized for the tick labels, axis labels and the legend above:
         # matplotlib's constrained layout measured every label and cost half of a chart's time.
         fig.subplots_adjust(**_MARGINS)
-        draw(fig)
-        legend = any(ax.get_legend() is not None for ax in fig.axes)
-        top = fig.subplotpars.top if legend else 0.95  # draw_legend lowers it for more rows
-        fig.subplots_adjust(left=_left_margin(fig), top=top)
+        draw(fig)  # sets the top, for its legend and mark
+        fig.subplots_adjust(left=_left_margin(fig))
+        if finish is not None:
+            finish(fig)
         fig.savefig(buf, format="svg", metadata=_METADATA)
     return _inline(buf.getvalue(), chart_id, title)
 

@@ -20,9 +20,14 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 # not by colour alone.
 DASHES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 2)), "-", "--")
 HOLLOW = (False, True, False, True, False, True, False, True)
-# Sized for a phone: shown at its natural width (4.8 in = 461 CSS px) or narrower, the 12 pt
-# text stays at least as large as the page's small print (0.8rem) down to a 420 px screen.
-WIDTH_IN, HEIGHT_IN = 4.8, 3.6
+# Sized for the narrowest place a chart is shown, half the column (two to a row, about 370 CSS
+# px) or a phone's column: there every text, 12 pt over the 4.8 in (345.6 pt) viewBox, is at least
+# the page's small print (0.8rem = 12.8 px, at 369 px and up). The page scales the SVG to the
+# width it gives it; across the whole column (about 760 px) the text is twice that, the size of a
+# subheading. Wider than tall (1.41:1), so that a chart across the column is not taller than a
+# screen. Every text is drawn at TEXT_PT, point labels and the provenance mark included.
+WIDTH_IN, HEIGHT_IN = 4.8, 3.4
+TEXT_PT = 12.0
 
 # How the x axis is laid out: base-2 log with a tick at each value, one evenly spaced tick per
 # value (categories), or linear from zero with room right of the last point.
@@ -56,6 +61,7 @@ class Plot:
     y_unit: str  # the y tick labels' format follows the unit
     y_log: bool
     legend: str | None  # the legend's title; no legend when None
+    mark: str | None = None  # drawn in the corner: "reconstructed data" when the data is
 
 
 def plain(value: object) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -187,6 +188,7 @@ def _line(
         y_unit=display.unit,
         y_log=decl.y_log,
         legend=_legend(decl, len(series)),
+        mark=provenance_mark(values),
     )
     missing = gaps(decl, article, series, xs, index, cells, notes)
     return missing, plot
@@ -259,9 +261,17 @@ def _interactivity(
         y_unit=y_display.unit,
         y_log=decl.y_log,
         legend=_legend(decl, len(series)),
+        mark=provenance_mark([v for pair in pairs for v in pair]),
     )
     words = f" Each point is labelled by its {axis_words(label_axis)}."
     return Markup(words), plot
+
+
+def provenance_mark(values: Sequence[MetricValue]) -> str | None:
+    """The words a chart carries in its corner when any value it draws is not measured:
+    "reconstructed data", "synthetic data", or both; None when every value was measured."""
+    kinds = [k for k in ("reconstructed", "synthetic") if any(v.provenance == k for v in values)]
+    return f"{' and '.join(kinds)} data" if kinds else None
 
 
 def _legend(decl: ChartDecl, series: int) -> str | None:

@@ -32,6 +32,9 @@ def default_label(key: str, stat: str | None, unit: str) -> str:
     name = _AXIS_NAMES.get(last, DEFINITIONS[key].title if key in DEFINITIONS else last)
     if last in ("per_gpu", "per_w", "j_per_tok"):
         name = _AXIS_NAMES.get(base.rpartition(".")[2], "output")
+    if last == "per_gpu":  # "output per GPU, all requests": the unit alone is easy to miss
+        head, comma, tail = name.partition(",")
+        name = f"{head} per GPU{comma}{tail}"
     median = stat is None and DEFINITIONS[key].stats if key in DEFINITIONS else False
     shown = f"{name} {stat}" if stat else f"{name}, median" if median else name
     return f"{shown} ({unit})"

@@ -54,12 +54,13 @@ def _line(chart: Chart, name: str) -> ET.Element:
     return found
 
 
-def test_bundled_article_has_four_inline_svg_charts(charts: tuple[Chart, ...]) -> None:
+def test_bundled_article_has_five_inline_svg_charts(charts: tuple[Chart, ...]) -> None:
     assert [c.id for c in charts] == [
         "decode-aggregate",
         "decode-per-request",
         "decode-ttft",
         "prefill",
+        "interactivity",
     ]
     ids: list[str] = []
     for chart in charts:
