@@ -33,9 +33,16 @@ def stale_build(built: Built, folder: Path, build_dir: Path, label: str) -> Item
     than the article in `folder` has now (None when it is current, or there is no build)."""
     target = build_dir / built.article.slug
     recorded = built_from(target, built.article.slug)
-    if recorded is None:
-        return None
     rebuild = f"run `reportgen build {folder} --out {build_dir}`"
+    if recorded is None:
+        if not (target / "index.html").is_file():
+            return None
+        # a page with no marker this reportgen reads: an older reportgen's, or edited by hand
+        why = (
+            f"the page in {target} has no build record this reportgen reads, so its sources "
+            "are unknown"
+        )
+        return Item(kind="stale", source=label, line=1, col=1, message=f"{why}; {rebuild}")
     if not recorded:
         why = f"the build in {target} does not record its sources (an older reportgen made it)"
     else:

@@ -80,6 +80,20 @@ def test_a_build_that_records_no_sources_is_not_taken_as_current(tmp_path: Path)
     assert "does not record its sources" in message
 
 
+def test_a_page_with_no_marker_this_reportgen_reads_is_not_taken_as_current(
+    tmp_path: Path,
+) -> None:
+    folder, out = _built(tmp_path)
+    target = out / "small"
+    (target / MARKER).write_text(marker_text("small", {}).split("\n")[0] + "\n")  # an early one
+    assert built_from(target, "small") is None
+    (message,) = _stale(folder, out)
+    assert "has no build record this reportgen reads" in message
+    (target / MARKER).unlink()  # a page someone put there by hand
+    (message,) = _stale(folder, out)
+    assert "has no build record this reportgen reads" in message
+
+
 def test_the_build_folder_named_as_the_article_says_what_to_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
