@@ -8,13 +8,16 @@ Folder in, `ArticleSource` out: the file found and read, validated against
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from pathlib import Path
 
 from reportgen.article.source.declarations import (
     Acknowledgement,
     ArticleSource,
+    ChartDecl,
     Omission,
     Place,
+    Section,
 )
 from reportgen.article.source.limits import over_limits
 from reportgen.article.source.reader import ManifestReader, decode
@@ -36,6 +39,44 @@ def _unique(problems: list[Problem], kind: str, items: list[tuple[str, Place]]) 
                 place.problem(f"{kind} id {key!r} is declared twice (first at line {first.line})")
             )
         seen.setdefault(key, place)
+
+
+def _chart_tables(problems: list[Problem], sections: tuple[Section, ...]) -> None:
+    """Each chart's `beside` or `replaces` names a table of the article, and only one chart
+    replaces a table."""
+    tables = [t.id for s in sections for t in s.tables]
+    replaced: dict[str, ChartDecl] = {}
+    for chart in (c for s in sections for c in s.charts):
+        if chart.beside and chart.replaces:
+            problems.append(
+                chart.place.problem(f"chart {chart.id!r}: give beside or replaces, not both")
+            )
+            continue
+        key = "beside" if chart.beside else "replaces"
+        if chart.table is None:
+            continue
+        if chart.table not in tables:
+            near = difflib.get_close_matches(chart.table, tables, n=1)
+            hint = (
+                f"; did you mean {near[0]!r}?"
+                if near
+                else f"; its tables: {', '.join(tables) or 'none'}"
+            )
+            problems.append(
+                chart.place.problem(
+                    f"chart {chart.id!r}: {key} names no table {chart.table!r}{hint}"
+                )
+            )
+        elif chart.replaces:
+            if chart.replaces in replaced:
+                first = replaced[chart.replaces].place.line
+                problems.append(
+                    chart.place.problem(
+                        f"chart {chart.id!r}: table {chart.replaces!r} is already replaced by "
+                        f"the chart at line {first}"
+                    )
+                )
+            replaced.setdefault(chart.replaces, chart)
 
 
 def load_article(folder: Path) -> ArticleSource:
@@ -62,6 +103,7 @@ def load_article(folder: Path) -> ArticleSource:
     _unique(problems, "run", [(r.id, r.place) for r in runs])
     _unique(problems, "table", [(t.id, t.place) for s in sections for t in s.tables])
     _unique(problems, "chart", [(c.id, c.place) for s in sections for c in s.charts])
+    _chart_tables(problems, sections)
     files = [(name, r.place) for r in runs for name in r.files]
     _unique(problems, "run file", files)
     if problems:
@@ -74,6 +116,7 @@ def load_article(folder: Path) -> ArticleSource:
         subtitle=reader.text("/subtitle"),
         date=data["date"],
         status=reader.prose(data["status"]) if "status" in data else None,
+        status_at=data.get("status_at", "start"),
         source=reader.text("/source"),
         runs=runs,
         key_results=reader.headlines(data.get("key_results", []), "/key_results"),
