@@ -136,7 +136,7 @@ def test_page_renders_tables_and_charts_without_console_errors(
             " s.getBoundingClientRect().height, s.querySelectorAll('path').length])",
         )
         numbers = page.eval_on_selector_all("span.num[data-metric]", "ns => ns.length")
-        notice = page.is_visible("#reconstructed-notice")
+        notice = page.is_visible("#reconstructed-label")
         sideways = page.evaluate("document.documentElement.scrollWidth")
         page.screenshot(path=str(page_path.with_name(f"page-{width}.png")), full_page=True)
     finally:
@@ -217,5 +217,42 @@ def test_lines_differ_by_dash_and_marker_and_legends_have_titles(
     for chart in with_lines:
         assert len({line["dash"] for line in chart}) == len(chart), chart
         assert len({line["marker"] for line in chart}) == len(chart), chart
-    # the prefill chart has one line, no legend
-    assert legends == [True, True, True, False, True]
+    # a chart of several lines has a legend with its title; the prefill chart, one line, none
+    assert legends == [len(chart) > 1 for chart in lines] and legends.count(False) == 1
+
+
+# What the first screen shows: the bottom of each element, in the viewport's pixels.
+FIRST_SCREEN = """() => {
+  const bottom = sel => { const e = document.querySelector(sel);
+    return e ? e.getBoundingClientRect().bottom : null; };
+  const top = sel => { const e = document.querySelector(sel);
+    return e ? e.getBoundingClientRect().top : null; };
+  return {title: bottom('h1'), label: bottom('.provenance-label'),
+          headlines: bottom('#key-results'), figure: top('.table-figure, figure.chart'),
+          figureTitle: bottom('.table-figure .caption-title, figure.chart .chart-title')};
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1100, 900), (420, 800)])
+def test_the_first_screen_shows_the_title_label_headlines_and_a_figure(
+    browser: Browser, page_path: Path, width: int, height: int
+) -> None:
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        page.goto(page_path.as_uri(), wait_until="load")
+        seen: dict[str, float] = page.evaluate(FIRST_SCREEN)
+        page.screenshot(path=str(page_path.with_name(f"first-{width}.png")))
+    finally:
+        page.close()
+    assert all(v is not None for v in seen.values()), seen
+    assert seen["title"] < seen["label"] < seen["headlines"] <= seen["figure"], seen
+    assert seen["headlines"] <= height and seen["figureTitle"] <= height, seen
+
+
+def test_the_pdf_fits_five_pages_and_marks_each_as_reconstructed(page_path: Path) -> None:
+    from pypdf import PdfReader
+
+    reader = PdfReader(page_path.with_name("article.pdf"))
+    assert len(reader.pages) <= 5
+    label = "Reconstructed data: rebuilt from the published text"
+    assert all(label in p.extract_text() for p in reader.pages)

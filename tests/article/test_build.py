@@ -156,8 +156,11 @@ def test_reconstructed_notice_names_the_files(rendered: dict[str, Built]) -> Non
     notice = notice[: notice.index("</aside>")]
     for name in ("canonical-single.json", "canonical-16.json", "matrix.json"):
         assert name in notice
-    # It comes before the first section.
-    assert html.index('id="reconstructed-notice"') < html.index('id="setup"')
+    # The full story is told after the results; a one-line label before the first section
+    # links to it.
+    label = html.index('id="reconstructed-label"')
+    assert label < html.index("<section id=") < html.index('id="reconstructed-notice"')
+    assert 'href="#reconstructed-notice"' in html[label : html.index("</p>", label)]
 
 
 @pytest.mark.pdf
@@ -183,8 +186,10 @@ def test_pdf_has_every_table_number(
                     assert re.search(rf"(?<![\d,.]){re.escape(shown)}(?![\d,])", flat), shown
     if name == "paiton-kimi-k3.1-pro":
         first = reader.pages[0].extract_text()
-        assert "Reconstructed data" in first and "matrix.json" in first
-        assert "Page 1 of" in first
+        assert "Reconstructed data" in first and "Page 1 of" in first
+        # every page says so in its footer; the files are named once, in the story at the end
+        assert all("Reconstructed data" in page.extract_text() for page in reader.pages)
+        assert "matrix.json" in reader.pages[-2].extract_text() + reader.pages[-1].extract_text()
 
 
 @pytest.mark.pdf

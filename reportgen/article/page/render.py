@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 from markupsafe import Markup
@@ -19,6 +20,7 @@ from reportgen.article.page.numbers import number_html
 from reportgen.article.page.setup import setup_rows
 from reportgen.article.page.view import (
     ArticleContext,
+    FigureGroup,
     HeadlineView,
     InputFile,
     Notice,
@@ -27,9 +29,15 @@ from reportgen.article.page.view import (
 )
 from reportgen.article.prose.render import plain, render_block, render_inline
 from reportgen.article.prose.resolver import Resolver, long_date, tool_versions
-from reportgen.article.source.declarations import ArticleSource, Headline, Section, Text
+from reportgen.article.source.declarations import (
+    ArticleSource,
+    ChartDecl,
+    Headline,
+    Section,
+    Text,
+)
 from reportgen.article.tables.cells import Notes
-from reportgen.article.tables.layout import table_views
+from reportgen.article.tables.layout import TableView, table_views
 from reportgen.article.workers import Stage
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
@@ -39,6 +47,9 @@ from reportgen.metrics.registry import DEFINITIONS, MetricDef, MetricSet
 from reportgen.model import MatrixRun, SourceFile, SweepRun
 from reportgen.resources import template_dir
 from reportgen.terminal import visible
+
+if TYPE_CHECKING:  # the page holds charts, but importing them would load matplotlib
+    from reportgen.article.charts.render import Chart
 
 TEMPLATE = "article.html.j2"
 STYLESHEET = "article.css"
@@ -100,18 +111,87 @@ def _input(src: SourceFile) -> InputFile:
     )
 
 
-_NOTICE_TITLES = {
-    "reconstructed": "Reconstructed data, not a measurement",
-    "synthetic": "Synthetic data, not a measurement",
+# status -> (the story's title, the one line under the article's title, a table's mark)
+_NOTICES = {
+    "reconstructed": (
+        "Reconstructed data, not a measurement",
+        "rebuilt from the published text, not measured",
+        "reconstructed data",
+    ),
+    "synthetic": (
+        "Synthetic data, not a measurement",
+        "generated, not measured",
+        "synthetic data",
+    ),
 }
 
 
 def _notices(inputs: tuple[InputFile, ...]) -> tuple[Notice, ...]:
     return tuple(
-        Notice(status, title, tuple(i for i in inputs if i.provenance == status))
-        for status, title in _NOTICE_TITLES.items()
+        Notice(status, title, tuple(i for i in inputs if i.provenance == status), label)
+        for status, (title, label, _) in _NOTICES.items()
         if any(i.provenance == status for i in inputs)
     )
+
+
+def _provenance(table: TableView, metrics: MetricSet) -> str | None:
+    """The words that mark a table showing numbers not measured ("reconstructed data")."""
+    shown = {c.metric for _, cells in table.rows for c in cells if c.metric}
+    found = {v.provenance for v in metrics.values if v.id in shown}
+    words = [mark for status, (_, _, mark) in _NOTICES.items() if status in found]
+    return " and ".join(words) or None
+
+
+WIDE = 6  # a table of more columns than this (its label column counted) takes a row alone
+
+
+def _figures(
+    s: Section,
+    tables: dict[str, TableView],
+    notes: dict[str, Markup | None],
+    drawn: dict[str, Chart],
+    metrics: MetricSet,
+    placed: dict[str, tuple[ChartDecl, ...]],
+) -> tuple[FigureGroup, ...]:
+    """The section's tables, each with the charts that declare it, then its other charts."""
+    out = []
+    for t in s.tables:
+        view, with_it = tables[t.id], placed.get(t.id, ())
+        out.append(
+            FigureGroup(
+                table=view,
+                note=notes[t.id],
+                charts=tuple(drawn[c.id] for c in with_it if c.id in drawn),
+                folded=any(c.replaces for c in with_it),
+                provenance=_provenance(view, metrics),
+                wide=len(view.columns) + 1 > WIDE,
+            )
+        )
+    free = tuple(drawn[c.id] for c in s.charts if c.table is None and c.id in drawn)
+    if free:
+        out.append(
+            FigureGroup(
+                table=None, note=None, charts=free, folded=False, provenance=None, wide=False
+            )
+        )
+    return tuple(out)
+
+
+def _description(title: str, headlines: tuple[HeadlineView, ...]) -> str:
+    """One sentence for search results and link previews: the title and the first headline."""
+    if not headlines:
+        return title
+    h = headlines[0]
+    return f"{title}: {h.number.striptags()}, {h.caption.striptags()}."
+
+
+def _contents(
+    article: ArticleSource, end: tuple[tuple[str, str], ...]
+) -> tuple[tuple[str, str], ...]:
+    """(anchor, title) of each section, the page's own ones at the end included, when there are
+    more than four; none otherwise."""
+    found = tuple((s.id, s.title) for s in article.sections if s.title) + end
+    return found if len(found) > 4 else ()
 
 
 def _headlines(
@@ -154,9 +234,37 @@ def _tool_definitions(metrics: MetricSet) -> tuple[tuple[str, str, str], ...]:
     return tuple(sorted(found))
 
 
-def _used_definitions(metrics: MetricSet) -> tuple[MetricDef, ...]:
-    keys = {v.key for v in metrics.values}
+_SHOWN = re.compile(r'data-metric="([^"]+)"')
+
+
+def _shown_definitions(
+    shown: list[Markup], article: ArticleSource, metrics: MetricSet
+) -> tuple[MetricDef, ...]:
+    """The definitions of the metrics the page shows: in its text and tables (each number's
+    `data-metric`, both sides of a claim) and on its charts' axes."""
+    ids = {
+        part
+        for markup in shown
+        for found in _SHOWN.findall(markup)
+        for part in re.split(r"/|->", found)
+    }
+    keys = {v.key for v in metrics.values if v.id in ids}
+    for chart in article.charts():
+        keys |= {k for k in (chart.metric, chart.x) if k in DEFINITIONS}
+        keys |= {k.rpartition(".")[0] for k in (chart.metric, chart.x)}
     return tuple(d for k, d in DEFINITIONS.items() if k in keys)
+
+
+def _markup(sections: tuple[SectionView, ...], *more: Markup | None) -> list[Markup]:
+    """Every piece of markup the sections show, and `more`: where the page's numbers are."""
+    out = [m for m in more if m is not None]
+    for s in sections:
+        out += [m for m in (s.prose,) if m is not None]
+        out += [m for h in s.headlines for m in (h.number, h.caption)]
+        for t, note in s.tables:
+            out += [c.html for _, cells in t.rows for c in cells]
+            out += [note] if note is not None else []
+    return out
 
 
 def build_context(
@@ -194,6 +302,12 @@ def build_context(
         started, pending = start_charts(article, metrics, notes, chart_cache, chart_drawer)
         drawn = {c.id: c for c in started}
 
+    placed: dict[str, tuple[ChartDecl, ...]] = {}
+    for c in article.charts():
+        if c.table is not None:
+            placed[c.table] = (*placed.get(c.table, ()), c)
+    table_notes = {t.id: inline(t.note) for t in article.tables()}
+
     def section(s: Section) -> SectionView:
         level = 1 if s.title is None else 2
         return SectionView(
@@ -205,24 +319,40 @@ def build_context(
             headlines=_headlines(s.headlines, metrics, resolver),
             tables=tuple((tables[t.id], inline(t.note)) for t in s.tables),
             charts=tuple(drawn[c.id] for c in s.charts if c.id in drawn),
+            figures=_figures(s, tables, table_notes, drawn, metrics, placed),
         )
 
+    sections = tuple(section(s) for s in article.sections)
     many = len(article.runs) > 1
+    title_text = plain(article.title, resolver)
+    key_results = _headlines(article.key_results, metrics, resolver)
+    notices = _notices(inputs)
+    subtitle = inline(article.subtitle)
+    status = (
+        None if article.status is None else render_block(article.status, resolver, heading_level=1)
+    )
+    end: tuple[tuple[str, str], ...] = (("data-quality", "Data quality"),)
+    end += (("about-the-data", "About the data"),) if notices or article.source else ()
+    end += (("appendix", "Method and definitions"),)
     return ArticleContext(
         title=render_inline(article.title, resolver),
-        title_text=plain(article.title, resolver),
-        subtitle=inline(article.subtitle),
+        title_text=title_text,
+        description=_description(
+            title_text,
+            key_results or next((s.headlines for s in sections if s.headlines), ()),
+        ),
+        subtitle=subtitle,
         date=article.date,
         date_text=long_date(article.date),
-        status=None
-        if article.status is None
-        else render_block(article.status, resolver, heading_level=1),
-        notices=_notices(inputs),
-        key_results=_headlines(article.key_results, metrics, resolver),
+        status=status,
+        status_at=article.status_at,
+        notices=notices,
+        contents=_contents(article, end),
+        key_results=key_results,
         setups=tuple(
             SetupView(r.label if many else None, setup_rows(r, resolver)) for r in article.runs
         ),
-        sections=tuple(section(s) for s in article.sections),
+        sections=sections,
         findings=findings,
         quality=group(findings),
         notes=notes,
@@ -238,7 +368,16 @@ def build_context(
                 }
             )
         ),
-        definitions=_used_definitions(metrics),
+        definitions=_shown_definitions(
+            _markup(
+                sections,
+                subtitle,
+                status,
+                *(m for h in key_results for m in (h.number, h.caption)),
+            ),
+            article,
+            metrics,
+        ),
         tool_definitions=_tool_definitions(metrics),
         percentiles=PERCENTILES + (REPETITIONS if any(v.repeats for v in metrics.values) else ""),
         css=Markup(css),

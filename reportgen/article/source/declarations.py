@@ -132,6 +132,13 @@ class ChartDecl:
     y_label: str | None
     legend: str | None
     place: Place
+    beside: str | None = None  # the id of the table it draws, shown beside it
+    replaces: str | None = None  # the id of the table it draws, shown in its place
+
+    @property
+    def table(self) -> str | None:
+        """The id of the table the chart sits with, if it declares one."""
+        return self.beside or self.replaces
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -192,6 +199,7 @@ class ArticleSource:
     key_results: tuple[Headline, ...]
     sections: tuple[Section, ...]
     published: tuple[str, ...] = ()  # published versions, relative to the folder
+    status_at: Literal["start", "end"] = "start"
     omissions: tuple[Omission, ...] = ()
     acknowledgements: tuple[Acknowledgement, ...] = ()
     drafts: tuple[Place, ...] = ()  # where `reportgen init`'s placeholders are still written

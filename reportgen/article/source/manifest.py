@@ -18,8 +18,10 @@ from reportgen.article.prose.render import malformed_references
 from reportgen.article.source.declarations import (
     Acknowledgement,
     ArticleSource,
+    ChartDecl,
     Omission,
     Place,
+    Section,
     Text,
 )
 from reportgen.article.source.draft import source_drafts
@@ -106,6 +108,41 @@ def _unknown_lints(reader: ManifestReader, data: dict[str, Any]) -> list[Problem
     return problems
 
 
+def _chart_tables(problems: list[Problem], sections: tuple[Section, ...]) -> None:
+    """Each chart's `beside` or `replaces` names a table of the article, and only one chart
+    replaces a table."""
+    tables = [t.id for s in sections for t in s.tables]
+    replaced: dict[str, ChartDecl] = {}
+    for chart in (c for s in sections for c in s.charts):
+        if chart.beside and chart.replaces:
+            problems.append(
+                chart.place.problem(f"chart {chart.id!r}: give beside or replaces, not both")
+            )
+            continue
+        key = "beside" if chart.beside else "replaces"
+        if chart.table is None:
+            continue
+        if chart.table not in tables:
+            hint = (
+                did_you_mean(chart.table, tables) or f"; its tables: {', '.join(tables) or 'none'}"
+            )
+            problems.append(
+                chart.place.problem(
+                    f"chart {chart.id!r}: {key} names no table {chart.table!r}{hint}"
+                )
+            )
+        elif chart.replaces:
+            if chart.replaces in replaced:
+                first = replaced[chart.replaces].place.line
+                problems.append(
+                    chart.place.problem(
+                        f"chart {chart.id!r}: table {chart.replaces!r} is already replaced by "
+                        f"the chart at line {first}"
+                    )
+                )
+            replaced.setdefault(chart.replaces, chart)
+
+
 def load_article(folder: Path) -> ArticleSource:
     """Read and validate `folder/article.toml` and the prose files it names."""
     path = folder / MANIFEST
@@ -130,6 +167,7 @@ def load_article(folder: Path) -> ArticleSource:
     _unique(problems, "run", [(r.id, r.place) for r in runs])
     _unique(problems, "table", [(t.id, t.place) for s in sections for t in s.tables])
     _unique(problems, "chart", [(c.id, c.place) for s in sections for c in s.charts])
+    _chart_tables(problems, sections)
     files = [(name, r.place) for r in runs for name in r.files]
     _unique(problems, "run file", files)
     problems += _absent_run_files(reader, folder, data, text)
@@ -144,6 +182,7 @@ def load_article(folder: Path) -> ArticleSource:
         subtitle=reader.text("/subtitle"),
         date=data["date"],
         status=reader.prose(data["status"]) if "status" in data else None,
+        status_at=data.get("status_at", "start"),
         source=reader.text("/source"),
         runs=runs,
         key_results=reader.headlines(data.get("key_results", []), "/key_results"),

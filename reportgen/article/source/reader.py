@@ -181,6 +181,8 @@ class ManifestReader:
             y_label=raw.get("y_label"),
             legend=raw.get("legend"),
             place=self.place(at),
+            beside=raw.get("beside"),
+            replaces=raw.get("replaces"),
         )
 
     def sections(self) -> tuple[Section, ...]:

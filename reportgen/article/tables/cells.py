@@ -36,6 +36,16 @@ class Notes:
     or chart that needs one says it in full; later ones point back to it."""
 
     first: dict[str, tuple[str, str]] = field(default_factory=dict)  # reason -> (where, anchor)
+    # lint id -> the footnote mark of its findings, the same in every table, in one fixed order
+    lint_marks: dict[str, str] = field(default_factory=dict)
+
+    def mark_lints(self, findings: Iterable[Finding]) -> None:
+        """Give each lint whose findings mark table cells its mark: `*`, `†`, ... in the order
+        the data-quality list shows the lints (the order their first finding comes)."""
+        for f in findings:
+            if f.id not in self.lint_marks and _marks_cells(f):
+                i = len(self.lint_marks)
+                self.lint_marks[f.id] = MARKS[i % len(MARKS)] * (i // len(MARKS) + 1)
 
     def text(self, reason: str, where: str) -> Markup:
         """The footnote text for `reason`, in the table or chart called `where`."""
@@ -60,11 +70,18 @@ class Notes:
 
 
 class Footnotes:
-    def __init__(self) -> None:
-        self.marks: dict[str, tuple[str, Markup]] = {}
+    """One table's footnotes: letters for the reasons a cell has no number, each lint's own
+    mark (`Notes.lint_marks`) for its findings; listed letters first, then marks in their
+    article-wide order."""
 
-    def mark(self, key: str, text: Markup, *, symbol: bool = False) -> str:
-        if key not in self.marks:
+    def __init__(self, order: tuple[str, ...] = ()) -> None:
+        self.marks: dict[str, tuple[str, Markup]] = {}
+        self.order = order  # the lint marks in their fixed order
+
+    def mark(self, key: str, text: Markup, *, symbol: bool = False, fixed: str = "") -> str:
+        if fixed:
+            self.marks.setdefault(key, (fixed, text))
+        elif key not in self.marks:
             letters = [m for m, _ in self.marks.values() if m.isalpha()]
             symbols = [m for m, _ in self.marks.values() if not m.isalpha()]
             mark = (
@@ -76,17 +93,26 @@ class Footnotes:
         return self.marks[key][0]
 
     def items(self) -> tuple[tuple[str, Markup], ...]:
-        return tuple(self.marks.values())
+        return tuple(sorted(self.marks.values(), key=lambda item: self.rank(item[0])))
+
+    def rank(self, mark: str) -> int:
+        """Where `mark` goes among a cell's or a table's marks: letters first, as they came."""
+        return self.order.index(mark) if mark in self.order else -1
 
 
 def flags_of(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
     """Metric id -> the findings that name it (to mark the cells that show it)."""
     out: dict[str, list[Finding]] = {}
     for f in findings:
-        if f.severity == "warning" or f.id != "cell-invalid":
+        if _marks_cells(f):
             for metric in f.metrics:
                 out.setdefault(metric, []).append(f)
     return out
+
+
+def _marks_cells(f: Finding) -> bool:
+    """A finding marks the cells of its metrics (an invalid cell shows its reason instead)."""
+    return bool(f.metrics) and (f.severity == "warning" or f.id != "cell-invalid")
 
 
 class CellBuilder:
@@ -105,7 +131,7 @@ class CellBuilder:
             flags,
             notes,
         )
-        self.footnotes = Footnotes()
+        self.footnotes = Footnotes(tuple(notes.lint_marks.values()))
 
     def number(self, value: MetricValue, column: Column | None) -> CellView:
         try:
@@ -122,8 +148,9 @@ class CellBuilder:
             text = Markup('{} (see <a href="#data-quality">Data quality</a>)').format(
                 LINTS[f.id].title
             )
-            marks.append(self.footnotes.mark(f"lint:{f.id}", text, symbol=True))
-        note = "".join(dict.fromkeys(marks)) or None
+            fixed = self.notes.lint_marks.get(f.id, "")
+            marks.append(self.footnotes.mark(f"lint:{f.id}", text, symbol=True, fixed=fixed))
+        note = "".join(sorted(dict.fromkeys(marks), key=self.footnotes.rank)) or None
         return CellView(html, note, metric=value.id)
 
     def absent(self, state: CellState | None) -> CellView:

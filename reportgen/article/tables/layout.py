@@ -298,7 +298,9 @@ def table_views(
 ) -> tuple[TableView, ...]:
     """Every declared table, laid out from the metrics, in page order; `notes` collects the
     reasons written out (for the charts after them to refer to)."""
+    findings = tuple(findings)
     flags, notes = flags_of(findings), notes if notes is not None else Notes()
+    notes.mark_lints(findings)
     views: list[TableView] = []
     problems: list[Problem] = []
     for decl in article.tables():

@@ -68,6 +68,7 @@ class Aligner:
         todo: list[Stretch] = [(0, len(a), 0, len(b))]
         while todo:
             todo.extend(self._split(a, b, *todo.pop(), found, steps, left))
+        found += self._moved(a, b, found, steps, left)
         merged: list[Run] = []
         for i, j, k in sorted(found):
             last = merged[-1] if merged else None
@@ -76,6 +77,37 @@ class Aligner:
             else:
                 merged.append((i, j, k))
         return merged
+
+    def _moved(
+        self, a: list[str], b: list[str], found: list[Run], steps: list[int], left: list[int]
+    ) -> list[Run]:
+        """Runs of text the article shows elsewhere than the copy does (a page that puts its
+        results first, a copy that kept the old order): each stretch of the copy left unaligned,
+        of at least two anchors' length, aligned with the whole article in turn; a run is kept
+        where the article's words are not aligned already."""
+        copied, shown = [False] * len(a), [False] * len(b)
+        for i, j, k in found:
+            copied[i : i + k] = [True] * k
+            shown[j : j + k] = [True] * k
+        gaps, start = [], None
+        for i, done in enumerate([*copied, True]):
+            if not done and start is None:
+                start = i
+            elif done and start is not None:
+                if i - start >= 2 * ANCHOR:
+                    gaps.append((start, i))
+                start = None
+        out: list[Run] = []
+        for lo, hi in gaps:
+            runs: list[Run] = []
+            todo: list[Stretch] = [(lo, hi, 0, len(b))]
+            while todo:
+                todo.extend(self._split(a, b, *todo.pop(), runs, steps, left))
+            for i, j, k in runs:
+                if k >= 2 and not any(shown[j : j + k]):
+                    shown[j : j + k] = [True] * k
+                    out.append((i, j, k))
+        return out
 
     def _split(
         self,

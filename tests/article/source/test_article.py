@@ -106,3 +106,44 @@ def test_an_unknown_lint_acknowledged_is_an_error_with_the_near_id(tmp_path: Pat
         f"article.toml:{line}:8 /acknowledge/0/lint: unknown lint {misspelled!r}; did you mean "
         "'cell-invalid'? (docs/article-format.md lists the lints)"
     ]
+
+
+_PREFILL = '[[sections.table]]\nid = "prefill"\n'
+
+
+def _chart(**where: str) -> tuple[str, str]:
+    keys = "".join(f'{k} = "{v}"\n' for k, v in where.items())
+    chart = (
+        '[[sections.chart]]\nid = "c"\ntitle = "Prefill"\nmetric = "prefill.tok_s"\n'
+        'x = "context"\n' + keys
+    )
+    return _PREFILL, chart + "\n" + _PREFILL
+
+
+def test_a_chart_beside_a_table_that_is_not_there_is_located(tmp_path: Path) -> None:
+    problems = _problems(tmp_path, _chart(beside="prefil"))
+    assert problems == [
+        "article.toml:36:1 /sections/2/chart/0: chart 'c': beside names no table 'prefil'; "
+        "did you mean 'prefill'?"
+    ]
+    problems = _problems(tmp_path / "2", _chart(replaces="nothing-alike"))
+    assert len(problems) == 1 and problems[0].endswith(
+        "chart 'c': replaces names no table 'nothing-alike'; its tables: prefill, "
+        "decode-aggregate, decode-per-request, decode-ttft"
+    )
+
+
+def test_a_chart_is_beside_a_table_or_replaces_it_not_both(tmp_path: Path) -> None:
+    problems = _problems(tmp_path, _chart(beside="prefill", replaces="prefill"))
+    assert problems == [
+        "article.toml:36:1 /sections/2/chart/0: chart 'c': give beside or replaces, not both"
+    ]
+
+
+def test_a_chart_beside_its_table_loads(tmp_path: Path) -> None:
+    folder = tmp_path / "a"
+    shutil.copytree(SMALL, folder)
+    manifest = folder / "article.toml"
+    manifest.write_text(manifest.read_text().replace(*_chart(replaces="prefill")))
+    chart = next(c for c in load_article(folder).charts() if c.id == "c")
+    assert (chart.beside, chart.replaces, chart.table) == (None, "prefill", "prefill")
