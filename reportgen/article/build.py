@@ -126,9 +126,10 @@ def render_article(
     env: jinja2.Environment | None = None,
 ) -> Built:
     """Load, validate, compute, lint and render one article, in memory (`charts`: draw them;
-    `check` does not, as charts hold no number it reads; `chart_cache`: a folder of charts drawn
-    before, see article/charts/cache.py; `chart_drawer`: who draws the others; `env`: the Jinja
-    environment, whose compiled template a process that renders again keeps)."""
+    `check` does not, as charts hold no number it reads, and gets their titles and captions
+    alone; `chart_cache`: a folder of charts drawn before, see article/charts/cache.py;
+    `chart_drawer`: who draws the others; `env`: the Jinja environment, whose compiled template
+    a process that renders again keeps)."""
     article, metrics = article_metrics(folder)
     reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]

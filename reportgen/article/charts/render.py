@@ -70,6 +70,36 @@ def start_charts(
 ) -> tuple[tuple[Chart, ...], PendingSvgs]:
     """`render_charts` with the drawing started, not waited for: each chart's `svg` is the mark
     that `PendingSvgs.fill` replaces with its drawing."""
+    try:
+        planned = _planned(article, metrics, notes)
+    except InputError:
+        if drawer is not None:
+            drawer.close()
+        raise
+    pending = start_svgs([plot for *_, plot in planned], cache, drawer, article.folder)
+    charts = tuple(
+        Chart(decl.id, decl.title, caption, mark)
+        for (decl, caption, _), mark in zip(planned, pending.marks, strict=True)
+    )
+    return charts, pending
+
+
+def undrawn_charts(
+    article: ArticleSource, metrics: MetricSet, notes: Notes | None = None
+) -> tuple[Chart, ...]:
+    """Every declared chart's title and caption, in page order, not drawn (`svg` empty): the
+    page's text without matplotlib, for `check`, which reads no drawing but reads the words
+    around it. A chart over values the data lacks is the same located error as in a build."""
+    return tuple(
+        Chart(decl.id, decl.title, caption, "")
+        for decl, caption, _ in _planned(article, metrics, notes)
+    )
+
+
+def _planned(
+    article: ArticleSource, metrics: MetricSet, notes: Notes | None
+) -> list[tuple[ChartDecl, Markup, Plot]]:
+    """Each declared chart with its caption and what to plot; every problem, located."""
     notes = notes if notes is not None else Notes()
     planned: list[tuple[ChartDecl, Markup, Plot]] = []
     problems: list[Problem] = []
@@ -81,15 +111,8 @@ def start_charts(
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:
-        if drawer is not None:
-            drawer.close()
         raise InputError(problems)
-    pending = start_svgs([plot for *_, plot in planned], cache, drawer, article.folder)
-    charts = tuple(
-        Chart(decl.id, decl.title, caption, mark)
-        for (decl, caption, _), mark in zip(planned, pending.marks, strict=True)
-    )
-    return charts, pending
+    return planned
 
 
 def _problem(decl: ChartDecl, message: str) -> InputError:

@@ -278,8 +278,8 @@ def build_context(
     chart_drawer: Stage | None = None,
 ) -> ArticleContext:
     """The template context for one article; without `charts` (for `check`, which reads only
-    numbers), no chart is drawn and none is on the page. `chart_cache`: a folder of charts
-    drawn before (article/charts/cache.py); `chart_drawer`: who draws the others."""
+    numbers), no chart is drawn: each shows its title and caption alone. `chart_cache`: a folder
+    of charts drawn before (article/charts/cache.py); `chart_drawer`: who draws the others."""
     tools = tool_versions(metrics.runs)
     setups = (
         FrozenDict((r.id, r.setup) for r in article.runs) if len(article.runs) > 1 else FrozenDict()
@@ -301,6 +301,10 @@ def build_context(
 
         started, pending = start_charts(article, metrics, notes, chart_cache, chart_drawer)
         drawn = {c.id: c for c in started}
+    else:  # each chart's title and caption, with no drawing
+        from reportgen.article.charts.render import undrawn_charts
+
+        drawn = {c.id: c for c in undrawn_charts(article, metrics, notes)}
 
     placed: dict[str, tuple[ChartDecl, ...]] = {}
     for c in article.charts():

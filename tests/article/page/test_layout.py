@@ -140,3 +140,23 @@ def test_a_phone_gets_short_digests_and_the_page_keeps_the_full_ones(paiton: Bui
         digest = run.source.sha256
         assert f'<code class="sha sha-full">{digest}</code>' in paiton.html
         assert f'title="{digest}" aria-hidden="true">{digest[:12]}…</code>' in paiton.html
+
+
+def test_a_page_built_without_drawings_shows_each_charts_title_and_caption(
+    measured: Built,
+) -> None:
+    # check builds the page in memory without drawing its charts; a copy of the article shows
+    # their titles and captions among the tables, and check aligns the copy's words with these
+    charts = list(measured.article.charts())
+    assert charts and "<svg" not in measured.html
+    for chart in charts:
+        figure = re.search(
+            rf'<figure class="chart" id="chart-{chart.id}">(.*?)</figure>', measured.html, re.S
+        )
+        assert figure is not None, chart.id
+        assert (
+            f'<figcaption class="chart-title">{html_lib.escape(chart.title)}</figcaption>'
+            in figure.group(1)
+        )
+        assert chart.caption is not None
+        assert html_lib.escape(" ".join(chart.caption.text.split()[:4])) in figure.group(1)
