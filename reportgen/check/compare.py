@@ -27,8 +27,8 @@ from reportgen.check.readers.pipetables import find_tables
 from reportgen.check.readers.prose import expected_prose
 from reportgen.check.readers.published import text_lines
 from reportgen.check.readers.reported import Lines, Reported
-from reportgen.check.readers.shape import Shape, from_views
-from reportgen.check.readers.sources import read_published
+from reportgen.check.readers.shape import Shape, from_views, normalize
+from reportgen.check.readers.sources import PublishedText, read_published
 from reportgen.check.readers.tableunits import UnitProblem, settle_units
 from reportgen.check.result import (
     CheckResult,
@@ -51,6 +51,7 @@ from reportgen.metrics.registry import MetricSet, MetricValue
 
 if TYPE_CHECKING:
     from reportgen.article.build import Built
+    from reportgen.article.source.declarations import ChartDecl
 
 
 def _judge(r: Reported, value: MetricValue) -> str | None:
@@ -383,6 +384,17 @@ def _unseen(page: Page, source: str, shape: Shape) -> list[Item]:
     return items
 
 
+def _shows_chart_text(copy: PublishedText, charts: Iterable[ChartDecl]) -> bool:
+    """Whether a copy may hold the words the build's charts draw: a PDF, or a text copy with a
+    line that is a chart's title alone (the text of a PDF, pasted or from pdftotext)."""
+    if copy.kind == "pdf":
+        return True
+    if copy.kind != "text":
+        return False
+    titles = {normalize(c.title) for c in charts}
+    return any(normalize(text) in titles for _, text in copy.lines)
+
+
 def article_shape(built: Built, html: str) -> Shape:
     """What a published copy of the built article is matched against: its tables and headlines,
     the prose of its page `html`, the words its charts show, and how often it shows each metric."""
@@ -404,9 +416,11 @@ def check_article(
     build_dir: Path | None = None,
     strict: bool = False,
     environ: dict[str, str] | None = None,
+    chart_cache: Path | None = None,
 ) -> CheckResult:
     """Check an article folder's build (from `build_dir` if there, else in memory), the published
-    versions its manifest names, and any other `published` files."""
+    versions its manifest names, and any other `published` files (`chart_cache`: charts drawn
+    before, for a copy that shows charts when there is no build to read them from)."""
     from reportgen.article.build import render_article
 
     built = render_article(folder, environ, charts=False)
@@ -428,10 +442,13 @@ def check_article(
     if copies:  # the page's prose is parsed only for copies to align with it
         found = [read_published(path, inside=inside) for path, inside in copies]
         shape = article_shape(built, html)
-        if any(f.page is not None and f.page.charts for f in found) and not shape.charts:
-            # an HTML copy shows drawings: the charts the build draws, to compare them with
-            drawn = render_article(folder, environ).html
-            shape = replace(shape, charts=chart_forms(drawn))
+        drawings = any(f.page is not None and f.page.charts for f in found)
+        chart_words = any(_shows_chart_text(f, article.charts()) for f in found)
+        if (drawings and not shape.charts) or (chart_words and not shape.chart_text.words):
+            # an HTML copy shows drawings, or a PDF's text the words of charts: the charts the
+            # build draws, to compare them with, and the words they draw (ticks are no numbers)
+            drawn = render_article(folder, environ, chart_cache=chart_cache).html
+            shape = replace(shape, charts=chart_forms(drawn), chart_text=expected_prose(drawn)[1])
         for copy in found:
             sources.append(
                 check_published(

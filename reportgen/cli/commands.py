@@ -187,11 +187,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     args.article = article_folder(args.article, "check")
     if args.article is None:
         return EXIT_INPUT
+    from reportgen.article.charts.cache import default_folder
     from reportgen.check import report
     from reportgen.check.compare import check_article
 
     result = check_article(
-        args.article, args.published, build_dir=args.build_dir, strict=args.strict
+        args.article,
+        args.published,
+        build_dir=args.build_dir,
+        strict=args.strict,
+        chart_cache=default_folder(),
     )
     render = {"text": report.to_text, "json": report.to_json, "github": report.to_github}
     sys.stdout.write(render[args.format](result))

@@ -492,7 +492,7 @@ def test_the_own_pdf_through_pdftotext_never_passes_unseen(
 
 
 @pytest.mark.pdf
-def test_a_pdf_is_read_directly(build_out: Path) -> None:
+def test_a_pdf_is_read_directly(build_out: Path, tmp_path: Path) -> None:
     target = build_out / ARTICLE.name
     result = check_article(ARTICLE, [target / "article.pdf"], build_dir=build_out)
     _every_number_matched_or_failed(result)
@@ -502,6 +502,10 @@ def test_a_pdf_is_read_directly(build_out: Path) -> None:
     # reportgen's own PDF passes --strict: its chart ticks and page furniture are no numbers
     strict = check_article(ARTICLE, [target / "article.pdf"], build_dir=build_out, strict=True)
     assert strict.sources[-1].items == () and not strict.failed
+    # and so without the build's page to read the charts from: check draws them itself
+    alone = check_article(ARTICLE, [target / "article.pdf"], build_dir=tmp_path, strict=True)
+    assert alone.sources[0].source.endswith("(built in memory)")
+    assert alone.sources[-1].items == () and not alone.failed
 
 
 @pytest.mark.parametrize(
