@@ -38,7 +38,14 @@ from reportgen.check.readers.protocol import Found, Reading
 from reportgen.check.readers.published import UNITS, malformed, parse_number
 from reportgen.check.readers.reported import Reported, Token
 from reportgen.check.readers.sentences import ends, near, sentence_starts, sentences, unwrapped
-from reportgen.check.readers.shape import NO_CHARTS, RUN, ChartText, Expected, normalize
+from reportgen.check.readers.shape import (
+    BLOCK_NUMBERS,
+    NO_CHARTS,
+    RUN,
+    ChartText,
+    Expected,
+    normalize,
+)
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+){2,}(?:[-+.]\w+)?$")  # 0.7.7, 0.1.60, 1.2.3-rc1
 _UNIT = re.compile(rf"^({UNITS})[,.;:)]*$")
@@ -134,7 +141,8 @@ def expected_prose(html: str) -> tuple[list[Expected], ChartText]:
         for words in parser.chart_words
         for k in range(len(words) - RUN + 1)
     )
-    return tokens, ChartText(frozenset(parser.chart_text), runs)
+    charts = tuple(frozenset(words) for words in parser.chart_words)
+    return tokens, ChartText(frozenset(parser.chart_text), runs, charts)
 
 
 def _numbered(spans: Sequence[range], size: int) -> list[int]:
@@ -206,6 +214,28 @@ def _drawn(pub: Sequence[Token], i: int, runs: frozenset[tuple[str, ...]]) -> bo
         if len(window) == RUN and numbers >= 2 and tuple(core(t.text) for t in window) in runs:
             return True
     return False
+
+
+def chart_blocks(pub: Sequence[Token], chart_text: ChartText) -> frozenset[int]:
+    """The numbers of `pub` that stand in a block of words one chart of the build draws, in any
+    order: at least `BLOCK_NUMBERS` numbers, and every token between them a word of that chart
+    (its ticks, axis labels, legend and mark), none ending a sentence. A PDF's text gives a
+    chart's words in its own order, a line at a time or mixed with the table's beside it; a
+    sentence of the author's has words of its own between its numbers ("from 1 to 16 concurrent
+    requests" holds "from"), so its numbers are still judged."""
+    found: set[int] = set()
+    words = [core(t.text) for t in pub]
+    stops = [bool(re.search(r"[.;:!?]$", t.text)) and not is_number(t.text) for t in pub]
+    for drawn in chart_text.charts:
+        start = 0
+        for i in range(len(pub) + 1):
+            if i < len(pub) and words[i] in drawn and not stops[i]:
+                continue
+            numbers = [k for k in range(start, i) if is_number(pub[k].text)]
+            if len(numbers) >= BLOCK_NUMBERS:
+                found.update(numbers)
+            start = i + 1
+    return frozenset(found)
 
 
 def _furniture(pub: Sequence[Token], i: int, chart_text: ChartText) -> bool:
@@ -307,10 +337,11 @@ def prose_numbers(
         pairs.update(zip(range(a0, a0 + size), range(b0, b0 + size), strict=True))
         edges.update((a0, a0 + size - 1))
     literals = _literals(exp)
+    drawn = chart_blocks(pub, chart_text)
     out: list[Reported] = []
     loose: list[Reported] = []
     for i, tok in enumerate(pub):
-        if not is_number(tok.text):
+        if not is_number(tok.text) or i in drawn:  # a chart's ticks and legend: not statements
             continue
         before = near(pub, i)
         j = pairs.get(i)

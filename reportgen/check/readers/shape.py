@@ -103,13 +103,20 @@ class Expected:
 RUN = 3
 
 
+# How many numbers a chart draws, at least, in a block of its words that reads as its own.
+BLOCK_NUMBERS = 3
+
+
 @dataclass(frozen=True)
 class ChartText:
-    """The words the built article's charts draw: each word, and each `RUN` words in a row
-    (ticks and the axis label after them), as a PDF's text shows them in the order drawn."""
+    """The words the built article's charts draw: each word, each `RUN` words in a row (ticks
+    and the axis label after them), as a PDF's text shows them in the order drawn, and each
+    chart's words apart (a PDF's text may give them in another order, or mixed with the words
+    of the table beside it)."""
 
     words: frozenset[str] = frozenset()
     runs: frozenset[tuple[str, ...]] = frozenset()
+    charts: tuple[frozenset[str], ...] = ()
 
 
 NO_CHARTS = ChartText()
