@@ -93,10 +93,17 @@ def _errors(slug: str, copy: Path, tmp_path: Path) -> list[str]:
     ]
 
 
-# In plain pdftotext (no -layout) of the two-tool article, two tables' bodies come before their
-# titles in the PDF's content stream, next to each other with one header: which is which cannot
-# be told, so the reader leaves them, and check fails closed on their ratio columns.
-UNREADABLE = {("tiny-llamacpp-two-tools", "pdftotext")}
+# In plain pdftotext (no -layout) of the two-tool article, pdftotext's reading order scrambles
+# two tables: the inter-token latency table's body comes before its title, after the table above
+# it, with a header of its own; the AIPerf load-point table's header is split around its title.
+# Which cell is which cannot be told, so the reader leaves them, and check fails closed: each of
+# their cells it cannot read is missing, never a mismatch, and no other table loses a cell.
+UNREADABLE = {
+    ("tiny-llamacpp-two-tools", "pdftotext"): (
+        "Inter-token latency",
+        "AIPerf, one row per load point",
+    )
+}
 
 
 @pytest.mark.parametrize("slug", list(ARTICLES))
@@ -106,7 +113,9 @@ def test_every_copy_of_the_article_checks_clean(
     for how, copy in _copies(built[slug], tmp_path).items():
         errors = _errors(slug, copy, tmp_path)
         if (slug, how) in UNREADABLE:
-            assert errors and all(" missing " in e and ".ratio" in e for e in errors), errors
+            tables = tuple(f"(table '{t}', " for t in UNREADABLE[slug, how])
+            assert errors, how
+            assert all(" missing " in e and any(t in e for t in tables) for e in errors), errors
         else:
             assert errors == [], (how, errors)
 
