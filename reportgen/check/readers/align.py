@@ -68,7 +68,8 @@ class Aligner:
         todo: list[Stretch] = [(0, len(a), 0, len(b))]
         while todo:
             todo.extend(self._split(a, b, *todo.pop(), found, steps, left))
-        found += self._moved(a, b, found, steps, left)
+        found = self._moved(a, b, found, steps, left, shortest=1)
+        found = self._moved(a, b, found, steps, left, shortest=ANCHOR)
         merged: list[Run] = []
         for i, j, k in sorted(found):
             last = merged[-1] if merged else None
@@ -79,16 +80,27 @@ class Aligner:
         return merged
 
     def _moved(
-        self, a: list[str], b: list[str], found: list[Run], steps: list[int], left: list[int]
+        self,
+        a: list[str],
+        b: list[str],
+        found: list[Run],
+        steps: list[int],
+        left: list[int],
+        *,
+        shortest: int,
     ) -> list[Run]:
-        """Runs of text the article shows elsewhere than the copy does (a page that puts its
-        results first, a copy that kept the old order): each stretch of the copy left unaligned,
-        of at least two anchors' length, aligned with the whole article in turn; a run is kept
-        where the article's words are not aligned already."""
+        """`found`, with runs of text the article shows elsewhere than the copy does (a page
+        that puts its results first, a copy that kept the old order): each stretch of the copy
+        left unaligned, of at least two anchors' length, aligned with the whole article in turn;
+        a run is kept where the article's words are not aligned already. Runs shorter than
+        `shortest` do not cut a stretch (a second pass: "GuideLLM 4" of a key result, paired in
+        order with "GuideLLM 0.8.1" of the story at the page's end); where a run of the stretch
+        covers their words on either side, they give way."""
         copied, shown = [False] * len(a), [False] * len(b)
         for i, j, k in found:
-            copied[i : i + k] = [True] * k
-            shown[j : j + k] = [True] * k
+            if k >= shortest:
+                copied[i : i + k] = [True] * k
+                shown[j : j + k] = [True] * k
         gaps, start = [], None
         for i, done in enumerate([*copied, True]):
             if not done and start is None:
@@ -107,7 +119,18 @@ class Aligner:
                 if k >= 2 and not any(shown[j : j + k]):
                     shown[j : j + k] = [True] * k
                     out.append((i, j, k))
-        return out
+        if not out:
+            return found
+        moved_copy, moved_article = [False] * len(a), [False] * len(b)
+        for i, j, k in out:
+            moved_copy[i : i + k] = [True] * k
+            moved_article[j : j + k] = [True] * k
+        kept = [
+            (i, j, k)
+            for i, j, k in found
+            if k >= shortest or not (any(moved_copy[i : i + k]) or any(moved_article[j : j + k]))
+        ]
+        return kept + out
 
     def _split(
         self,
