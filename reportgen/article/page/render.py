@@ -164,7 +164,7 @@ def _figures(
                 charts=tuple(drawn[c.id] for c in with_it if c.id in drawn),
                 folded=any(c.replaces for c in with_it),
                 provenance=_provenance(view, metrics),
-                wide=len(view.columns) + 1 > WIDE,
+                wide=len(view.columns) + 1 > WIDE or len(with_it) > 1,
             )
         )
     free = tuple(drawn[c.id] for c in s.charts if c.table is None and c.id in drawn)

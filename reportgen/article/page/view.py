@@ -110,7 +110,7 @@ class FigureGroup:
     charts: tuple[Chart, ...]
     folded: bool  # a chart replaces the table: the table is folded under it
     provenance: str | None  # "reconstructed data", when the table shows numbers not measured
-    wide: bool  # the table is too wide to share a row
+    wide: bool  # the table takes a row of its own: too wide to share one, or two charts draw it
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -160,3 +160,25 @@ def test_a_page_built_without_drawings_shows_each_charts_title_and_caption(
         )
         assert chart.caption is not None
         assert html_lib.escape(" ".join(chart.caption.text.split()[:4])) in figure.group(1)
+
+
+def test_a_table_two_charts_draw_takes_its_own_row_and_they_share_the_next(
+    paiton: Built,
+) -> None:
+    # the interactivity chart plots per-request speed (the table's) against throughput per GPU
+    by_table: dict[str, list[str]] = {}
+    for chart in paiton.article.charts():
+        if chart.table:
+            by_table.setdefault(chart.table, []).append(chart.id)
+    two = [t for t, charts in by_table.items() if len(charts) == 2]
+    assert two, by_table
+    groups = re.findall(r'<div class="(figures[^"]*)">(.*?)\n</div>', paiton.html, re.S)
+    for table in two:
+        (found,) = [(c, g) for c, g in groups if f'id="table-{table}"' in g]
+        assert found[0] == "figures wide"
+        assert all(f'id="chart-{chart}"' in found[1] for chart in by_table[table])
+    # a table one chart draws shares its row with it
+    one = [t for t, charts in by_table.items() if len(charts) == 1]
+    assert one and all(
+        c == "figures" for c, g in groups if any(f'id="table-{t}"' in g for t in one)
+    )
