@@ -67,7 +67,7 @@ _STAGES = (
     ("charts", "reportgen.article.charts.render", "start_charts"),
     ("charts", "reportgen.article.charts.cache", "PendingSvgs.fill"),
     ("html render", "reportgen.article.build", "build_context"),
-    ("html render", "reportgen.article.build", "render_html"),
+    ("html render", "reportgen.article.build", "render_page"),
     ("pdf", "reportgen.article.pdf.render", "render_pdf"),
     ("metrics.json", "reportgen.article.build", "metrics_document"),
     ("write files", "reportgen.article.build", "publish"),

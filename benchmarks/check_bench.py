@@ -7,7 +7,7 @@ Times, as wall-clock medians of fresh processes interleaved after one warm-up of
 2. the same check with 100 `--published` copies of the article's published text (each its own
    file) against 1 copy.
 
-It prints the medians and three figures: check seconds (goal 0.5), check / validate (goal 1.5)
+It prints the medians and three figures: check seconds (goal 0.35), check / validate (goal 1.5)
 and check with 100 copies / with 1 (goal 2.0). It asserts that every check passes; it asserts
 nothing about timing. `--json PATH` writes the figures for `benchmarks/run.py`; `--quick` times
 2 repetitions instead of 7.

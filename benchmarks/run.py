@@ -47,7 +47,7 @@ GOALS = {
     "fresh build / fresh weasyprint (wall)": 1.15,
     "warm rebuild / fresh weasyprint (wall)": 1.05,
     "in-process build / weasyprint (wall)": 1.3,
-    "check seconds (fresh process, wall)": 0.5,
+    "check seconds (fresh process, wall)": 0.35,
     "check / validate (fresh processes, wall)": 1.5,
     "check x100 published / x1 (wall)": 2.0,
     "jsonl peak RSS / json.loads lines (1M records)": 1.0,  # --quick: 200,000 records

@@ -27,10 +27,10 @@ from reportgen.article.page.render import (
     DATA_DIR,
     TABLES_DIR,
     build_context,
-    render_html,
+    render_page,
     stylesheet,
 )
-from reportgen.article.pdf.forked import Request, pdf_result, request
+from reportgen.article.pdf.forked import Charts, Request, Sketch, pdf_result, request
 from reportgen.article.publish import check_output, publish
 from reportgen.article.rundata import article_metrics
 from reportgen.article.source.declarations import ArticleSource, Text
@@ -124,12 +124,14 @@ def render_article(
     chart_cache: Path | None = None,
     chart_drawer: Stage | None = None,
     env: jinja2.Environment | None = None,
+    pdf: Stage | None = None,
 ) -> Built:
     """Load, validate, compute, lint and render one article, in memory (`charts`: draw them;
     `check` does not, as charts hold no number it reads, and gets their titles and captions
     alone; `chart_cache`: a folder of charts drawn before, see article/charts/cache.py;
     `chart_drawer`: who draws the others; `env`: the Jinja environment, whose compiled template
-    a process that renders again keeps)."""
+    a process that renders again keeps; `pdf`: a PDF stage sent the page to lay out while the
+    charts are drawn, then the charts: its `result()` is the PDF)."""
     article, metrics = article_metrics(folder)
     reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
@@ -146,7 +148,16 @@ def render_article(
     )
     created = build_date(article.date, environ)
     tables = tuple(t for s in context.sections for t, _ in s.tables)
-    html = render_html(context, env)  # waits for the charts last: they may be drawn meanwhile
+    page = render_page(context, env)
+    pending = context.charts
+    if pdf is not None:  # the PDF's layout starts now, with stand-ins for the charts drawn
+        sketch = page if pending is None else pending.sketch(page)
+        label, roots = f"{article.slug}/index.html", (article.folder, template_dir())
+        pdf.submit(Sketch(request(sketch, label=label, roots=roots, created=created)))
+    # waits for the charts last: they may be drawn meanwhile
+    html = page if pending is None else pending.fill(page)
+    if pdf is not None:
+        pdf.follow(Charts(html, () if pending is None else tuple(pending.drawn())))
     return Built(
         article=article,
         metrics=metrics,
@@ -201,12 +212,9 @@ def _locate_glyphs(problems: tuple[Problem, ...], article: ArticleSource) -> lis
 
 
 def _pdf_request(built: Built) -> Request:
-    return request(
-        built.html,
-        label=f"{built.article.slug}/index.html",
-        roots=(built.article.folder, template_dir()),
-        created=built.created,
-    )
+    article = built.article
+    label, roots = f"{article.slug}/index.html", (article.folder, template_dir())
+    return request(built.html, label=label, roots=roots, created=built.created)
 
 
 def _pdf_result(built: Built, stage: Stage) -> bytes:
@@ -236,6 +244,11 @@ def render_outputs(built: Built, stage: Stage | None = None) -> dict[str, bytes]
     # WeasyPrint is imported only to make a PDF: `check` renders articles without one.
     stage = stage or InProcess()
     stage.submit(_pdf_request(built))
+    return _outputs(built, stage)
+
+
+def _outputs(built: Built, stage: Stage) -> dict[str, bytes]:
+    """`render_outputs`, the PDF from `stage`, which has its job."""
     tables = table_files(built)
     raw = raw_data(built)  # while the PDF is rendered, when it is rendered ahead
     pdf = _pdf_result(built, stage)
@@ -280,8 +293,11 @@ def build_article(
     workers (article/workers.py); else this process."""
     target = out / folder.resolve().name
     check_output(folder, out, target)  # before any work: never at the article's expense
-    built = render_article(folder, environ, chart_cache=chart_cache, chart_drawer=chart_drawer)
-    files = render_outputs(built, pdf)
+    pdf = pdf or InProcess()
+    built = render_article(
+        folder, environ, chart_cache=chart_cache, chart_drawer=chart_drawer, pdf=pdf
+    )
+    files = _outputs(built, pdf)
     publish(target, files, built.sources)
     return target, built
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen.article.charts.allowlist import safe_svg
-from reportgen.article.charts.plot import Plot, plain
+from reportgen.article.charts.plot import Plot, plain, stand_in
 from reportgen.article.workers import InProcess, Stage, started
 from reportgen.fileio import read_cached, read_input, write_output
 
@@ -171,12 +171,25 @@ class PendingSvgs:
 
     marks: tuple[str, ...]
     svgs: Callable[[], list[str]]  # waits for the SVGs (once) and returns them
+    # each chart's SVG when at hand (from the cache), else an empty stand-in of its size
+    stand_ins: tuple[str, ...] = ()
 
     def fill(self, html: str) -> str:
         """`html` with every mark replaced by its SVG."""
         for mark, svg in zip(self.marks, self.svgs(), strict=True):
             html = html.replace(mark, svg)
         return html
+
+    def sketch(self, html: str) -> str:
+        """`html` with every mark replaced by its SVG when at hand, else by an empty stand-in
+        of the chart's size: the PDF's layout can start from it while the charts are drawn."""
+        for mark, svg in zip(self.marks, self.stand_ins, strict=True):
+            html = html.replace(mark, svg)
+        return html
+
+    def drawn(self) -> list[str]:
+        """The SVGs of the stand-ins in `sketch`, once drawn (waits for them)."""
+        return [svg for svg, s in zip(self.svgs(), self.stand_ins, strict=True) if svg != s]
 
 
 def start_svgs(
@@ -216,7 +229,11 @@ def start_svgs(
 
     nonce = secrets.token_hex(16)
     return PendingSvgs(
-        tuple(f"<!--reportgen chart {nonce} {i}-->" for i in range(len(plots))), svgs
+        tuple(f"<!--reportgen chart {nonce} {i}-->" for i in range(len(plots))),
+        svgs,
+        tuple(
+            stand_in(plot) if svg is None else svg for svg, plot in zip(found, plots, strict=True)
+        ),
     )
 
 

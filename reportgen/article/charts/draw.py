@@ -14,7 +14,6 @@ process.
 from __future__ import annotations
 
 import hashlib
-import html
 import io
 import itertools
 import math
@@ -41,6 +40,7 @@ from reportgen.article.charts.plot import (
     WIDTH_IN,
     Line,
     Plot,
+    svg_head,
 )
 from reportgen.terminal import visible
 
@@ -418,13 +418,7 @@ def _inline(svg: str, chart_id: str, title: str) -> str:
     assert root is not None, "matplotlib wrote no <svg> element"
     view_box = re.search(r'viewBox="[^"]*"', root.group(0))
     assert view_box is not None, "matplotlib wrote no viewBox"
-    label = html.escape(title, quote=True)
-    head = (
-        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
-        f'version="1.1" {view_box.group(0)} width="100%" role="img" '
-        f'aria-label="{label}" stroke-linejoin="round" stroke-linecap="butt">'
-        f'<title id="{chart_id}-title">{label}</title>'
-    )
+    head = svg_head(chart_id, title, view_box.group(0))
     return (svg[: root.start()] + head + svg[root.end() :]).strip() + "\n"
 
 

@@ -10,8 +10,11 @@ importing matplotlib.
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, fields
 from typing import Literal
+
+from reportgen.terminal import visible
 
 # Okabe-Ito, yellow last (weak on white); markers differ too, for grey print.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
@@ -72,3 +75,23 @@ def plain(value: object) -> bool:
     if isinstance(value, tuple):
         return all(plain(v) for v in value)
     return value is None or isinstance(value, str | int | float | bool)
+
+
+def svg_head(chart_id: str, title: str, view_box: str) -> str:
+    """The start of a chart's inline `<svg>` element: its root, sized by `view_box`
+    (`viewBox="0 0 w h"`) to the width the page gives it, and its `<title>`."""
+    label = html.escape(title, quote=True)
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+        f'version="1.1" {view_box} width="100%" role="img" '
+        f'aria-label="{label}" stroke-linejoin="round" stroke-linecap="butt">'
+        f'<title id="{chart_id}-title">{label}</title>'
+    )
+
+
+def stand_in(plot: Plot) -> str:
+    """An empty `<svg>` with the root and title `plot` will be drawn with (its strings as
+    article/charts/draw.py writes them): it takes the chart's room in a layout made while the
+    chart is drawn (article/pdf/render.py)."""
+    view_box = f'viewBox="0 0 {WIDTH_IN * 72:g} {HEIGHT_IN * 72:g}"'
+    return svg_head(visible(plot.svg_id), visible(plot.title), view_box) + "</svg>"

@@ -399,12 +399,18 @@ _UNSHOWN = re.compile(
 )
 
 
-def render_html(context: ArticleContext, env: jinja2.Environment | None = None) -> str:
-    """The article page as one HTML string; its charts, drawn meanwhile, go in last."""
+def render_page(context: ArticleContext, env: jinja2.Environment | None = None) -> str:
+    """The article page as one HTML string, each chart still a mark (`PendingSvgs` in
+    article/charts/cache.py puts them in)."""
     env = env or environment()
-    html = _UNSHOWN.sub(
+    return _UNSHOWN.sub(
         lambda found: visible(found.group()), env.get_template(TEMPLATE).render(a=context)
     )
+
+
+def render_html(context: ArticleContext, env: jinja2.Environment | None = None) -> str:
+    """The article page as one HTML string; its charts, drawn meanwhile, go in last."""
+    html = render_page(context, env)
     return html if context.charts is None else context.charts.fill(html)
 
 

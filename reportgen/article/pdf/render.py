@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +32,8 @@ with warnings.catch_warnings():
         category=DeprecationWarning,
     )
     import weasyprint
+import tinyhtml5  # type: ignore[import-untyped]  # WeasyPrint's HTML parser
+from weasyprint.images import SVGImage
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetchingError
 
@@ -197,14 +199,73 @@ def _fonts() -> _Fonts:
     return ahead if ahead is not None and ahead.folder == folder else _load_fonts(folder)
 
 
+_SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _title_id(element: Any) -> str | None:
+    title = element.find(f"{_SVG}title")
+    return None if title is None else title.get("id")
+
+
+def _svg_root(svg: str) -> Any:
+    """The `<svg>` element of `svg` as WeasyPrint's HTML parser gives it in a page."""
+    tree = tinyhtml5.parse(f"<!DOCTYPE html><html><body>{svg}", namespace_html_elements=False)
+    return next(tree.iter(f"{_SVG}svg"))
+
+
+def _same_root(a: Any, b: Any) -> bool:
+    """Whether two `<svg>` elements take the same room: attributes and `<title>` alike."""
+    ta, tb = a.find(f"{_SVG}title"), b.find(f"{_SVG}title")
+    return (
+        a.attrib == b.attrib
+        and ta is not None
+        and tb is not None
+        and (ta.attrib, ta.text) == (tb.attrib, tb.text)
+    )
+
+
+def _put_charts(document: Any, drawn: Sequence[str]) -> bool:
+    """Put each SVG of `drawn` in the laid-out `document` in place of the stand-in with its
+    title's id, the root element and title it was drawn with. An inline SVG is a replaced box
+    that the layout sizes by its root element only, and WeasyPrint draws it when it writes the
+    PDF, so the PDF's bytes are those of the page laid out with the charts in. False (nothing
+    put in) when a stand-in is missing, twice there, or unlike its chart."""
+    roots = [_svg_root(svg) for svg in drawn]
+    wanted = {_title_id(root): root for root in roots}
+    if None in wanted or len(wanted) != len(roots):
+        return False
+    found: dict[str | None, Any] = {}
+    for page in document.pages:
+        for box in page._page_box.descendants():  # WeasyPrint's boxes
+            image = getattr(box, "replacement", None)
+            name = _title_id(box.element) if isinstance(image, SVGImage) else None
+            if name in wanted:
+                if name in found:
+                    return False
+                found[name] = box
+    if found.keys() != wanted.keys():
+        return False
+    if not all(_same_root(found[k].element, root) for k, root in wanted.items()):
+        return False
+    for k, root in wanted.items():
+        old = found[k].replacement
+        found[k].replacement = SVGImage(root, old._base_url, old._url_fetcher, old._context)
+    return True
+
+
 def render_pdf(
     html: str,
     *,
     label: str,
     roots: Sequence[Path],
     created: dt.datetime,
+    charts: Callable[[], tuple[str, Sequence[str]]] | None = None,
 ) -> bytes:
-    """PDF bytes for `html`; `label` names the HTML in errors, `created` dates the PDF."""
+    """PDF bytes for `html`; `label` names the HTML in errors, `created` dates the PDF.
+    `charts`: `html` is a sketch, with empty stand-ins for charts still being drawn
+    (article/charts/cache.py); it is laid out, then `charts()` gives the page as published and
+    the SVGs of the stand-ins, put in their place. The bytes are those of the published page's
+    PDF, which is laid out instead when a stand-in does not match its chart."""
     fonts = _fonts()
     fetcher = FolderFetcher(roots)  # the fonts are loaded already, by their own fetcher
     stamp = created.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -214,6 +275,13 @@ def render_pdf(
         document = weasyprint.HTML(string=html, url_fetcher=fetcher).render(
             stylesheets=fonts.stylesheets, font_config=fonts.config
         )
+        if charts is not None:
+            published, drawn = charts()
+            if not _put_charts(document, drawn):
+                log.records.clear()  # the sketch's; the published page's come instead
+                document = weasyprint.HTML(string=published, url_fetcher=fetcher).render(
+                    stylesheets=fonts.stylesheets, font_config=fonts.config
+                )
         document.metadata.created = stamp
         document.metadata.modified = stamp
         pdf: bytes = document.write_pdf()

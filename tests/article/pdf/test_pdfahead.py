@@ -11,11 +11,13 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from reportgen.article import workers
-from reportgen.article.build import build_article
+from reportgen.article.build import build_article, render_outputs
+from reportgen.article.charts.plot import Plot
 from reportgen.article.pdf.forked import WEASYPRINT, Request, pdf_stage, request
 from reportgen.article.workers import Forked, InProcess
 from reportgen.errors import InputError
@@ -99,7 +101,9 @@ def _cli_build(article: Path, out: Path, cache: Path) -> subprocess.CompletedPro
 def test_reportgen_build_cold_and_warm_writes_the_bytes_of_an_in_process_build(
     tmp_path: Path,
 ) -> None:
-    here, _ = build_article(PAITON, tmp_path / "here", {})  # no worker, no cache
+    here, built = build_article(PAITON, tmp_path / "here", {})  # no worker, no cache
+    # laid out while its charts were drawn: the PDF of the published page, laid out whole
+    assert (here / "article.pdf").read_bytes() == render_outputs(built)["article.pdf"]
     cache = tmp_path / "cache"
     for run in ("cold", "warm"):
         done = _cli_build(PAITON, tmp_path / run, cache)
@@ -152,3 +156,78 @@ def test_an_error_while_loading_fonts_ahead_still_fails_the_pdf(
     problems = _outcome(InProcess(), req)
     assert isinstance(problems, list) and problems == _outcome(InProcess(), req)
     assert any("WeasyPrint" in p for p in problems), problems
+
+
+_DRAWING = (
+    '<rect x="10" y="10" width="100" height="50" fill="#0072B2"/>'
+    '<text x="20" y="120" font-size="12" fill="#333333">drawn 25 50</text></svg>'
+)
+
+
+def _chart_page(svg: str) -> str:
+    return f"<h1>Chart</h1><figure>{svg}<figcaption>A chart.</figcaption></figure><p>After.</p>"
+
+
+@pytest.mark.parametrize("view_box", ["0 0 345.6 244.8", "0 0 200 100"])
+def test_a_sketch_laid_out_before_its_charts_gives_the_published_pages_pdf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, view_box: str
+) -> None:
+    # The stand-in takes the chart's room: its drawing is put in after the layout, and the PDF
+    # is byte for byte the published page's. A stand-in unlike its chart (another viewBox): the
+    # published page is laid out instead, with the same bytes.
+    import weasyprint
+
+    from reportgen.article.charts.plot import stand_in, svg_head
+    from reportgen.article.pdf.forked import Charts, Sketch
+
+    plot_head = stand_in_plot()
+    drawn = svg_head(plot_head.svg_id, plot_head.title, f'viewBox="{view_box}"') + _DRAWING
+    published = _request(tmp_path, _chart_page(drawn))
+    sketch = _request(tmp_path, _chart_page(stand_in(plot_head)))
+    layouts: list[str] = []
+    real = weasyprint.HTML.render
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        layouts.append("laid out")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(weasyprint.HTML, "render", counted)
+    full = _outcome(InProcess(), published)
+    assert len(layouts) == 1
+    for stage in (InProcess(), Forked(WEASYPRINT)):
+        stage.submit(Sketch(sketch))
+        stage.follow(Charts(published.html, (drawn,)))
+        assert stage.result() == full
+    # in this process: one layout when the stand-in matches, two when it does not
+    assert len(layouts) == (2 if view_box == "0 0 345.6 244.8" else 3)
+
+
+def stand_in_plot() -> Plot:
+    return Plot(
+        svg_id="chart-x",
+        title="Throughput <by> context",
+        lines=(),
+        x_axis="categorical",
+        ticks=(),
+        x_label="x",
+        y_label="y",
+        y_unit="tok/s",
+        y_log=False,
+        legend=None,
+    )
+
+
+def test_a_worker_that_died_before_the_charts_followed_leaves_the_pdf_to_this_process(
+    tmp_path: Path,
+) -> None:
+    from reportgen.article.charts.plot import stand_in, svg_head
+    from reportgen.article.pdf.forked import Charts, Sketch
+
+    plot = stand_in_plot()
+    drawn = svg_head(plot.svg_id, plot.title, 'viewBox="0 0 345.6 244.8"') + _DRAWING
+    published = _request(tmp_path, _chart_page(drawn))
+    worker = Forked(WEASYPRINT)
+    worker.submit(Sketch(_request(tmp_path, _chart_page(stand_in(plot)))))
+    os.kill(worker.pid, signal.SIGKILL)
+    worker.follow(Charts(published.html, (drawn,)))
+    assert worker.result() == _outcome(InProcess(), published)
