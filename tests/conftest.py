@@ -1,4 +1,10 @@
-"""Shared pytest fixtures (generic only; run-file builders live in helpers_runs.py)."""
+"""Shared pytest fixtures (generic only; run-file builders live in helpers_runs.py).
+
+A test module's fixture that builds an article, which its tests only read, is session-scoped,
+not module-scoped: `--dist worksteal` hands a worker a module's tests in several pieces, between
+other modules' tests, and a module-scoped build was made again for each piece (three builds of
+three articles, PDFs included, for tests/check/test_check_readers.py alone).
+"""
 
 from __future__ import annotations
 

@@ -84,7 +84,7 @@ LINES = """() => [...document.querySelectorAll('figure.chart svg')].map(svg =>
   }))"""
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def page_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
     return build(ROOT / "runs" / "paiton-kimi-k3.1-pro", out, {}) / "index.html"

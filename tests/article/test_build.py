@@ -34,13 +34,13 @@ ARTICLES = {
 }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def rendered() -> dict[str, Built]:
     """Each article rendered in memory: `build` writes its `html` as index.html."""
     return {name: render_article(folder, {}) for name, folder in ARTICLES.items()}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def outputs(rendered: dict[str, Built]) -> dict[str, dict[str, bytes]]:
     """Each article's output files, its PDF included."""
     return {name: render_outputs(built) for name, built in rendered.items()}

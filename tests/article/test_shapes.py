@@ -26,7 +26,7 @@ ARTICLES = ROOT / "tests" / "articles"
 SHAPES = ("matrix-4x4", "rate-sweep", "two-engines")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def built() -> dict[str, Built]:
     return {name: render_article(ARTICLES / name, {}) for name in SHAPES}
 

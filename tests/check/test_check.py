@@ -44,7 +44,7 @@ def _shape(built: Built) -> Shape:
     return from_views(built.article, built.tables)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def built() -> Built:
     return _built()
 
@@ -54,7 +54,7 @@ def seed() -> str:
     return SEED.read_text(encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def build_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding the article as `reportgen build` writes it, PDF included (built once
     for the tests that read its files; check only reads them)."""

@@ -38,7 +38,7 @@ BLOG = """<!doctype html><html><head><title>Blog: 3 posts</title></head><body>
 """
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("readers")
     for slug, folder in ARTICLES.items():

@@ -29,17 +29,17 @@ ARTICLE = ROOT / "runs" / "paiton-kimi-k3.1-pro"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def article() -> ArticleSource:
     return load_article(ARTICLE)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def metrics() -> MetricSet:
     return article_metrics(ARTICLE)[1]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def charts(article: ArticleSource, metrics: MetricSet) -> tuple[Chart, ...]:
     return render_charts(article, metrics)
 

@@ -79,7 +79,7 @@ def _assert_clear(svg: str, points: int) -> dict[str, Box]:
     return boxes
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def interactivity() -> Chart:
     """The bundled article's interactivity chart alone, drawn from its data."""
     article = load_article(BUNDLED)

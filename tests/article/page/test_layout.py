@@ -18,12 +18,12 @@ PAITON = ROOT / "runs" / "paiton-kimi-k3.1-pro"
 MEASURED = ROOT / "runs" / "tiny-llamacpp-two-tools"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def paiton() -> Built:
     return render_article(PAITON, {})
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def measured() -> Built:
     return render_article(MEASURED, {}, charts=False)
 
