@@ -42,6 +42,7 @@ from reportgen.article.workers import Stage
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
 from reportgen.frozendict import FrozenDict
+from reportgen.metrics.claims import claim_problem, claim_value, is_claim
 from reportgen.metrics.lints.findings import Finding, group
 from reportgen.metrics.registry import DEFINITIONS, MetricDef, MetricSet
 from reportgen.model import MatrixRun, SourceFile, SweepRun
@@ -199,15 +200,19 @@ def _headlines(
 ) -> tuple[HeadlineView, ...]:
     out, problems = [], []
     for h in items:
-        value = metrics.get(h.metric)
+        # a takeaway may be a claim: "A/B" shows A's ratio to B, "A->B" the change from A to B
+        value = metrics.get(h.metric) or claim_value(h.metric, metrics.get)
         if value is None:
+            why = claim_problem(h.metric, metrics.get) if is_claim(h.metric) else None
             problems.append(
                 Problem(
                     path=h.place.file,
                     line=h.place.line,
                     col=h.place.col,
                     pointer=h.place.pointer,
-                    message=f"headline metric {h.metric} is not computed from the article's runs",
+                    message=f"headline metric {h.metric} is not computed from the article's runs"
+                    if why is None
+                    else f"headline claim {h.metric} has no value: {why}",
                 )
             )
             continue

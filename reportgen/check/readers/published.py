@@ -64,9 +64,12 @@ def malformed(text: str) -> str | None:
     return "it is not a number as the article writes numbers"
 
 
-HEADLINE = re.compile(r"^\s*+(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*+(tok/s|ms|s)\s*+(.*)$")
+# a headline states a measure, or a claim of two ("3.4x", "-12%", a takeaway)
+HEADLINE = re.compile(
+    r"^\s*+(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*+(tok/s|ms|s|(?:x|\u00d7|%)(?![\w/]))\s*+(.*)$"
+)
 # a number and its unit alone on a line, well formed or not ("-183 tok/s", "183K tok/s")
-_LONE = re.compile(r"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:tok/s|ms|s)\s*+$")
+_LONE = re.compile(r"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:tok/s|ms|s|x|\u00d7|%)\s*+$")
 
 
 def parse_number(text: str) -> tuple[float, int, str | None] | None:
@@ -248,6 +251,8 @@ def reported_in_lines(
         if not words.strip():
             words = _caption_beside(lines, i, shape, used)
         metric = _headline_metric(shape, words)
+        if metric is None and unit in ("x", "\u00d7", "%"):
+            continue  # a ratio or change that is no takeaway: a sentence's, the prose reader's
         if metric is None and any(p.pattern.search(raw) for p in shape.phrases):
             continue  # a declared sentence that starts with its number: read below
         value = float(whole.replace(",", "") + (frac or ""))

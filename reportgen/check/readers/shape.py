@@ -21,6 +21,7 @@ from reportgen.article.tables.cells import MARKS, CellView
 from reportgen.article.tables.layout import TableView
 from reportgen.check.readers.align import Aligner
 from reportgen.frozendict import FrozenDict
+from reportgen.metrics.claims import CLAIM
 from reportgen.metrics.display import display_of
 from reportgen.metrics.registry import DEFINITIONS, key_of, split_metric
 
@@ -197,7 +198,10 @@ def phrase_pattern(text: str) -> tuple[re.Pattern[str], tuple[str | None, ...]]:
 
 
 def _unit(name: str) -> str | None:
-    """The unit a metric id is shown with; None when the name is no metric id."""
+    """The unit a metric id (or a claim of two) is shown with; None when the name is neither."""
+    claim = CLAIM.match(name)
+    if claim is not None:
+        return "x" if claim["op"] == "/" else "%"
     found = key_of(name)
     return None if found is None else display_of(*found).unit
 
