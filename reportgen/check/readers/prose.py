@@ -37,13 +37,14 @@ from reportgen.check.readers.align import Aligner, in_shared_sentences
 from reportgen.check.readers.protocol import Found, Reading
 from reportgen.check.readers.published import UNITS, malformed, parse_number
 from reportgen.check.readers.reported import Reported, Token
-from reportgen.check.readers.sentences import ends, near, sentence_starts, sentences, unwrapped
+from reportgen.check.readers.sentences import near, sentence_starts, sentences, unwrapped
 from reportgen.check.readers.shape import (
     BLOCK_NUMBERS,
     NO_CHARTS,
     RUN,
     ChartText,
     Expected,
+    Shape,
     normalize,
 )
 
@@ -150,16 +151,6 @@ def _numbered(spans: Sequence[range], size: int) -> list[int]:
     out = [0] * size
     for n, span in enumerate(spans):
         out[span.start : span.stop] = [n] * len(span)
-    return out
-
-
-def _article_sentences(texts: Sequence[str]) -> list[int]:
-    """Each built token's sentence, numbered in order: the built page's text has no blank
-    lines, so its sentences end at their stops alone."""
-    out, n = [], 0
-    for text in texts:
-        out.append(n)
-        n += ends(text)
     return out
 
 
@@ -312,6 +303,7 @@ def prose_numbers(
     expected: Iterable[Expected],
     chart_text: ChartText = NO_CHARTS,
     aligner: Aligner | None = None,
+    article_sentences: Sequence[int] | None = None,
 ) -> tuple[list[Token], list[Reported], list[Reported]]:
     """The running text read (`toks` without punctuation alone, the copy's tables and headlines
     taken out already), the numbers in it that align with the built article (each judged
@@ -329,7 +321,11 @@ def prose_numbers(
     # and only within sentences that share what they say
     spans = sentences(pub)
     copy_sentence = _numbered(spans, len(pub))
-    article_sentence = _article_sentences([e.text for e in exp])
+    # `article_sentences`: the sentence of each of `expected`, numbered (`Shape.prose_sentences`)
+    article_sentence = (
+        article_sentences
+        or Shape(tables=(), headlines=(), phrases=(), prose=tuple(exp)).prose_sentences
+    )
     article_keys = [e.key for e in exp]
     for a0, b0, size in in_shared_sentences(
         runs, keys, article_keys, copy_sentence, article_sentence
@@ -404,7 +400,9 @@ class ProseReader:
         if not shape.prose:
             return Found()
         toks = reading.unclaimed()
-        text, aligned, loose = prose_numbers(toks, shape.prose, shape.chart_text, shape.aligner)
+        text, aligned, loose = prose_numbers(
+            toks, shape.prose, shape.chart_text, shape.aligner, shape.prose_sentences
+        )
         return Found(
             numbers=tuple(aligned), offered=tuple(loose), reads_rest=True, context=tuple(text)
         )

@@ -32,6 +32,7 @@ def near(toks: Sequence[Token], i: int, start: int = 0) -> str:
     return " ".join(t.text for t in toks[max(start, i - 5) : i])[-60:]
 
 
+@lru_cache(maxsize=1 << 14)  # a check reads the same words in every copy it is given
 def ends(text: str) -> bool:
     """Whether a token ends its sentence: . ! ? or ; at its end, not a number's decimal point."""
     return bool(_END.search(text)) and not re.search(r"\d\.$", text[:-1] or "")

@@ -20,6 +20,7 @@ from reportgen.article.source.declarations import ArticleSource, Text
 from reportgen.article.tables.cells import MARKS, CellView
 from reportgen.article.tables.layout import TableView
 from reportgen.check.readers.align import Aligner
+from reportgen.check.readers.sentences import ends
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import CLAIM
 from reportgen.metrics.display import display_of
@@ -145,6 +146,16 @@ class Shape:
         """The prose's keys, indexed once: a check of many copies aligns each with them without
         indexing them again."""
         return Aligner([e.key for e in self.prose])
+
+    @cached_property
+    def prose_sentences(self) -> tuple[int, ...]:
+        """Each prose token's sentence, numbered in order (the built page's text has no blank
+        lines, so its sentences end at their stops alone); counted once for every copy."""
+        out, n = [], 0
+        for e in self.prose:
+            out.append(n)
+            n += ends(e.text)
+        return tuple(out)
 
     def table_for(self, caption: str) -> TableShape | None:
         """The table whose title the caption (a line or two above it) starts with."""
