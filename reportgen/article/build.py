@@ -125,14 +125,17 @@ def render_article(
     chart_drawer: Stage | None = None,
     env: jinja2.Environment | None = None,
     pdf: Stage | None = None,
+    loaded: tuple[ArticleSource, MetricSet] | None = None,
 ) -> Built:
     """Load, validate, compute, lint and render one article, in memory (`charts`: draw them;
     `check` does not, as charts hold no number it reads, and gets their titles and captions
     alone; `chart_cache`: a folder of charts drawn before, see article/charts/cache.py;
     `chart_drawer`: who draws the others; `env`: the Jinja environment, whose compiled template
     a process that renders again keeps; `pdf`: a PDF stage sent the page to lay out while the
-    charts are drawn, then the charts: its `result()` is the PDF)."""
-    article, metrics = article_metrics(folder)
+    charts are drawn, then the charts: its `result()` is the PDF; `loaded`: the article and
+    its metrics as `article_metrics(folder)` gave them already, for a caller that renders the
+    article twice)."""
+    article, metrics = loaded if loaded is not None else article_metrics(folder)
     reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
     metrics = with_comparisons(metrics, pairs)

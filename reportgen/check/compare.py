@@ -422,8 +422,10 @@ def check_article(
     versions its manifest names, and any other `published` files (`chart_cache`: charts drawn
     before, for a copy that shows charts when there is no build to read them from)."""
     from reportgen.article.build import render_article
+    from reportgen.article.rundata import article_metrics
 
-    built = render_article(folder, environ, charts=False)
+    loaded = article_metrics(folder)  # read and computed once, for a second render below
+    built = render_article(folder, environ, charts=False, loaded=loaded)
     article = built.article
     expected = expected_numbers(article, built.metrics, built.tables)
     page = (build_dir / article.slug / "index.html") if build_dir else None
@@ -447,7 +449,7 @@ def check_article(
         if (drawings and not shape.charts) or (chart_words and not shape.chart_text.words):
             # an HTML copy shows drawings, or a PDF's text the words of charts: the charts the
             # build draws, to compare them with, and the words they draw (ticks are no numbers)
-            drawn = render_article(folder, environ, chart_cache=chart_cache).html
+            drawn = render_article(folder, environ, chart_cache=chart_cache, loaded=loaded).html
             shape = replace(shape, charts=chart_forms(drawn), chart_text=expected_prose(drawn)[1])
         for copy in found:
             sources.append(

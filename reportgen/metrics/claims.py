@@ -17,11 +17,18 @@ from reportgen.metrics.display import unit_factor
 from reportgen.metrics.registry import MetricValue
 
 CLAIM = re.compile(r"^(?P<a>[^/\s>]+?)(?P<op>/|->)(?P<b>[^/\s>]+)$")
+UNITS = {"/": "x", "->": "%"}  # a claim's operator -> the unit it is shown in
 
 
 def is_claim(name: str) -> bool:
     """Whether `name` is a claim id rather than one metric's."""
     return CLAIM.match(name) is not None
+
+
+def claim_unit(name: str) -> str | None:
+    """The unit a claim is shown in: "x" for a ratio, "%" for a change; None for no claim."""
+    found = CLAIM.match(name)
+    return None if found is None else UNITS[found["op"]]
 
 
 def claim_problem(name: str, get: Callable[[str], MetricValue | None]) -> str | None:
@@ -51,15 +58,15 @@ def claim_value(name: str, get: Callable[[str], MetricValue | None]) -> MetricVa
     assert a is not None and b is not None
     other = b.value * (unit_factor(b.unit, a.unit) or 1.0)
     if found["op"] == "/":
-        key, value, unit = "claim.ratio", a.value / other, "x"
+        key, value = "claim.ratio", a.value / other
     else:
-        key, value, unit = "claim.change", (other - a.value) / a.value * 100.0, "%"
+        key, value = "claim.change", (other - a.value) / a.value * 100.0
     return replace(
         a,
         id=name,
         key=key,
         value=value,
-        unit=unit,
+        unit=UNITS[found["op"]],
         stat=None,
         n=None,
         summary=None,

@@ -42,7 +42,7 @@ from reportgen.article.workers import Stage
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
 from reportgen.frozendict import FrozenDict
-from reportgen.metrics.claims import claim_problem, claim_value, is_claim
+from reportgen.metrics.claims import claim_problem, claim_value
 from reportgen.metrics.lints.findings import Finding, group
 from reportgen.metrics.registry import DEFINITIONS, MetricDef, MetricSet
 from reportgen.model import MatrixRun, SourceFile, SweepRun
@@ -203,7 +203,7 @@ def _headlines(
         # a takeaway may be a claim: "A/B" shows A's ratio to B, "A->B" the change from A to B
         value = metrics.get(h.metric) or claim_value(h.metric, metrics.get)
         if value is None:
-            why = claim_problem(h.metric, metrics.get) if is_claim(h.metric) else None
+            why = claim_problem(h.metric, metrics.get)  # None: no claim either
             problems.append(
                 Problem(
                     path=h.place.file,

@@ -37,14 +37,19 @@ from reportgen.check.readers.align import Aligner, in_shared_sentences
 from reportgen.check.readers.protocol import Found, Reading
 from reportgen.check.readers.published import UNITS, malformed, parse_number
 from reportgen.check.readers.reported import Reported, Token
-from reportgen.check.readers.sentences import near, sentence_starts, sentences, unwrapped
+from reportgen.check.readers.sentences import (
+    near,
+    sentence_numbers,
+    sentence_starts,
+    sentences,
+    unwrapped,
+)
 from reportgen.check.readers.shape import (
     BLOCK_NUMBERS,
     NO_CHARTS,
     RUN,
     ChartText,
     Expected,
-    Shape,
     normalize,
 )
 
@@ -322,10 +327,7 @@ def prose_numbers(
     spans = sentences(pub)
     copy_sentence = _numbered(spans, len(pub))
     # `article_sentences`: the sentence of each of `expected`, numbered (`Shape.prose_sentences`)
-    article_sentence = (
-        article_sentences
-        or Shape(tables=(), headlines=(), phrases=(), prose=tuple(exp)).prose_sentences
-    )
+    article_sentence = article_sentences or sentence_numbers(e.text for e in exp)
     article_keys = [e.key for e in exp]
     for a0, b0, size in in_shared_sentences(
         runs, keys, article_keys, copy_sentence, article_sentence

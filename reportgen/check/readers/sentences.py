@@ -8,7 +8,7 @@ claim within its sentence: both divide the text here, so they agree on where a s
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from reportgen.check.readers.reported import Token
@@ -57,3 +57,13 @@ def sentence_starts(toks: Sequence[Token]) -> dict[tuple[int, int], tuple[int, i
         first = (toks[span.start].line, toks[span.start].col)
         out.update({(toks[k].line, toks[k].col): first for k in span})
     return out
+
+
+def sentence_numbers(texts: Iterable[str]) -> tuple[int, ...]:
+    """Each token's sentence, numbered in order, for text with no blank lines (the built page's
+    prose), whose sentences end at their stops alone."""
+    out, n = [], 0
+    for text in texts:
+        out.append(n)
+        n += ends(text)
+    return tuple(out)

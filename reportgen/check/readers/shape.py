@@ -20,9 +20,9 @@ from reportgen.article.source.declarations import ArticleSource, Text
 from reportgen.article.tables.cells import MARKS, CellView
 from reportgen.article.tables.layout import TableView
 from reportgen.check.readers.align import Aligner
-from reportgen.check.readers.sentences import ends
+from reportgen.check.readers.sentences import sentence_numbers
 from reportgen.frozendict import FrozenDict
-from reportgen.metrics.claims import CLAIM
+from reportgen.metrics.claims import claim_unit, is_claim
 from reportgen.metrics.display import display_of
 from reportgen.metrics.registry import DEFINITIONS, key_of, split_metric
 
@@ -149,13 +149,9 @@ class Shape:
 
     @cached_property
     def prose_sentences(self) -> tuple[int, ...]:
-        """Each prose token's sentence, numbered in order (the built page's text has no blank
-        lines, so its sentences end at their stops alone); counted once for every copy."""
-        out, n = [], 0
-        for e in self.prose:
-            out.append(n)
-            n += ends(e.text)
-        return tuple(out)
+        """Each prose token's sentence, numbered in order (`sentences.sentence_numbers`),
+        counted once for every copy."""
+        return sentence_numbers(e.text for e in self.prose)
 
     def table_for(self, caption: str) -> TableShape | None:
         """The table whose title the caption (a line or two above it) starts with."""
@@ -210,9 +206,8 @@ def phrase_pattern(text: str) -> tuple[re.Pattern[str], tuple[str | None, ...]]:
 
 def _unit(name: str) -> str | None:
     """The unit a metric id (or a claim of two) is shown with; None when the name is neither."""
-    claim = CLAIM.match(name)
-    if claim is not None:
-        return "x" if claim["op"] == "/" else "%"
+    if is_claim(name):
+        return claim_unit(name)
     found = key_of(name)
     return None if found is None else display_of(*found).unit
 
