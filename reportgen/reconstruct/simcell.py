@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reportgen.check.readers.reported import Reported
@@ -91,6 +91,7 @@ def simulate(
     ready = None
     decoding: list[_Request] = []
     snapshot: dict[int, float] = {}
+    started: set[int] = set()  # the streams that have had a first token
     while now < window_end:
         # Start the next prefill if the server is free.
         if current is None and queue:
@@ -115,11 +116,9 @@ def simulate(
         if current is not None and now >= busy_until - 1e-12:
             current.first = now
             decoding.append(current)
+            started.add(current.stream)
             current = None
-            if (
-                ready is None
-                and len({r.stream for r in requests if r.first is not None}) == concurrency
-            ):
+            if ready is None and len(started) == concurrency:
                 ready = now
                 window_end = ready + duration_s
                 snapshot = {id(r): r.tokens for r in decoding}
@@ -232,6 +231,12 @@ class _Attempt:
     duration_s: float
     max_tokens: int
     input_tokens: int
+    # The fit's searches revisit parameters (each bisection starts from its bounds again): a
+    # simulation is a pure function of the attempt's seed and its parameters, so its metrics are
+    # kept (about a third of the simulations are distinct).
+    _metrics: dict[CellParams, tuple[float, float, float]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def sim(self, p: CellParams) -> CellSim:
         tokens_rng = random.Random(f"{self.seed}/tokens")
@@ -245,7 +250,10 @@ class _Attempt:
         )
 
     def metric(self, p: CellParams, which: int) -> float:
-        return _cell_metrics(self.sim(p))[which] - self.aims[which]
+        metrics = self._metrics.get(p)
+        if metrics is None:
+            metrics = self._metrics[p] = _cell_metrics(self.sim(p))
+        return metrics[which] - self.aims[which]
 
     def params(self, knob: float) -> CellParams:
         """Prefill time and base speed fitted to the TTFT and speed aims, for one knob value.
