@@ -4,6 +4,9 @@ A test module's fixture that builds an article, which its tests only read, is se
 not module-scoped: `--dist worksteal` hands a worker a module's tests in several pieces, between
 other modules' tests, and a module-scoped build was made again for each piece (three builds of
 three articles, PDFs included, for tests/check/test_check_readers.py alone).
+
+A parametrized test marked `sampled` runs every case in `make test`; in the fast lane it runs a
+seeded sample of them (`Sweep.cases`, helpers_sweeps.py), as a sweep folded into a loop does.
 """
 
 from __future__ import annotations
@@ -13,6 +16,22 @@ from pathlib import Path
 
 import pytest
 from helpers_sweeps import Sweep
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The fast lane keeps a seeded sample of each `sampled` test's cases."""
+    if not config.getoption("--fast"):
+        return
+    cases: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        if item.get_closest_marker("sampled"):
+            cases.setdefault(item.nodeid.partition("[")[0], []).append(item)
+    kept = {id(i) for test, every in cases.items() for i in Sweep(test, fast=True).cases(every)}
+    left = [i for every in cases.values() for i in every if id(i) not in kept]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        gone = {id(i) for i in left}
+        items[:] = [i for i in items if id(i) not in gone]
 
 
 @pytest.fixture

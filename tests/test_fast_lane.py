@@ -115,3 +115,39 @@ def test_modules_with_a_marked_test_are_collected_first(pytester: pytest.Pyteste
     result = pytester.runpytest_subprocess("--collect-only", "-q", "-p", "no:cacheprovider")
     ids = [line for line in result.stdout.lines if "::" in line]
     assert ids == ["test_b.py::test_slow", "test_a.py::test_plain"]
+
+
+SAMPLED = """
+import pytest
+
+
+@pytest.mark.sampled
+@pytest.mark.parametrize("case", range(40))
+def test_sampled(case):
+    assert case >= 0
+
+
+@pytest.mark.parametrize("case", range(40))
+def test_whole(case):
+    assert case >= 0
+"""
+
+
+@pytest.mark.process
+def test_the_fast_lane_runs_a_seeded_sample_of_a_sampled_test(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    pytester.makeini("[pytest]\nmarkers =\n  pdf\n  browser\n  process\n  slow\n  sampled\n")
+    tests = pytester.mkdir("t")
+    for name in ("conftest.py", "helpers_sweeps.py"):
+        (tests / name).write_text((ROOT / "tests" / name).read_text(encoding="utf-8"))
+    (tests / "test_s.py").write_text(SAMPLED)
+    runs = []
+    for lane in ([], ["--fast"], ["--fast"]):
+        result = pytester.runpytest_subprocess(*lane, "-rA", "-p", "no:cacheprovider", "t")
+        runs.append(sorted(line for line in result.stdout.lines if "PASSED" in line))
+    every, sample, again = runs
+    assert len(every) == 80
+    assert sample == again  # seeded: the same cases on every run
+    sampled = [line for line in sample if "test_sampled" in line]
+    assert len(sampled) == FAST_LEAST and set(sampled) < set(every)
+    assert len(sample) - len(sampled) == 40  # an unmarked test keeps every case

@@ -296,6 +296,7 @@ HOSTILE: dict[str, Callable[[str], str]] = {
 }
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize("attack", sorted(HOSTILE))
 def test_a_rewritten_cache_entry_with_a_valid_hash_is_drawn_again(
     tmp_path: Path, attack: str

@@ -128,6 +128,7 @@ def test_a_number_drawn_in_svg_fails_unless_it_is_a_built_chart(tmp_path: Path) 
     # the build's own charts, in the page as built: read as the build's (the first test)
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize(
     "style",
     [
@@ -169,6 +170,7 @@ def test_a_style_that_may_keep_readers_from_the_number_is_an_error_at_it(
     _unseen_at(result, line, "may not see", prop)
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize(
     ("css", "inner"),
     [

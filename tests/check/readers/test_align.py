@@ -46,6 +46,7 @@ def test_an_unedited_copy_is_one_run() -> None:
     assert Aligner(article).runs(article) == [(0, 0, 1800)] == _difflib(article, article)
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize("seed", range(40))
 def test_an_edited_copy_aligns_as_much_as_difflib_does(seed: int) -> None:
     rng = random.Random(seed)

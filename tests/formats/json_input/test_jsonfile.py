@@ -302,6 +302,7 @@ def _cuts(text: str) -> list[int]:
     return cuts
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize(
     "text",
     [ESCAPES] + [p.read_text(encoding="utf-8") for p in sorted(VALID.glob("*.json"))],

@@ -96,6 +96,7 @@ def test_every_run_schema_is_registered(name: str) -> None:
     assert validate.schema(name)["$id"].endswith(validate.SCHEMA_FILES[name])
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize("name", sorted(validate.SCHEMA_FILES))
 def test_every_bundled_schema_compiles_to_a_predicate(name: str) -> None:
     """The compiled predicate is the only fast path: a keyword it lacks fails here."""
