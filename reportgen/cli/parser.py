@@ -18,7 +18,7 @@ from reportgen.cli.commands import (
     cmd_validate,
 )
 from reportgen.cli.helptext import Help
-from reportgen.cli.version import VersionAction
+from reportgen.cli.versions import VersionAction
 from reportgen.fileio import CAPS, COUNT_CAPS
 
 

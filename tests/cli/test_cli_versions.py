@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import reportgen
-from reportgen.cli import version
+from reportgen.cli import versions
 from reportgen.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,11 +39,11 @@ def test_version_prints_each_part_on_its_own_line(capsys: pytest.CaptureFixture[
 
 def test_the_first_line_names_the_distribution_or_says_it_is_not_installed() -> None:
     def lookup(found: str | None) -> Callable[[str], str | None]:
-        return lambda dist: found if dist == version.DISTRIBUTION else "1.2.3"
+        return lambda dist: found if dist == versions.DISTRIBUTION else "1.2.3"
 
     ours = reportgen.__version__
     first = {
-        found: version.version_text(lookup(found)).splitlines()[0]
+        found: versions.version_text(lookup(found)).splitlines()[0]
         for found in (ours, None, "0.0.1")
     }
     assert first[ours] == f"reportgen {ours} (reportgen-bench)"
@@ -55,7 +55,7 @@ def test_the_first_line_names_the_distribution_or_says_it_is_not_installed() -> 
 
 
 def test_a_part_that_is_not_installed_says_so() -> None:
-    text = version.version_text(lambda dist: None if dist == "matplotlib" else "9.9")
+    text = versions.version_text(lambda dist: None if dist == "matplotlib" else "9.9")
     assert "\nmatplotlib not installed\n" in text
     assert "\nWeasyPrint 9.9\n" in text
 
