@@ -47,6 +47,9 @@ endef
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	# The distribution was named reportgen until issue 25: an old editable install of that name goes
+	# first, or its metadata and its copy of the command would outlive it.
+	$(BIN)/python -m pip uninstall --quiet --yes reportgen 2>/dev/null || true
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	# An editable install leaves reportgen's bytecode to its first import, which a machine with
 	# PYTHONDONTWRITEBYTECODE never writes: compile it, as pip does for an installed package.
