@@ -8,6 +8,7 @@ matplotlib (the charts) and the platform. The versions come from the installed p
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 from collections.abc import Callable, Sequence
@@ -40,12 +41,21 @@ def _origin(found: str | None) -> str:
     return DISTRIBUTION
 
 
+def platform_line() -> str:
+    """The system, its release and the machine, and the C library: `Linux 6.1.0 x86_64 (glibc
+    2.36)`. Made from `os.uname()`, since `platform.platform()` starts `uname -p`."""
+    system = os.uname()
+    libc, libc_version = platform.libc_ver()
+    line = f"{system.sysname} {system.release} {system.machine}"
+    return f"{line} ({libc} {libc_version})" if libc else line
+
+
 def version_text(lookup: Callable[[str], str | None] = installed) -> str:
     """The lines `reportgen --version` prints, without a final newline."""
     lines = [f"reportgen {__version__} ({_origin(lookup(DISTRIBUTION))})"]
     lines.append(f"Python {platform.python_version()} ({platform.python_implementation()})")
     lines += [f"{name} {lookup(dist) or 'not installed'}" for name, dist in PARTS]
-    lines.append(platform.platform())
+    lines.append(platform_line())
     return "\n".join(lines)
 
 

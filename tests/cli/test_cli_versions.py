@@ -4,6 +4,7 @@ matplotlib and the platform, one a line, read from package metadata."""
 from __future__ import annotations
 
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -34,7 +35,9 @@ def test_version_prints_each_part_on_its_own_line(capsys: pytest.CaptureFixture[
     assert lines[1] == f"Python {platform.python_version()} ({platform.python_implementation()})"
     assert lines[2] == f"WeasyPrint {_version('weasyprint')}"
     assert lines[3] == f"matplotlib {_version('matplotlib')}"
-    assert lines[4] == platform.platform()
+    system, (libc, libc_version) = os.uname(), platform.libc_ver()
+    machine = f"{system.sysname} {system.release} {system.machine}"
+    assert lines[4] == (f"{machine} ({libc} {libc_version})" if libc else machine)
 
 
 def test_the_first_line_names_the_distribution_or_says_it_is_not_installed() -> None:
