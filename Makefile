@@ -42,11 +42,14 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: report test test-fast lint bench bench-build check limits realtools clean report-packages test-packages
+.PHONY: report test test-fast lint bench bench-build check limits realtools dist dist-test lint-workflows clean report-packages test-packages
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	# The distribution was named reportgen until issue 25: an old editable install of that name goes
+	# first, or its metadata and its copy of the command would outlive it.
+	$(BIN)/python -m pip uninstall --quiet --yes reportgen 2>/dev/null || true
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	# An editable install leaves reportgen's bytecode to its first import, which a machine with
 	# PYTHONDONTWRITEBYTECODE never writes: compile it, as pip does for an installed package.
@@ -115,5 +118,20 @@ realtools: $(STAMP)
 	python3 tests/realtools/produce.py --tools $(REALTOOLS) --out build/realtools
 	$(BIN)/python tests/realtools/e2e.py build/realtools --tools $(REALTOOLS)
 
+# The sdist and the wheel, into dist/, built as the index gets them (the wheel from the sdist, in
+# an isolated environment). Reproducible: every file is dated at the last commit, so the same
+# commit gives the same bytes.
+dist: $(STAMP)
+	rm -rf dist
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 315532800) \
+	  $(BIN)/python -m build --outdir dist .
+
+# The built wheel installed into a fresh virtualenv and used from an empty folder outside the
+# clone (--version, init, build, check), and the sdist's list of files
+# (tests/dist/check_wheel.py, which a plain pytest does not collect). About a minute with
+# pip's cache warm.
+dist-test: report-packages dist
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -p no:cacheprovider tests/dist/check_wheel.py
+
 clean:
-	rm -rf build $(VENV)
+	rm -rf build dist $(VENV)

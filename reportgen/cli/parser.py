@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from reportgen import __version__
 from reportgen.cli import submit as cli_submit
 from reportgen.cli.commands import (
     EXIT_INPUT,
@@ -19,6 +18,7 @@ from reportgen.cli.commands import (
     cmd_validate,
 )
 from reportgen.cli.helptext import Help
+from reportgen.cli.versions import VersionAction
 from reportgen.fileio import CAPS, COUNT_CAPS
 
 
@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_environment_help(),
         formatter_class=Help,
     )
-    parser.add_argument("--version", action="version", version=f"reportgen {__version__}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser(
