@@ -35,7 +35,9 @@ build(Path(sys.argv[3]), out, {})
 """
 
 
-def _start(out: Path, subsetter: str, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+def _start(
+    out: Path, subsetter: str, extra_env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
     """A build of the small article into `out`, in a fresh process, under way."""
     env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
     env.update({"PYTHONPATH": str(ROOT), **(extra_env or {})})
@@ -48,7 +50,7 @@ def _start(out: Path, subsetter: str, extra_env: dict[str, str] | None = None) -
     )
 
 
-def _finish(build: subprocess.Popen, out: Path) -> tuple[str, bytes]:
+def _finish(build: subprocess.Popen[str], out: Path) -> tuple[str, bytes]:
     """The subsetter the build used, and its PDF."""
     try:
         stdout, stderr = build.communicate(timeout=300)
