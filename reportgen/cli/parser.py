@@ -203,6 +203,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="where `reportgen build` wrote the article (default: %(default)s); "
         "built in memory when absent",
     )
+    p.add_argument(
+        "--summary",
+        type=Path,
+        metavar="FILE",
+        help="also append a Markdown table of what was checked to FILE (one row per text and "
+        "one for the data lints; checks of several articles add to one table), as for "
+        "$GITHUB_STEP_SUMMARY",
+    )
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser(
