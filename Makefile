@@ -42,7 +42,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: report test test-fast lint bench bench-build check limits realtools clean report-packages test-packages
+.PHONY: report test test-fast lint bench bench-build check limits realtools hooks-test clean report-packages test-packages
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -114,6 +114,12 @@ REALTOOLS ?= guidellm,aiperf,inference-perf
 realtools: $(STAMP)
 	python3 tests/realtools/produce.py --tools $(REALTOOLS) --out build/realtools
 	$(BIN)/python tests/realtools/e2e.py build/realtools --tools $(REALTOOLS)
+
+# The pre-commit hook (.pre-commit-hooks.yaml) run by pre-commit on a temporary repository: it
+# builds the hook's virtualenv and pip-installs this checkout into it (a few minutes cold; the
+# environment is kept in build/pre-commit-home). Not part of `make test`; `.ci/run` calls it.
+hooks-test: report-packages $(STAMP)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest tests/ci/hooks_e2e.py -p no:xdist
 
 clean:
 	rm -rf build $(VENV)
