@@ -117,7 +117,7 @@ realtools: $(STAMP)
 
 # The pre-commit hook (.pre-commit-hooks.yaml) run by pre-commit on a temporary repository: it
 # builds the hook's virtualenv and pip-installs this checkout into it (a few minutes cold; the
-# environment is kept in build/pre-commit-home). Not part of `make test`; `.ci/run` calls it.
+# environment is kept in ~/.cache/reportgen-hooks). Not part of `make test`; `.ci/run` calls it.
 hooks-test: report-packages $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest tests/ci/hooks_e2e.py -p no:xdist
 

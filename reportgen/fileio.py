@@ -93,7 +93,7 @@ def cap_bytes(kind: Kind, environ: Mapping[str, str] | None = None) -> int:
 
 # What bounds the time and memory of reading a published copy, beside its bytes: its readers cost
 # a few microseconds a character of its text, more a word, far more a number (each is matched with
-# tables, headlines and claims), and HTML's parser a few a tag. README "Inputs" gives the worst
+# tables, headlines and claims), and HTML's parser a few a tag. docs/commands.md gives the worst
 # case of each at its cap, which benchmarks/worst_case.py measures.
 Count = Literal["chars", "words", "numbers", "tags"]
 COUNT_CAPS: dict[Count, Cap] = {
@@ -313,7 +313,7 @@ def move_output(source: Path, target: Path) -> None:
     os.unlink(source)
 
 
-def append_output(path: Path, data: Callable[[bytes], bytes], *, tail: int = 65536) -> None:
+def append_output(path: Path, data: Callable[[bytes], bytes], *, tail: int = 64 * 1024) -> None:
     """Append to the regular file `path` (created when absent, never through a symlink) the
     bytes `data` makes of the last `tail` bytes the file holds, read through the same open file.
 

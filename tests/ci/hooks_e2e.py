@@ -66,8 +66,9 @@ def project(tmp_path: Path, hook_repo: tuple[Path, str]) -> Path:
 
 def _run(project: Path, *files: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
-    # one pre-commit home for both cases: the hook's environment is built once
-    env["PRE_COMMIT_HOME"] = str(ROOT / "build" / "pre-commit-home")
+    # one pre-commit home for both cases and for every run, outside the clone (the tests that
+    # read every file of the clone must not walk a virtualenv): the environment is built once
+    env["PRE_COMMIT_HOME"] = str(Path.home() / ".cache" / "reportgen-hooks")
     env.pop("PYTHONPATH", None)  # the hook runs the reportgen pre-commit installed
     return subprocess.run(
         [*PRE_COMMIT, "run", "reportgen-check", "--files", *files],
