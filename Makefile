@@ -42,7 +42,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: report test test-fast lint bench bench-build check limits realtools dist dist-test lint-workflows clean report-packages test-packages
+.PHONY: report test test-fast lint bench bench-build check limits realtools dist dist-test hooks-test clean report-packages test-packages
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -132,6 +132,12 @@ dist: $(STAMP)
 # pip's cache warm.
 dist-test: report-packages dist
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -p no:cacheprovider tests/dist/check_wheel.py
+
+# The pre-commit hook (.pre-commit-hooks.yaml) run by pre-commit on a temporary repository: it
+# builds the hook's virtualenv and pip-installs this checkout into it (a few minutes cold; the
+# environment is kept in ~/.cache/reportgen-hooks). Not part of `make test`; `.ci/run` calls it.
+hooks-test: report-packages $(STAMP)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest tests/ci/hooks_e2e.py -p no:xdist
 
 clean:
 	rm -rf build dist $(VENV)

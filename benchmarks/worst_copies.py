@@ -1,6 +1,6 @@
 """The worst published copies the caps of `reportgen check` allow, one for each cap, each at it.
 
-Each copy is the input found slowest per unit of what its cap counts (README "Inputs" gives the
+Each copy is the input found slowest per unit of what its cap counts (docs/commands.md gives the
 measurements): numbers in one endless sentence of claims, or one a line; words that are a table's
 title over and over; characters of a single line of emphasis marks, or of empty lines; HTML tags;
 bytes of an HTML page that is one comment; a PDF whose extraction never ends. `mixed` puts the

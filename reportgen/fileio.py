@@ -19,6 +19,9 @@ folder, created exclusively without following a link, written and synced, then r
 target in one step (or linked in place only where nothing is, for a file that must not replace
 another). The target itself is never opened for writing, so a symlink named like it, or like any
 temporary file, is never followed, and a reader sees the whole old file or the whole new one.
+One file is appended to instead, as its owner expects: a CI job's summary (`append_output`,
+for `reportgen check --summary`), opened without following a link and only when it is a regular
+file.
 
 The names of the files reportgen itself writes beside run files are here too, so that folder
 readers skip them: `reportgen submit` records submissions in an article folder and may save
@@ -32,7 +35,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
@@ -90,7 +93,7 @@ def cap_bytes(kind: Kind, environ: Mapping[str, str] | None = None) -> int:
 
 # What bounds the time and memory of reading a published copy, beside its bytes: its readers cost
 # a few microseconds a character of its text, more a word, far more a number (each is matched with
-# tables, headlines and claims), and HTML's parser a few a tag. README "Inputs" gives the worst
+# tables, headlines and claims), and HTML's parser a few a tag. docs/commands.md gives the worst
 # case of each at its cap, which benchmarks/worst_case.py measures.
 Count = Literal["chars", "words", "numbers", "tags"]
 COUNT_CAPS: dict[Count, Cap] = {
@@ -308,6 +311,26 @@ def move_output(source: Path, target: Path) -> None:
     is at `target`, which is left as it is."""
     os.link(source, target, follow_symlinks=False)  # atomic, and fails when `target` exists
     os.unlink(source)
+
+
+def append_output(path: Path, data: Callable[[bytes], bytes], *, tail: int = 64 * 1024) -> None:
+    """Append to the regular file `path` (created when absent, never through a symlink) the
+    bytes `data` makes of the last `tail` bytes the file holds, read through the same open file.
+
+    For a file another program gave to be added to (a CI job's summary), which a rename would
+    take from a reader that holds it open. Raises `OSError` when `path` is a symlink or cannot be
+    written, `InputError` when it is not a regular file.
+    """
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o666)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise _refuse(str(path), f"is {_kind_of(info.st_mode)}, not a regular file")
+    with os.fdopen(fd, "r+b") as handle:
+        handle.seek(max(0, info.st_size - tail))
+        handle.write(data(handle.read(tail)))
+        handle.flush()
 
 
 def is_written_by_reportgen(name: str) -> bool:

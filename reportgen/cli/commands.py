@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from reportgen.errors import Problem, at_least, left_out
+from reportgen.errors import InputError, Problem, at_least, left_out
 from reportgen.terminal import one_line
 
 if TYPE_CHECKING:
@@ -81,7 +81,6 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     if len(args.paths) == 1 and (Path(args.paths[0]) / "article.toml").is_file():
         # an article: its metrics as its build computes them, per-GPU values from its setup too
         from reportgen.article.rundata import article_metrics
-        from reportgen.errors import InputError
 
         try:
             metrics = article_metrics(Path(args.paths[0]))[1]
@@ -191,16 +190,32 @@ def cmd_check(args: argparse.Namespace) -> int:
     from reportgen.check import report
     from reportgen.check.compare import check_article
 
-    result = check_article(
-        args.article,
-        args.published,
-        build_dir=args.build_dir,
-        strict=args.strict,
-        chart_cache=default_folder(),
-    )
+    try:
+        result = check_article(
+            args.article,
+            args.published,
+            build_dir=args.build_dir,
+            strict=args.strict,
+            chart_cache=default_folder(),
+        )
+    except InputError as exc:
+        if args.summary is not None:
+            _summarize_failure(args.summary, args.article, exc)
+        raise
+    if args.summary is not None:
+        from reportgen.cli import summary
+
+        summary.append(args.summary, summary.rows(result))
     render = {"text": report.to_text, "json": report.to_json, "github": report.to_github}
     sys.stdout.write(render[args.format](result))
     return EXIT_FAIL if result.failed else EXIT_OK
+
+
+def _summarize_failure(path: Path, article: Path, exc: InputError) -> None:
+    """The summary's row for an article whose input was unusable (exit 2)."""
+    from reportgen.cli import summary
+
+    summary.append(path, summary.error_rows(str(article), [p.format() for p in exc.problems]))
 
 
 def cmd_diff(args: argparse.Namespace) -> int:

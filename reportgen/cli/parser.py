@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from reportgen.cli import changed as cli_changed
 from reportgen.cli import submit as cli_submit
 from reportgen.cli.commands import (
     EXIT_INPUT,
@@ -57,13 +58,28 @@ def _port(text: str) -> int:
     return port
 
 
+# The top-level help's description: the workflow, one example a step.
+WORKFLOW = """Turn raw LLM-inference benchmark run files into checked articles.
+
+the workflow (each command's --help has more):
+  1. init   start an article from run files:
+            reportgen init my-article --from benchmarks.json --gpu "NVIDIA L40S"
+  2. serve  preview it while you write, rebuilt on each save:
+            reportgen serve my-article
+     build  or write the page, the PDF and metrics.json:
+            reportgen build my-article --out build
+  3. check  prove every number it shows, and its published copies, against the run files:
+            reportgen check my-article --published blog-post.html
+  4. diff   what moved between two builds, in CI against the base branch:
+            reportgen diff base-build/my-article build/my-article --fail-on worse:5%"""
+
 _HERE = "the article's folder (default: the current folder, when it holds article.toml)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="reportgen",
-        description="Turn raw LLM-inference benchmark run files into checked articles.",
+        description=WORKFLOW,
         epilog=_environment_help(),
         formatter_class=Help,
     )
@@ -203,6 +219,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="where `reportgen build` wrote the article (default: %(default)s); "
         "built in memory when absent",
     )
+    p.add_argument(
+        "--summary",
+        type=Path,
+        metavar="FILE",
+        help="also append a Markdown table of what was checked to FILE (one row per text and "
+        "one for the data lints; checks of several articles add to one table), as for "
+        "$GITHUB_STEP_SUMMARY",
+    )
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser(
@@ -254,4 +278,5 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_serve)
 
     cli_submit.add_parser(sub)
+    cli_changed.add_parser(sub)
     return parser

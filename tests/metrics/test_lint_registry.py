@@ -219,7 +219,7 @@ def test_every_lint_id_used_anywhere_is_defined() -> None:
     assert ("cell-invalid", "reportgen/article/tables/cells.py") in uses
     assert ("few-samples", "reportgen/tolerances.py") in uses
     assert ("few-samples", "runs/paiton-kimi-k3.1-pro/article.toml") in uses
-    assert ("aggregate-source", "README.md") in uses
+    assert ("aggregate-source", "docs/run-files.md") in uses
     assert ("setup-contradicts-data", "tests/article/test_consistency.py") in uses
     known = set(every_lint()) | _defined_in_tests()
     unknown = sorted({(i, rel) for i, rel in uses if i not in known})

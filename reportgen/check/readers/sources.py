@@ -10,7 +10,7 @@ microseconds a word, each number more (it is matched with tables, headlines and 
 HTML's parser a few a tag. So besides its bytes (`REPORTGEN_MAX_PUBLISHED_MB`) a copy may hold at
 most `cap_count("words")` words, `cap_count("numbers")` numbers (words with a digit) and, in
 HTML, `cap_count("tags")` tags (each `<` counts); past a cap it is refused with the line where
-the cap is passed, never read in part. README "Inputs" gives the worst case at each cap.
+the cap is passed, never read in part. docs/commands.md gives the worst case at each cap.
 """
 
 from __future__ import annotations
