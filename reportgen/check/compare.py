@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, TypeVar
 from reportgen.check.built import check_built
 from reportgen.check.claims.labels import metrics_shown
 from reportgen.check.claims.together import derived_problem, holding, unjudged, unsettled
-from reportgen.check.html.text import Page, chart_forms, read_html
+from reportgen.check.html.text import Page, built_page, chart_forms, read_html
 from reportgen.check.readers.pipeline import reported as reported_in_lines
 from reportgen.check.readers.pipetables import find_tables
+from reportgen.check.readers.previews import preview
 from reportgen.check.readers.prose import expected_prose
 from reportgen.check.readers.published import text_lines
 from reportgen.check.readers.reported import Lines, Reported
@@ -406,7 +407,16 @@ def article_shape(built: Built, html: str) -> Shape:
         chart_text=chart_text,
         times=times,
     )
-    return replace(shape, shown=metrics_shown(shape), charts=chart_forms(html))
+    charts, texts = built_page(html)
+    previews = tuple(preview(text, metrics) for text, metrics in texts)
+    shown_in_previews = Counter(m for p in previews for m in p.metrics if m)
+    return replace(
+        shape,
+        shown=metrics_shown(shape),
+        charts=charts,
+        previews=previews,
+        times=FrozenDict(Counter(dict(shape.times)) + shown_in_previews),
+    )
 
 
 def check_article(

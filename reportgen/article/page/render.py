@@ -179,12 +179,25 @@ def _figures(
     return tuple(out)
 
 
-def _description(title: str, headlines: tuple[HeadlineView, ...]) -> str:
-    """One sentence for search results and link previews: the title and the first headline."""
+# A number a page shows: its span names its metric (article/page/numbers.py).
+_NUMBER_SPAN = re.compile(r'<span\b[^>]*\bdata-metric="([^"]+)"[^>]*>(.*?)</span>', re.S)
+
+
+def _description(title: str, headlines: tuple[HeadlineView, ...]) -> tuple[str, str]:
+    """One sentence for search results and link previews: the title and the first headline;
+    and where each of its numbers is in it, with its metric ("offset:metric", space-separated),
+    for check to read a copy's preview by."""
     if not headlines:
-        return title
+        return title, ""
     h = headlines[0]
-    return f"{title}: {h.number.striptags()}, {h.caption.striptags()}."
+    text = f"{title}: {h.number.striptags()}, {h.caption.striptags()}."
+    places, at = [], len(title) + 2
+    for metric, inner in _NUMBER_SPAN.findall(f"{h.number} {h.caption}"):
+        found = text.find(Markup(inner).striptags(), at)
+        if found >= 0:
+            places.append(f"{found}:{metric}")
+            at = found + len(Markup(inner).striptags())
+    return text, " ".join(places)
 
 
 def _contents(
@@ -344,13 +357,14 @@ def build_context(
     end: tuple[tuple[str, str], ...] = (("data-quality", "Data quality"),)
     end += (("about-the-data", "About the data"),) if notices or article.source else ()
     end += (("appendix", "Method and definitions"),)
+    description, description_metrics = _description(
+        title_text, key_results or next((s.headlines for s in sections if s.headlines), ())
+    )
     return ArticleContext(
         title=render_inline(article.title, resolver),
         title_text=title_text,
-        description=_description(
-            title_text,
-            key_results or next((s.headlines for s in sections if s.headlines), ()),
-        ),
+        description=description,
+        description_metrics=description_metrics,
         subtitle=subtitle,
         date=article.date,
         date_text=long_date(article.date),

@@ -136,6 +136,9 @@ class ArticleContext:
     date: str  # ISO
     date_text: str
     description: str  # the title and headline, for <meta name="description"> and Open Graph
+    # the metric of each number in `description`, in order, space-separated: check reads a copy's
+    # description against them (check/readers/prose.py)
+    description_metrics: str
     status: Markup | None
     status_at: str  # "start": under the headlines; "end": with the story of the data
     notices: tuple[Notice, ...]

@@ -2,8 +2,9 @@
 fails closed. An element in, `Found` notes out.
 
 - read as text: text, `<textarea>`, `<select>` options, `<noscript>`, closed `<details>`,
-  `<title>`; CSS `::before`/`::after`/`::marker` text where it shows (a digit in it, or a
-  counter: an error, css/shows.py); the numbers of `<ol start>`, `<ol reversed>`, `<li value>`;
+  `<title>`, a link preview's `<meta>` description and title (`preview`); CSS
+  `::before`/`::after`/`::marker` text where it shows (a digit in it, or a counter: an error,
+  css/shows.py); the numbers of `<ol start>`, `<ol reversed>`, `<li value>`;
 - an error, not read: an SVG (`<text>`, `<tspan>`, `<title>`) with a digit, unless it is one of
   the charts the build draws, element for element (compare.py); MathML with a digit; an
   `<iframe srcdoc>` with a digit; a form field's `value` or `placeholder`, an option's
@@ -19,7 +20,7 @@ fails closed. An element in, `Found` notes out.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from reportgen.check.html.tree import Node, Text, Tree
@@ -51,6 +52,20 @@ class Found:
     offset: int
     message: str
     severity: Severity = "error"
+
+
+# What a link preview (a search result, a post's card) shows of a page besides its <title>. The
+# built page states its first headline in its description: a copy with that number changed must
+# not pass unread.
+PREVIEWS = frozenset(
+    {"description", "og:description", "og:title", "twitter:description", "twitter:title"}
+)
+
+
+def preview(attrs: Mapping[str, str | None]) -> str | None:
+    """The text a `<meta>` element with these attributes shows in link previews, if any."""
+    said = (attrs.get("name") or attrs.get("property") or "").strip().lower()
+    return (attrs.get("content") or "") if said in PREVIEWS else None
 
 
 def digits(text: str) -> bool:

@@ -27,6 +27,7 @@ from reportgen.check.html.channels import (
     form,
     list_markers,
     page_wide,
+    preview,
     quoted,
 )
 from reportgen.check.html.css.cascade import Seen
@@ -107,6 +108,9 @@ class _Walk:
             for kid in title.kids:
                 if isinstance(kid, Text):
                     self.reader.text(kid, title)
+            self.reader.flush()
+        for meta, content in previews(self.tree):
+            self.reader.text(content, meta)
             self.reader.flush()
         self.walk(self.tree.root, inline=False)
         self.reader.flush()
@@ -291,10 +295,37 @@ def read_html(html: str, fetch: Fetch = no_files) -> Page:
     )
 
 
+def previews(tree: Tree) -> list[tuple[Node, Text]]:
+    """The page's preview texts (`channels.preview`) that state a number, each as a text run at
+    its `content`: read as a line of its own, where it stands."""
+    found = []
+    for el in tree.walk():
+        if el.tag != "meta" or el.ns != "html":
+            continue
+        content = preview(el.attrs)
+        if content is not None and digits(content):
+            start = tree.text.find(content, el.offset)
+            tag_end = tree.text.find(">", el.offset)
+            at = start if 0 <= start < tag_end else el.offset
+            found.append((el, Text(content, at, decode=False)))
+    return found
+
+
 def chart_forms(html: str) -> frozenset[tuple[str, ...]]:
     """The SVG drawings of a page (the built article's charts), as `Chart.form` compares them."""
+    return built_page(html)[0]
+
+
+def built_page(html: str) -> tuple[frozenset[tuple[str, ...]], tuple[tuple[str, str], ...]]:
+    """What a copy is matched against of the built page, from one reading of it: its SVG
+    drawings (`chart_forms`), and each of its link previews that states a number, as (its text,
+    its `data-metrics`: the metrics the build names for its numbers)."""
     tree = parse_tree(html)
-    return frozenset(form(el) for el in tree.walk() if el.ns == "svg" and el.tag == "svg")
+    forms = frozenset(form(el) for el in tree.walk() if el.ns == "svg" and el.tag == "svg")
+    shown = tuple(
+        (content.raw, meta.attrs.get("data-metrics") or "") for meta, content in previews(tree)
+    )
+    return forms, shown
 
 
 def html_lines(html: str) -> list[tuple[int, str]]:

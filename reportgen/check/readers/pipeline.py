@@ -2,12 +2,13 @@
 
 Lines and the article's `Shape` in, `Reported` numbers out. The readers, in `READERS` order:
 
-1. `published`: pipe and grid tables, headlines number-first, declared sentences, line by line;
-2. `stream`: the tables not laid out as pipe or grid tables, from the word stream;
-3. `headlines`: the declared headlines not yet found, caption first or as blocks;
-4. `prose`: every other number, aligned with the built article's prose; it offers the ones
+1. `previews`: an HTML copy's link preview, where it keeps the built page's words;
+2. `published`: pipe and grid tables, headlines number-first, declared sentences, line by line;
+3. `stream`: the tables not laid out as pipe or grid tables, from the word stream;
+4. `headlines`: the declared headlines not yet found, caption first or as blocks;
+5. `prose`: every other number, aligned with the built article's prose; it offers the ones
    it cannot align, with the running text it read (`Found.context`);
-5. `claims` (`check/claims/reader.py`): those numbers read as the claims and quotes of the
+6. `claims` (`check/claims/reader.py`): those numbers read as the claims and quotes of the
    copy's own sentences. The one reader above this floor (`claims/` builds on the readers): the
    pipeline runs them all, so it imports it.
 
@@ -33,13 +34,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reportgen.check.claims.reader import READER as CLAIMS
-from reportgen.check.readers import headlines, prose, published, stream
+from reportgen.check.readers import headlines, previews, prose, published, stream
 from reportgen.check.readers.protocol import Reader, Reading
 from reportgen.check.readers.reported import Lines, Reported
 from reportgen.check.readers.shape import Shape
 from reportgen.check.readers.stream import tokens
 
 READERS: tuple[Reader, ...] = (
+    previews.READER,
     published.READER,
     stream.READER,
     headlines.READER,

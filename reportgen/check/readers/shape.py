@@ -124,6 +124,15 @@ class ChartText:
 NO_CHARTS = ChartText()
 
 
+@dataclass(frozen=True)
+class Preview:
+    """A link preview the built page states (its `<meta>` description): its words, and the
+    metric of each (None for a word, or a number the build names no metric for)."""
+
+    words: tuple[str, ...]
+    metrics: tuple[str | None, ...]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Shape:
     """Everything a published version of the article is matched against."""
@@ -140,6 +149,7 @@ class Shape:
     times: FrozenDict[str, int] = FrozenDict()
     # the metrics shown, with the words the article labels each by (`labels.metrics_shown`)
     shown: tuple[Metric, ...] = ()
+    previews: tuple[Preview, ...] = ()  # the built page's link previews that state a number
 
     @cached_property
     def aligner(self) -> Aligner:

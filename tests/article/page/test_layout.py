@@ -122,11 +122,17 @@ def test_the_head_describes_the_article_and_long_pages_have_contents(
     for prop in ("og:title", "og:description"):
         assert f'<meta property="{prop}" content="' in html
     assert '<meta property="og:type" content="article">' in html
-    description = re.search(r'<meta name="description" content="([^"]+)">', html)
+    description = re.search(
+        r'<meta name="description" content="([^"]+)" data-metrics="([^"]+)">', html
+    )
     assert description is not None and description.group(1).startswith(title.group(1))
     first = paiton.article.key_results[0].metric
     shown = re.search(rf'data-metric="{re.escape(first)}"[^>]*>([^<]+)<', html)
     assert shown is not None and shown.group(1).replace("\xa0", " ") in description.group(1)
+    # where the headline's number is in the description, and its metric, for check
+    offset, metric = description.group(2).split(":")
+    assert metric == first
+    assert description.group(1)[int(offset) :].startswith(shown.group(1).replace("\xa0", " "))
     for built in (paiton, measured):  # each has more than four sections: a contents list
         nav = re.search(r'<nav class="contents".*?</nav>', built.html, re.S)
         assert nav is not None

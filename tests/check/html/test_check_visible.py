@@ -478,7 +478,11 @@ def test_a_blog_post_with_ordinary_css_passes(tmp_path: Path) -> None:
     result = check(tmp_path, _blog(), files)
     assert not errors(result), [f"{i.line} {i.kind} {i.message}" for i in errors(result)]
     assert not [i for i in result.items if i.kind in ("unseen", "unread")]
-    assert result.matched >= check(tmp_path, _page()).matched
+    # every number of the page, but for its link previews' (in its <head>, which the blog's
+    # own head replaces)
+    previews = sum(len(m.split()) for m in re.findall(r'data-metrics="([^"]*)"', _page()))
+    assert previews > 0
+    assert result.matched >= check(tmp_path, _page()).matched - previews
 
 
 def test_the_blog_post_still_fails_on_a_hidden_number(tmp_path: Path) -> None:

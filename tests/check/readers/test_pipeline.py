@@ -50,7 +50,8 @@ def _post() -> tuple[Lines, Shape]:
 def test_the_real_readers_are_readers() -> None:
     readers: tuple[Reader, ...] = READERS
     names = [r.name for r in readers]
-    assert len(set(names)) == len(names) == 5, names
+    assert len(set(names)) == len(names) == 6, names
+    assert names[0] == "link previews", "a preview in the build's words is read before any text"
     assert names[-2:] == ["prose", "claims"], "claims read what prose could not align"
 
 
