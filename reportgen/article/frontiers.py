@@ -66,7 +66,7 @@ def series_frontiers(
 @dataclass(frozen=True, kw_only=True)
 class TableLevels:
     """An `at_interactivity` table's values: per series (in column order) its name and its
-    frontier at each level; the ratios of `compare.other` to `compare.base`, by level."""
+    frontier at each level; the ratios of the compared series (other over base), by level."""
 
     names: tuple[str, ...]
     levels: tuple[tuple[Level, ...], ...]  # [series][level]
