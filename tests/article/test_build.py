@@ -124,7 +124,8 @@ def test_every_number_carries_its_metric(name: str, rendered: dict[str, Built]) 
         assert full == value.value
         display = None if how is None else parse_display_attr(how, value)
         assert (how is None) == (display is None), how
-        assert text == shown_text(value, unit="\u00a0" in text, display=display)
+        with_unit = "\u00a0" in text or (value.unit in ("x", "%") and text.endswith(value.unit))
+        assert text == shown_text(value, unit=with_unit, display=display)
     # Every table cell that has a metric shows it, under the right table.
     for view in built.tables:
         cells = [c for _, row in view.rows for c in row if not c.missing]
