@@ -22,6 +22,7 @@ import jinja2
 
 from reportgen import __version__
 from reportgen.article.consistency import consistency
+from reportgen.article.frontiers import with_frontiers
 from reportgen.article.page.quality import review
 from reportgen.article.page.render import (
     DATA_DIR,
@@ -138,7 +139,7 @@ def render_article(
     article, metrics = loaded if loaded is not None else article_metrics(folder)
     reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
-    metrics = with_comparisons(metrics, pairs)
+    metrics = with_frontiers(article, with_comparisons(metrics, pairs))
     findings = reviewed.findings
     context = build_context(
         article,

@@ -62,6 +62,8 @@ _EFFICIENCY = {
     "per_gpu": Display(decimals=0, unit="tok/s/GPU"),
     "per_w": Display(decimals=2, unit="tok/s/W"),
     "j_per_tok": Display(decimals=3, unit="J/tok"),
+    "usd_per_mtok": Display(decimals=2, unit="USD/Mtok"),
+    "usd_per_mtok_total": Display(decimals=2, unit="USD/Mtok"),
 }
 # The sample count of a distribution.
 COUNT = Display(decimals=0, unit="requests")
@@ -84,6 +86,10 @@ def display_of(key: str, stat: str | None = None) -> Display:
 RATIO = Display(decimals=2, unit="x")
 DISPLAY["claim.ratio"] = Display(decimals=1, unit="x")
 DISPLAY["claim.change"] = Display(decimals=0, unit="%", signed=True)
+DISPLAY["frontier.tok_s_per_gpu"] = Display(decimals=0, unit="tok/s/GPU")
+DISPLAY["frontier.tok_s"] = Display(decimals=0, unit="tok/s")
+DISPLAY["frontier.ratio"] = RATIO
+DISPLAY["frontier.usd_per_mtok"] = Display(decimals=2, unit="USD/Mtok")
 
 
 def display_for(value: MetricValue) -> Display:
@@ -114,7 +120,7 @@ def format_number(x: float, display: Display) -> str:
 
 # The units a caption, header or axis label may name.
 UNITS = frozenset(
-    {"s", "ms", "tok/s", "tokens", "requests", "req/s", "tok/s/GPU", "tok/s/W", "J/tok"}
+    {"s", "ms", "tok/s", "tokens", "requests", "req/s", "tok/s/GPU", "tok/s/W", "J/tok", "USD/Mtok"}
 )
 
 

@@ -430,7 +430,92 @@ _CLAIMS = {
     )
 }
 
-DEFINITIONS: dict[str, MetricDef] = {**_BASE, **_efficiency_defs(), **_COMPARE, **_CLAIMS}
+# Output throughputs that have a cost form, from the article's [cost] price (metrics/cost.py).
+_COSTED = ("canonical.output_tok_s", "decode.aggregate_tok_s", "load.output_tok_s")
+_PRICE = "[cost] gpu_hour_usd"
+
+
+def _cost_defs() -> dict[str, MetricDef]:
+    out = {}
+    for base in _COSTED:
+        d = _BASE[base]
+        stem = d.id_pattern.removesuffix("output_tok_s").removesuffix("aggregate_tok_s")
+        out[f"{base}.usd_per_mtok"] = MetricDef(
+            key=f"{base}.usd_per_mtok",
+            id_pattern=f"{stem}usd_per_mtok",
+            title=f"{d.title}, cost per million output tokens",
+            unit="USD/Mtok",
+            formula=f"gpu_hour_usd x GPUs / (3600 x {d.key}) x 1e6",
+            version=1,
+            reads=(d.key, _PRICE),
+            better="lower",
+        )
+        out[f"{base}.usd_per_mtok_total"] = MetricDef(
+            key=f"{base}.usd_per_mtok_total",
+            id_pattern=f"{stem}usd_per_mtok_total",
+            title=f"{d.title}, cost per million input and output tokens",
+            unit="USD/Mtok",
+            formula=f"gpu_hour_usd x GPUs / (3600 x {d.key} x (1 + input tokens / output tokens "
+            "of the completed requests)) x 1e6",
+            version=1,
+            reads=(d.key, "request input and output tokens", _PRICE),
+            better="lower",
+        )
+    return out
+
+
+_FRONTIER = _defs(
+    MetricDef(
+        key="frontier.tok_s_per_gpu",
+        id_pattern="frontier.{point}.tok_s_per_gpu",
+        title="Throughput per GPU on the frontier at a fixed interactivity",
+        unit="tok/s/GPU",
+        formula="PCHIP through the series' frontier points (tok/s per user, throughput per GPU), "
+        "read at the level; unreachable outside the frontier's range, never extrapolated",
+        version=1,
+        reads=("the series' throughput per GPU", "the series' tok/s per user"),
+        better="higher",
+    ),
+    MetricDef(
+        key="frontier.tok_s",
+        id_pattern="frontier.{point}.tok_s",
+        title="Throughput on the frontier at a fixed interactivity",
+        unit="tok/s",
+        formula="PCHIP through the series' frontier points (tok/s per user, throughput), read at "
+        "the level; unreachable outside the frontier's range, never extrapolated",
+        version=1,
+        reads=("the series' throughput", "the series' tok/s per user"),
+        better="higher",
+    ),
+    MetricDef(
+        key="frontier.ratio",
+        id_pattern="frontier.{point}.ratio",
+        title="Ratio of two series' frontier throughput at a fixed interactivity",
+        unit="x",
+        formula="the other series' frontier throughput / the base series', at the same level",
+        version=1,
+        reads=("both series' frontier values",),
+    ),
+    MetricDef(
+        key="frontier.usd_per_mtok",
+        id_pattern="frontier.{point}.usd_per_mtok",
+        title="Cost per million output tokens on the frontier at a fixed interactivity",
+        unit="USD/Mtok",
+        formula="gpu_hour_usd / (3600 x frontier.tok_s_per_gpu) x 1e6",
+        version=1,
+        reads=("frontier.tok_s_per_gpu", _PRICE),
+        better="lower",
+    ),
+)
+
+DEFINITIONS: dict[str, MetricDef] = {
+    **_BASE,
+    **_efficiency_defs(),
+    **_cost_defs(),
+    **_COMPARE,
+    **_CLAIMS,
+    **_FRONTIER,
+}
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,6 +17,7 @@ from reportgen.cli.main import main
 from reportgen.errors import InputError
 from reportgen.formats.schema.validate import check as schema_check
 from reportgen.formats.schema.validate import schema_version
+from reportgen.metrics.claims import lookup
 from reportgen.metrics.display import parse_display_attr, shown_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +30,7 @@ ARTICLES = {
     "tiny-llamacpp-two-tools": ROOT / "runs" / "tiny-llamacpp-two-tools",
     **{
         name: ROOT / "tests" / "articles" / name
-        for name in ("matrix-4x4", "rate-sweep", "two-engines")
+        for name in ("matrix-4x4", "rate-sweep", "two-engines", "three-configs")
     },
 }
 
@@ -113,16 +114,18 @@ def test_golden_html(name: str, rendered: dict[str, Built], request: pytest.Fixt
 @pytest.mark.parametrize("name", sorted(ARTICLES))
 def test_every_number_carries_its_metric(name: str, rendered: dict[str, Built]) -> None:
     built = rendered[name]
-    by_id = built.metrics.by_id()
+    get = lookup(built.metrics.by_id())  # a claim's id ("A/B") is computed from its operands
     parsed = _parsed(built.html)
     numbers = parsed.found
     assert numbers
     for (metric, full, text, _), how in zip(numbers, parsed.displays, strict=True):
-        value = by_id[metric]
+        value = get(metric)
+        assert value is not None, metric
         assert full == value.value
         display = None if how is None else parse_display_attr(how, value)
         assert (how is None) == (display is None), how
-        assert text == shown_text(value, unit="\u00a0" in text, display=display)
+        with_unit = "\u00a0" in text or (value.unit in ("x", "%") and text.endswith(value.unit))
+        assert text == shown_text(value, unit=with_unit, display=display)
     # Every table cell that has a metric shows it, under the right table.
     for view in built.tables:
         cells = [c for _, row in view.rows for c in row if not c.missing]

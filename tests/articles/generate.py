@@ -11,7 +11,9 @@ measurement. Each article has its own shape:
 - `matrix-4x4`: a 4 x 4 bench matrix with an out-of-memory cell and a skipped cell;
 - `rate-sweep`: five `vllm bench serve --save-result` files, one per request rate, with their
   per-request arrays, from a small queueing model of one server;
-- `two-engines`: the same model on two engines, one bench file each, the second missing a cell.
+- `two-engines`: the same model on two engines, one bench file each, the second missing a cell;
+- `three-configs`: one model in three configurations (1, 2 and 4 GPUs), one bench file each at
+  one context, for the frontier, the fixed-interactivity table and cost.
 
 Decode cells come from the seeded cell model of the reconstructions (`reportgen.reconstruct.
 simcell`); the load points from `serve` below. Fixed seeds: the files are the same bytes on
@@ -254,6 +256,46 @@ def two_engines() -> None:
         write(folder / f"{engine}.json", doc)
 
 
+def three_configs() -> None:
+    """One model on one engine in three configurations (1, 2 and 4 GPUs per replica), a bench
+    file each at one context: the frontier article's data."""
+    folder = OUT[0] / "three-configs"
+    ctx, levels = 4096, (1, 2, 4, 8, 16, 32, 64)
+    configs = {
+        # config: (base decode tok/s, slowdown per running request, levels run)
+        "tp1": (38.0, 0.030, levels[:-1]),
+        "tp2": (61.0, 0.022, levels),
+        "tp4": (96.0, 0.016, levels),
+    }
+    for config, (base, slowdown, run) in configs.items():
+        results = [
+            bench_cell(
+                f"three/{config}/{c}",
+                ctx,
+                c,
+                CellParams(
+                    prefill_s=0.03 + ctx / 16000, base_tok_s=base / (1 + slowdown * c), stall=0.2
+                ),
+                duration_s=20.0,
+                max_tokens=512,
+            )
+            for c in run
+        ]
+        doc = bench_file(
+            engine="vllm",
+            model="example/Chat-14B",
+            contexts=(ctx,),
+            levels=run,
+            results=results,
+            prefill_s={ctx: 0.03 + ctx / 16000},
+            duration_s=20.0,
+            max_tokens=512,
+            note=f"Generated test data for reportgen's frontier article ({config}); "
+            "not a measurement.",
+        )
+        write(folder / f"{config}.json", doc)
+
+
 # --- vLLM bench serve load points --------------------------------------------------------------
 
 
@@ -432,6 +474,7 @@ ARTICLES: dict[str, Callable[[], None]] = {
     "matrix-4x4": matrix_4x4,
     "rate-sweep": rate_sweep,
     "two-engines": two_engines,
+    "three-configs": three_configs,
 }
 
 

@@ -146,7 +146,9 @@ def draw_legend(ax: Any, title: str, labels: list[str]) -> float:
     columns = legend_columns(labels)
     rows = -(-len(labels) // columns)
     ax.legend(
-        ax.get_lines(),  # each line by its label as given: one that starts with "_" is shown too
+        # each line by its label as given (one that starts with "_" is shown too); the frontiers,
+        # drawn first, have no entry
+        ax.get_lines()[-len(labels) :],
         labels,
         title=title,
         loc="lower left",
@@ -217,6 +219,17 @@ def draw_plot(plot: Plot) -> str:
 
     def draw(fig: Figure) -> None:
         ax = fig.add_subplot()
+        for front in plot.frontiers:
+            ax.plot(
+                list(front.xs),
+                list(front.ys),
+                gid=safe_id(front.gid),
+                color=PALETTE[front.style % len(PALETTE)],
+                linewidth=7.0,
+                alpha=0.25,
+                solid_capstyle="round",
+                zorder=1,
+            )
         for line in plot.lines:
             ax.plot(
                 list(line.xs),

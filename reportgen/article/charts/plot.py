@@ -65,6 +65,9 @@ class Plot:
     y_log: bool
     legend: str | None  # the legend's title; no legend when None
     mark: str | None = None  # drawn in the corner: "reconstructed data" when the data is
+    # interactivity with `frontier = true`: each series' frontier, drawn wide and pale under
+    # its points, in its series' colour (`style`), with no legend entry of its own
+    frontiers: tuple[Line, ...] = ()
 
 
 def plain(value: object) -> bool:

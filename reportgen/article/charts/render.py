@@ -24,6 +24,8 @@ from reportgen.article.charts.plot import (
     Plot,
 )
 from reportgen.article.charts.words import axis_words, default_label, gaps, series_name
+from reportgen.article.frontiers import pairs as cell_pairs
+from reportgen.article.frontiers import series_frontiers
 from reportgen.article.prose.render import render_inline
 from reportgen.article.prose.resolver import Resolver, tool_versions
 from reportgen.article.source.declarations import ArticleSource, ChartDecl
@@ -222,18 +224,14 @@ def _interactivity(
 ) -> tuple[Markup, Plot]:
     """Aggregate throughput against the speed each request sees: one curve per series, each
     point labelled by `label` (concurrency by default)."""
-    ys = _values(decl, metrics, decl.metric)
-    xs = _values(decl, metrics, decl.x)
+    _values(decl, metrics, decl.metric)
+    _values(decl, metrics, decl.x)
     y_key, y_stat = _metric(decl, decl.metric)
     x_key, x_stat = _metric(decl, decl.x)
     y_display, x_display = display_of(y_key, y_stat), display_of(x_key, x_stat)
     series_axis, label_axis = decl.series, decl.label or "concurrency"
 
-    def place(v: MetricValue) -> tuple[Scalar, ...]:
-        return tuple(v.coord(a) for a in ("run", "context", "concurrency", "point"))
-
-    x_at = {place(v): v for v in xs}
-    pairs = [(x_at[place(y)], y) for y in ys if place(y) in x_at]
+    pairs = cell_pairs(metrics, decl.metric, decl.x, decl.where)
     if not pairs:
         raise _problem(decl, f"no cell has both {decl.x} and {decl.metric}")
     series = (
@@ -273,10 +271,23 @@ def _interactivity(
                 points=tuple(axis_label(label_axis, y.coord(label_axis), article) for _, y in line),
             )
         )
+    fronts = series_frontiers(pairs, series_axis, article) if decl.frontier else []
+    frontier_lines = tuple(
+        Line(
+            xs=tuple(p.x * x_display.scale for p in front),
+            ys=tuple(p.y * y_display.scale for p in front),
+            label=None,
+            gid=f"frontier-{axis_label(series_axis, s, article)}" if series_axis else "frontier",
+            style=i,
+        )
+        for i, (s, front) in enumerate(fronts)
+        if front
+    )
     plot = Plot(
         svg_id=f"chart-{decl.id}",
         title=decl.title,
         lines=tuple(lines),
+        frontiers=frontier_lines,
         x_axis="from-zero",
         ticks=(),
         x_label=x_label,
@@ -287,6 +298,11 @@ def _interactivity(
         mark=provenance_mark([v for pair in pairs for v in pair]),
     )
     words = f" Each point is labelled by its {axis_words(label_axis)}."
+    if decl.frontier:
+        words += (
+            " The wide pale line joins each series' frontier points: those no other point of "
+            "the series beats on both axes."
+        )
     return Markup(words), plot
 
 

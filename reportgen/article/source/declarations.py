@@ -10,6 +10,7 @@ from typing import Literal
 
 from reportgen.errors import Problem
 from reportgen.frozendict import FrozenDict
+from reportgen.metrics.cost import Price
 from reportgen.model import Scalar, Setup
 
 
@@ -110,6 +111,13 @@ class TableDecl:
     compare: Compare | None
     published: bool
     place: Place
+    # kind "at_interactivity": `metric` (throughput) on the frontier against `x` (tok/s per
+    # user), a column per value of `series`, a row per level of `levels` (tok/s per user)
+    kind: Literal["grid", "at_interactivity"] = "grid"
+    x: str | None = None
+    series: str | None = None
+    levels: tuple[float, ...] = ()
+    cost: bool = False  # add each series' cost per million output tokens ([cost] price)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,6 +142,7 @@ class ChartDecl:
     place: Place
     beside: str | None = None  # the id of the table it draws, shown beside it
     replaces: str | None = None  # the id of the table it draws, shown in its place
+    frontier: bool = False  # interactivity: a line per series through its frontier points
 
     @property
     def table(self) -> str | None:
@@ -206,6 +215,7 @@ class ArticleSource:
     # article.toml and each prose file (path in the folder) -> the SHA-256 of its text: what a
     # build records it was built from, and `check` compares
     digests: FrozenDict[str, str] = FrozenDict()
+    cost: Price | None = None  # [cost]: the GPU-hour price costs are computed from
 
     @property
     def setup(self) -> Setup:

@@ -32,6 +32,7 @@ from reportgen.errors import InputError, Problem, did_you_mean, whole_file
 from reportgen.fileio import read_input
 from reportgen.formats.schema.validate import check
 from reportgen.frozendict import FrozenDict
+from reportgen.metrics.cost import Price
 from reportgen.model import Setup
 
 MANIFEST = "article.toml"
@@ -143,6 +144,39 @@ def _chart_tables(problems: list[Problem], sections: tuple[Section, ...]) -> Non
             replaced.setdefault(chart.replaces, chart)
 
 
+def _price(raw: dict[str, Any] | None) -> Price | None:
+    """The `[cost]` table as a price (the schema requires all three keys)."""
+    if raw is None:
+        return None
+    return Price(float(raw["gpu_hour_usd"]), raw["source"], raw["date"])
+
+
+def _frontier_tables(
+    problems: list[Problem], sections: tuple[Section, ...], data: dict[str, Any]
+) -> None:
+    """An `at_interactivity` table needs its throughput, x, series and levels; one that shows
+    costs needs the article's `[cost]`."""
+    for table in (t for s in sections for t in s.tables):
+        if table.kind != "at_interactivity":
+            continue
+        for key in ("metric", "x", "series"):
+            if getattr(table, key) is None:
+                problems.append(
+                    table.place.problem(f"table {table.id!r}: kind at_interactivity needs {key}")
+                )
+        if not table.levels:
+            problems.append(
+                table.place.problem(f"table {table.id!r}: kind at_interactivity needs levels")
+            )
+        if table.cost and "cost" not in data:
+            problems.append(
+                table.place.problem(
+                    f"table {table.id!r}: cost = true needs the article's [cost] price "
+                    "(gpu_hour_usd, source, date)"
+                )
+            )
+
+
 def load_article(folder: Path) -> ArticleSource:
     """Read and validate `folder/article.toml` and the prose files it names."""
     path = folder / MANIFEST
@@ -168,6 +202,14 @@ def load_article(folder: Path) -> ArticleSource:
     _unique(problems, "table", [(t.id, t.place) for s in sections for t in s.tables])
     _unique(problems, "chart", [(c.id, c.place) for s in sections for c in s.charts])
     _chart_tables(problems, sections)
+    _frontier_tables(problems, sections, data)
+    if "cost" in data:
+        try:
+            dt.date.fromisoformat(data["cost"]["date"])
+        except ValueError as exc:
+            problems.append(
+                reader.problem("/cost/date", f"{data['cost']['date']!r} is not a date: {exc}")
+            )
     files = [(name, r.place) for r in runs for name in r.files]
     _unique(problems, "run file", files)
     problems += _absent_run_files(reader, folder, data, text)
@@ -198,6 +240,7 @@ def load_article(folder: Path) -> ArticleSource:
             )
             for i, a in enumerate(data.get("acknowledge", []))
         ),
+        cost=_price(data.get("cost")),
     )
     prose = [t for t in (article.status, *(s.prose for s in sections)) if t is not None]
     drafts = source_drafts(Text(text=text, file=label, line=1), prose)

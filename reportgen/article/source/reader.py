@@ -145,7 +145,7 @@ class ManifestReader:
             unit_words=raw.get("unit", ""),
             note=self.text(f"{at}/note") if raw.get("note") else None,
             metric=raw.get("metric"),
-            rows=raw["rows"],
+            rows=raw.get("rows", "level"),
             columns=columns,
             where=_where(raw.get("where", {})),
             rows_values=tuple(raw.get("rows_values", ())),
@@ -162,6 +162,11 @@ class ManifestReader:
             else None,
             published=raw.get("published", True),
             place=self.place(at),
+            kind=raw.get("kind", "grid"),
+            x=raw.get("x"),
+            series=raw.get("series"),
+            levels=tuple(float(v) for v in raw.get("levels", ())),
+            cost=bool(raw.get("cost", False)),
         )
 
     def chart(self, raw: dict[str, Any], at: str) -> ChartDecl:
@@ -183,6 +188,7 @@ class ManifestReader:
             place=self.place(at),
             beside=raw.get("beside"),
             replaces=raw.get("replaces"),
+            frontier=bool(raw.get("frontier", False)),
         )
 
     def sections(self) -> tuple[Section, ...]:

@@ -144,6 +144,9 @@ class CellBuilder:
             shown = number_html(count) if count is not None else escape(f"{value.n:,}")
             html = Markup('{} <span class="count">n={}</span>').format(html, shown)
         marks = []
+        price = self.article.cost
+        if value.unit == "USD/Mtok" and price is not None:  # the price beside every cost
+            marks.append(self.footnotes.mark("price", Markup(escape(f"Cost at {price.words()}."))))
         for f in self.flags.get(value.id, []):
             text = Markup('{} (see <a href="#data-quality">Data quality</a>)').format(
                 LINTS[f.id].title

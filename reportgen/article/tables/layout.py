@@ -22,6 +22,7 @@ from reportgen.article.axes import (
     sort_values,
     unknown_setting,
 )
+from reportgen.article.frontiers import table_levels
 from reportgen.article.page.numbers import number_html
 from reportgen.article.source.declarations import ArticleSource, Column, TableDecl
 from reportgen.article.tables.cells import (
@@ -35,6 +36,7 @@ from reportgen.article.tables.cells import (
 )
 from reportgen.errors import InputError, Problem
 from reportgen.metrics.display import display_of, units_named
+from reportgen.metrics.frontier import Level
 from reportgen.metrics.lints.findings import Finding
 from reportgen.metrics.registry import MetricSet, split_metric
 from reportgen.model import Scalar
@@ -290,6 +292,78 @@ def _compare(b: CellBuilder) -> TableView:
     )
 
 
+def _at_interactivity(b: CellBuilder) -> TableView:
+    """A row per level of tok/s per user; a column per series with its frontier's throughput
+    there, then the ratio of the compared series, then each series' cost (`cost = true`)."""
+    decl = b.decl
+    found = table_levels(decl, b.article, b.metrics)
+    headers = list(found.names)
+    if found.ratios and decl.compare is not None:
+        headers.append(
+            f"{_series_name(b, decl.compare.other)} / {_series_name(b, decl.compare.base)}"
+        )
+    if decl.cost:
+        headers += [f"{name} (USD/Mtok)" for name in found.names]
+    out_rows = []
+    for i, level in enumerate(decl.levels):
+        cells = [
+            _level_cell(b, name, row[i])
+            for name, row in zip(found.names, found.levels, strict=True)
+        ]
+        if found.ratios:
+            ratio = found.ratios[i]
+            if ratio is None:
+                text = "unreachable for one of the two series"
+                cells.append(
+                    CellView(
+                        Markup("—"),
+                        b.footnotes.mark(f"cmp:{text}", Markup(escape(text))),
+                        missing=True,
+                    )
+                )
+            else:
+                cells.append(b.number(ratio, None))
+        if decl.cost:
+            for name, row in zip(found.names, found.levels, strict=True):
+                cost = row[i].cost
+                cells.append(
+                    b.number(cost, None) if cost is not None else _unreachable(b, name, row[i])
+                )
+        out_rows.append((f"{level:g}", tuple(cells)))
+    return TableView(
+        decl=decl,
+        corner=decl.corner if decl.corner is not None else "tok/s per user",
+        columns=tuple(headers),
+        rows=tuple(out_rows),
+        footnotes=b.footnotes.items(),
+    )
+
+
+def _series_name(b: CellBuilder, series: str) -> str:
+    run = b.article.run(series) if b.decl.series == "run" else None
+    return run.label if run is not None else series
+
+
+def _level_cell(b: CellBuilder, name: str, level: Level) -> CellView:
+    if level.throughput is None:
+        return _unreachable(b, name, level)
+    return b.number(level.throughput, None)
+
+
+def _unreachable(b: CellBuilder, name: str, level: Level) -> CellView:
+    """A level the series' frontier does not reach: the word, and a note with its range."""
+    if level.span is None:
+        text = f"unreachable: {name} has no point with both metrics"
+    else:
+        low, high = level.span
+        text = (
+            f"unreachable: the frontier of {name} spans {low:,.1f} to {high:,.1f} tok/s per user; "
+            "values are interpolated between its points, never extrapolated"
+        )
+    mark = b.footnotes.mark(f"unreachable:{text}", b.notes.text(text, b.decl.title))
+    return CellView(Markup("unreachable"), mark, missing=True)
+
+
 def table_views(
     article: ArticleSource,
     metrics: MetricSet,
@@ -308,7 +382,9 @@ def table_views(
         try:
             _check_units(decl)
             _check_filters(decl, metrics, article)
-            if decl.compare is not None:
+            if decl.kind == "at_interactivity":
+                views.append(_at_interactivity(b))
+            elif decl.compare is not None:
                 views.append(_compare(b))
             elif isinstance(decl.columns, tuple):
                 views.append(_points(b))
