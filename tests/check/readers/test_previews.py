@@ -56,7 +56,8 @@ def test_each_changed_number_of_a_preview_is_a_mismatch_at_its_line(
         shown = re.match(r"\d+(?:\.\d+)?", description[offset:])
         assert shown is not None
         digit = "2" if shown.group()[-1] != "2" else "3"
-        wrong = description[: shown.end() + offset - 1] + digit + description[offset + shown.end() :]
+        end = offset + shown.end()
+        wrong = description[: end - 1] + digit + description[end:]
         copy = page.replace(f'content="{description}"', f'content="{wrong}"')
         lines = [page.count("\n", 0, m.start()) + 1 for m in META.finditer(page)]
         assert _errors(tmp_path, copy) == [(line, "mismatch", metric) for line in lines]
