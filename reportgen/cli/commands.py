@@ -258,9 +258,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from reportgen.article.charts.cache import default_folder
     from reportgen.serve.session import running
 
-    # Ctrl-C stops it even when started with SIGINT ignored, as a shell starts a background job.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _stop)
+    # Ctrl-C stops it even when started with SIGINT ignored, as a shell starts a background job;
+    # the handlers before are put back after (a caller in the same process keeps its own).
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    before_term = signal.signal(signal.SIGTERM, _stop)
     try:
         with running(
             args.article, args.port, report=_print_outcome, chart_cache=default_folder()
@@ -272,4 +273,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             session.serve()
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)
+    finally:
+        signal.signal(signal.SIGINT, before)
+        signal.signal(signal.SIGTERM, before_term)
     return EXIT_OK

@@ -56,6 +56,13 @@ def test_serve_refuses_a_folder_that_is_no_article(
     assert capsys.readouterr().err == f"{manifest}:1:1 /: no article.toml in {tmp_path}\n"
 
 
+def test_serve_in_a_process_leaves_its_signal_handlers_as_it_found_them(tmp_path: Path) -> None:
+    """A caller of `main` in its own process (a test runner, a script) keeps its handlers."""
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    assert main(["serve", str(tmp_path / "nosuch"), "--port", "0"]) == 2
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
 @pytest.mark.process
 def test_reportgen_serve_serves_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     article = tmp_path / "small"
