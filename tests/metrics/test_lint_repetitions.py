@@ -36,7 +36,7 @@ def test_a_failed_repetition_is_listed_as_left_out_with_its_reason() -> None:
 def test_a_repetition_with_far_fewer_requests_is_named_but_kept() -> None:
     short = with_cell(matrix("r3.json"), K8, 2, n=2)
     runs = (matrix("r1.json"), matrix("r2.json"), short)
-    [f] = [x for x in findings(*runs) if x.id == "repetition-short"]
+    [f] = [found for found in findings(*runs) if found.id == "repetition-short"]
     assert (f.file, f.cell) == ("r3.json", "8K x 2")
     assert "2 request samples" in f.evidence and "median count is 6" in f.evidence
     value = compute(runs).get("decode.8K.c2.aggregate_tok_s")
