@@ -16,8 +16,9 @@ def test_clean_repetitions_have_no_repetition_finding() -> None:
 
 
 def test_a_failed_repetition_is_listed_as_left_out_with_its_reason() -> None:
+    reason = "the server restarted"
     failed = with_cell(
-        matrix("r3.json"), K8, 2, status="error", reason="the server restarted", aggregate_tok_s=None
+        matrix("r3.json"), K8, 2, status="error", reason=reason, aggregate_tok_s=None
     )
     runs = (matrix("r1.json"), matrix("r2.json"), failed)
     found = findings(*runs)

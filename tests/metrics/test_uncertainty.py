@@ -3,7 +3,6 @@ each one against numpy's or scipy's own computation on the same values."""
 
 from __future__ import annotations
 
-import math
 import random
 
 import numpy as np
@@ -71,36 +70,36 @@ def test_every_repetition_statistic_has_a_formula() -> None:
     assert set(UNCERTAINTY_STATS) < set(REPEAT_STATS)
 
 
-def test_repeated_cells_carry_their_statistics_as_values_of_their_own() -> None:
-    # Five repetitions (r1..r5) of one cell (synthetic values), then six: the median's interval
+@pytest.mark.parametrize(
+    "tokens", [[1000, 900, 1200, 1050, 980], [1000, 900, 1200, 1050, 980, 1110]], ids=["r5", "r6"]
+)
+def test_repeated_cells_carry_their_statistics_as_values_of_their_own(tokens: list[int]) -> None:
+    # Five, then six repetitions (r1..) of one cell, synthetic values: the median's interval
     # exists from six on.
-    for tokens in ([1000, 900, 1200, 1050, 980], [1000, 900, 1200, 1050, 980, 1110]):
-        runs = [
-            load_matrix(bench_run(bench_cell(context=8192, aggregate_tps=t / 10, tokens=t)), f"r{i}")
-            for i, t in enumerate(tokens, start=1)
-        ]
-        metrics = compute(runs)
-        x = np.array([t / 10 for t in tokens])
-        base = "decode.8K.c1.aggregate_tok_s"
-
-        def got(stat: str) -> float:
-            found = metrics.get(f"{base}.{stat}")
-            assert found is not None, stat
+    runs = [
+        load_matrix(bench_run(bench_cell(context=8192, aggregate_tps=t / 10, tokens=t)), f"r{i}")
+        for i, t in enumerate(tokens, start=1)
+    ]
+    metrics = compute(runs)
+    x = np.array([t / 10 for t in tokens])
+    base = "decode.8K.c1.aggregate_tok_s"
+    got = {}
+    for stat in REPEAT_STATS:
+        found = metrics.get(f"{base}.{stat}")
+        if found is not None:
             assert found.source == "repetitions" and len(found.repeats) == len(tokens)
-            return found.value
-
-        half = float(sps.t.ppf(0.975, len(x) - 1) * sps.sem(x))
-        assert got("rep_mean") == pytest.approx(float(x.mean()))
-        assert got("rep_sd") == pytest.approx(float(x.std(ddof=1)))
-        assert got("rep_cv") == pytest.approx(float(x.std(ddof=1) / x.mean() * 100))
-        assert got("rep_hw") == pytest.approx(half)
-        assert got("rep_ci_lo") == pytest.approx(float(x.mean()) - half)
-        assert got("rep_ci_hi") == pytest.approx(float(x.mean()) + half)
-        assert metrics.get(f"{base}.rep_cv").unit == "%"  # type: ignore[union-attr]
-        med_lo = metrics.get(f"{base}.rep_med_lo")
-        if len(x) < 6:
-            assert med_lo is None
-        else:
-            assert med_lo is not None and med_lo.value == float(np.sort(x)[0])
-            assert got("rep_med_hi") == float(np.sort(x)[-1])
-        assert not math.isnan(got("reps"))
+            got[stat] = found
+    half = float(sps.t.ppf(0.975, len(x) - 1) * sps.sem(x))
+    assert got["reps"].value == len(tokens)
+    assert got["rep_mean"].value == pytest.approx(float(x.mean()))
+    assert got["rep_sd"].value == pytest.approx(float(x.std(ddof=1)))
+    assert got["rep_cv"].value == pytest.approx(float(x.std(ddof=1) / x.mean() * 100))
+    assert got["rep_cv"].unit == "%"
+    assert got["rep_hw"].value == pytest.approx(half)
+    assert got["rep_ci_lo"].value == pytest.approx(float(x.mean()) - half)
+    assert got["rep_ci_hi"].value == pytest.approx(float(x.mean()) + half)
+    if len(x) < 6:
+        assert "rep_med_lo" not in got and "rep_med_hi" not in got
+    else:
+        assert got["rep_med_lo"].value == float(np.sort(x)[0])
+        assert got["rep_med_hi"].value == float(np.sort(x)[-1])

@@ -67,6 +67,11 @@ class RunDecl:
         return self.aliases.get(what, ())
 
 
+# How a table shows a repeated cell's uncertainty: the mean +- the half-width of its 95% t
+# interval ("pm"), or the mean with the interval ("interval").
+Uncertainty = Literal["pm", "interval"]
+
+
 @dataclass(frozen=True)
 class Column:
     """A table column that shows one metric."""
@@ -75,6 +80,7 @@ class Column:
     header: str
     unit: str | None = None
     decimals: int | None = None
+    uncertainty: Uncertainty | None = None  # the table's, when None
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,8 @@ class TableDecl:
     compare: Compare | None
     published: bool
     place: Place
+    # a repeated cell as its repetitions' mean with its 95% interval: "pm" or "interval"
+    uncertainty: Uncertainty | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,6 +142,8 @@ class ChartDecl:
     place: Place
     beside: str | None = None  # the id of the table it draws, shown beside it
     replaces: str | None = None  # the id of the table it draws, shown in its place
+    # a point measured in several run files at its repetitions' mean, with its 95% t interval
+    error_bars: bool = False
 
     @property
     def table(self) -> str | None:

@@ -135,7 +135,13 @@ class ManifestReader:
         columns = raw.get("columns", "concurrency")
         if isinstance(columns, list):
             columns = tuple(
-                Column(c["metric"], c.get("header", c["metric"]), c.get("unit"), c.get("decimals"))
+                Column(
+                    c["metric"],
+                    c.get("header", c["metric"]),
+                    c.get("unit"),
+                    c.get("decimals"),
+                    c.get("uncertainty"),
+                )
                 for c in columns
             )
         compare = raw.get("compare")
@@ -162,6 +168,7 @@ class ManifestReader:
             else None,
             published=raw.get("published", True),
             place=self.place(at),
+            uncertainty=raw.get("uncertainty"),
         )
 
     def chart(self, raw: dict[str, Any], at: str) -> ChartDecl:
@@ -183,6 +190,7 @@ class ManifestReader:
             place=self.place(at),
             beside=raw.get("beside"),
             replaces=raw.get("replaces"),
+            error_bars=bool(raw.get("error_bars", False)),
         )
 
     def sections(self) -> tuple[Section, ...]:
