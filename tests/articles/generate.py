@@ -11,7 +11,9 @@ measurement. Each article has its own shape:
 - `matrix-4x4`: a 4 x 4 bench matrix with an out-of-memory cell and a skipped cell;
 - `rate-sweep`: five `vllm bench serve --save-result` files, one per request rate, with their
   per-request arrays, from a small queueing model of one server;
-- `two-engines`: the same model on two engines, one bench file each, the second missing a cell.
+- `two-engines`: the same model on two engines, one bench file each, the second missing a cell;
+- `repetitions`: one small bench matrix measured five times (r1..r5), one repetition's cell
+  failed: the tables and chart show each cell's 95% interval.
 
 Decode cells come from the seeded cell model of the reconstructions (`reportgen.reconstruct.
 simcell`); the load points from `serve` below. Fixed seeds: the files are the same bytes on
@@ -254,6 +256,49 @@ def two_engines() -> None:
         write(folder / f"{engine}.json", doc)
 
 
+def repetitions() -> None:
+    """One small matrix measured five times (r1..r5), each repetition its own seed and a slightly
+    different server; r4's 4K x 16 cell failed, so its median is of four."""
+    folder = OUT[0] / "repetitions"
+    contexts, levels = (4096,), (1, 4, 16)
+    for rep in range(1, 6):
+        results = []
+        for ctx in contexts:
+            for c in levels:
+                params = CellParams(
+                    prefill_s=0.04 + ctx / 30000,
+                    base_tok_s=(64.0 + 1.5 * ((rep * 7) % 5 - 2)) / (1 + 0.015 * c),
+                    stall=0.25,
+                )
+                results.append(
+                    bench_cell(
+                        f"reps/r{rep}/{ctx}/{c}", ctx, c, params, duration_s=12.0, max_tokens=256
+                    )
+                )
+        if rep == 4:
+            failed = next(r for r in results if r["concurrency"] == 16)
+            failed.update(
+                {
+                    "failure_reason": "server restarted during the cell",
+                    "aggregate_tps": None,
+                    "num_errors": 16,
+                }
+            )
+        doc = bench_file(
+            engine="vllm",
+            model="example/Small-8B",
+            contexts=contexts,
+            levels=levels,
+            results=results,
+            prefill_s={ctx: 0.04 + ctx / 30000 for ctx in contexts},
+            duration_s=12.0,
+            max_tokens=256,
+            note=f"Generated test data for reportgen's repetitions article (repetition r{rep} of "
+            "5, a seeded decode model); not a measurement.",
+        )
+        write(folder / f"bench-r{rep}.json", doc)
+
+
 # --- vLLM bench serve load points --------------------------------------------------------------
 
 
@@ -432,6 +477,7 @@ ARTICLES: dict[str, Callable[[], None]] = {
     "matrix-4x4": matrix_4x4,
     "rate-sweep": rate_sweep,
     "two-engines": two_engines,
+    "repetitions": repetitions,
 }
 
 

@@ -88,7 +88,7 @@ def parse_number(text: str) -> tuple[float, int, str | None] | None:
 
 _MARKS = " *†‡§¶#"
 PM = "\u00b1"
-# The statistics a repeated cell's uncertainty shows after its mean (`tables/cells.py`):
+# The statistics a repeated cell's uncertainty shows after its mean (`article/tables/cells.py`):
 # "183 ± 2" (the half-width of its 95% interval) or "183 [181, 185]" (the interval).
 _PM_STATS = ("rep_mean", "rep_hw")
 _INTERVAL_STATS = ("rep_mean", "rep_ci_lo", "rep_ci_hi")
