@@ -72,7 +72,7 @@ class RunDecl:
 Uncertainty = Literal["pm", "interval"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Column:
     """A table column that shows one metric."""
 

@@ -136,11 +136,11 @@ class ManifestReader:
         if isinstance(columns, list):
             columns = tuple(
                 Column(
-                    c["metric"],
-                    c.get("header", c["metric"]),
-                    c.get("unit"),
-                    c.get("decimals"),
-                    c.get("uncertainty"),
+                    metric=c["metric"],
+                    header=c.get("header", c["metric"]),
+                    unit=c.get("unit"),
+                    decimals=c.get("decimals"),
+                    uncertainty=c.get("uncertainty"),
                 )
                 for c in columns
             )
