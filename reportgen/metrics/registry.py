@@ -44,6 +44,8 @@ REPEAT_STATS = (
 # The statistics that say how uncertain a repeated cell is (the appendix explains them when the
 # page shows one).
 UNCERTAINTY_STATS = REPEAT_STATS[3:]
+# Statistics that measure spread, not the quantity: no direction is better for them.
+SPREAD_STATS = ("reps", "rep_sd", "rep_cv", "rep_hw")
 # What each statistic of the repetitions is: x_i the repetitions' values, n their number, m
 # their mean, s their standard deviation (`reportgen.metrics.uncertainty` computes them).
 REPEAT_FORMULAS: dict[str, str] = {
