@@ -4,6 +4,9 @@ count, mean, median, standard deviation, coefficient of variation and two 95% in
 - The mean's interval is Student's t: mean +- t(0.975, n - 1) x s / sqrt(n), with s the sample
   standard deviation (n - 1 in its denominator). The t quantile is scipy's, imported only here
   and only when a cell has repetitions.
+- A ratio of two such quantities (a claim's "1.4x") has Welch's t interval of the difference of
+  their mean logarithms, exponentiated: the ratio of their geometric means, whose interval
+  needs neither the same number of repetitions nor the same spread on both sides.
 - The median's interval is distribution-free: the order statistics [x(k), x(n - k + 1)] with the
   largest k whose coverage, 1 - 2 P(Binomial(n, 1/2) <= k - 1), is still at least 95%. No such
   k exists below six repetitions (five give at most 1 - 2/32 = 93.75% with the lowest and
@@ -43,8 +46,9 @@ def _median(s: Sequence[float]) -> float:
     return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
 
 
-def t_quantile(level: float, df: int) -> float:
-    """The two-sided Student's t quantile: t such that P(|T_df| <= t) = level."""
+def t_quantile(level: float, df: float) -> float:
+    """The two-sided Student's t quantile: t such that P(|T_df| <= t) = level (`df` need not
+    be whole: Welch's)."""
     from scipy.stats import t  # imported only where a cell has repetitions
 
     return float(t.ppf(0.5 + level / 2, df))
@@ -93,3 +97,33 @@ def spread(values: Sequence[float], level: float = LEVEL) -> Spread:
         median_hi=hi,
         median_coverage=coverage,
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RatioInterval:
+    """The ratio of two quantities each measured several times, with its 95% interval."""
+
+    ratio: float  # exp(mean log a - mean log b): the ratio of their geometric means
+    lo: float
+    hi: float
+    df: float  # Welch-Satterthwaite degrees of freedom
+
+
+def ratio_interval(
+    a: Sequence[float], b: Sequence[float], level: float = LEVEL
+) -> RatioInterval | None:
+    """How many times `b` `a` is, from their repetitions: Welch's t interval of the difference
+    of their mean logarithms, exponentiated. None when either has fewer than two values, a value
+    that is not positive, or both have no spread at all."""
+    if len(a) < 2 or len(b) < 2 or min(*a, *b) <= 0:
+        return None
+    la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
+    ma, mb = math.fsum(la) / len(la), math.fsum(lb) / len(lb)
+    va = math.fsum((x - ma) ** 2 for x in la) / (len(la) - 1) / len(la)
+    vb = math.fsum((x - mb) ** 2 for x in lb) / (len(lb) - 1) / len(lb)
+    if va + vb == 0:
+        return None
+    df = (va + vb) ** 2 / (va**2 / (len(la) - 1) + vb**2 / (len(lb) - 1))
+    half = t_quantile(level, df) * math.sqrt(va + vb)
+    d = ma - mb
+    return RatioInterval(ratio=math.exp(d), lo=math.exp(d - half), hi=math.exp(d + half), df=df)
