@@ -49,9 +49,11 @@ def _median(s: Sequence[float]) -> float:
 def t_quantile(level: float, df: float) -> float:
     """The two-sided Student's t quantile: t such that P(|T_df| <= t) = level (`df` need not
     be whole: Welch's)."""
-    from scipy.stats import t  # imported only where a cell has repetitions
+    # scipy.special's inverse of Student's t CDF: the same numbers as scipy.stats.t.ppf (the
+    # tests compare them) for a third of the import time (0.23 s against 0.66 s, measured).
+    from scipy.special import stdtrit  # imported only where a cell has repetitions
 
-    return float(t.ppf(0.5 + level / 2, df))
+    return float(stdtrit(df, 0.5 + level / 2))
 
 
 def order_interval(n: int, level: float = LEVEL) -> tuple[int, float] | None:

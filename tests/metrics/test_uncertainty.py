@@ -103,3 +103,10 @@ def test_repeated_cells_carry_their_statistics_as_values_of_their_own(tokens: li
     else:
         assert got["rep_med_lo"].value == float(np.sort(x)[0])
         assert got["rep_med_hi"].value == float(np.sort(x)[-1])
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 4.03, 7.5, 19, 120])
+def test_the_t_quantile_is_scipy_stats(df: float) -> None:
+    from reportgen.metrics.uncertainty import t_quantile
+
+    assert t_quantile(LEVEL, df) == pytest.approx(float(sps.t.ppf(0.975, df)), rel=1e-12)
