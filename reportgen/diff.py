@@ -20,7 +20,7 @@ from reportgen.fileio import read_input
 from reportgen.formats.json_input.document import parse_json
 from reportgen.formats.schema.validate import check, schema_version
 from reportgen.metrics.display import Display, display_of, format_number
-from reportgen.metrics.registry import DEFINITIONS
+from reportgen.metrics.registry import DEFINITIONS, SPREAD_STATS
 
 Change = Literal["added", "removed", "up", "down", "same"]
 
@@ -70,6 +70,8 @@ class Moved:
         has none, did not move, or is on one side only."""
         definition = DEFINITIONS.get(self.key)
         if definition is None or definition.better is None or self.change not in ("up", "down"):
+            return ""
+        if self.id.rpartition(".")[2] in SPREAD_STATS:  # a wider spread is no better or worse
             return ""
         return "better" if (self.change == "up") == (definition.better == "higher") else "worse"
 

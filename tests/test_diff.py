@@ -295,3 +295,20 @@ def test_removed_metrics_can_fail(tmp_path: Path) -> None:
 def test_a_bad_fail_on_rule_is_a_usage_error(rule: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diff", str(SMALL), str(SMALL), "--fail-on", rule]) == 2
     assert "--fail-on" in capsys.readouterr().err
+
+
+def test_a_spread_of_repetitions_is_neither_better_nor_worse() -> None:
+    from reportgen.diff import Moved
+
+    for stat, verdict in (("rep_sd", ""), ("rep_cv", ""), ("rep_hw", ""), ("rep_mean", "better")):
+        moved = Moved(
+            id=f"decode.4K.c1.aggregate_tok_s.{stat}",
+            change="up",
+            old=1.0,
+            new=2.0,
+            unit="tok/s",
+            old_shown="1",
+            new_shown="2",
+            key="decode.aggregate_tok_s",
+        )
+        assert moved.verdict == verdict, stat

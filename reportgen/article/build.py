@@ -21,6 +21,7 @@ from pathlib import Path
 import jinja2
 
 from reportgen import __version__
+from reportgen.article.claims import claim_findings
 from reportgen.article.consistency import consistency
 from reportgen.article.frontiers import with_frontiers
 from reportgen.article.page.quality import review
@@ -137,7 +138,8 @@ def render_article(
     its metrics as `article_metrics(folder)` gave them already, for a caller that renders the
     article twice)."""
     article, metrics = loaded if loaded is not None else article_metrics(folder)
-    reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
+    found = (*consistency(article, metrics), *claim_findings(article, metrics), *lint(metrics))
+    reviewed = review(article, found)
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
     metrics = with_frontiers(article, with_comparisons(metrics, pairs))
     findings = reviewed.findings

@@ -4,17 +4,19 @@
 The article writes `{{ run.cN.output_tok_s/run.c1.output_tok_s }}` and the build
 shows "3.4x"; the checker reads the same id back and computes it again. Either operand missing,
 a zero denominator, or operands in different units give no value (the reference then does not
-resolve, which is an error at the reference).
+resolve, which is an error at the reference). Where both sides were measured several times, the
+claim has a 95% interval too (`claim_spread`, from `reportgen.metrics.uncertainty`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from reportgen.metrics.display import unit_factor
 from reportgen.metrics.registry import MetricValue
+from reportgen.metrics.uncertainty import ratio_interval, spread
 
 CLAIM = re.compile(r"^(?P<a>[^/\s>]+?)(?P<op>/|->)(?P<b>[^/\s>]+)$")
 UNITS = {"/": "x", "->": "%"}  # a claim's operator -> the unit it is shown in
@@ -83,3 +85,57 @@ def lookup(by_id: dict[str, MetricValue]) -> Callable[[str], MetricValue | None]
         return found if found is not None else claim_value(name, by_id.get)
 
     return get
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimSpread:
+    """A claim whose two sides were measured several times: its 95% interval (as the claim is
+    shown: "x" for a ratio, "%" for a change), the value that means no change, and each side's
+    run-to-run CV in %."""
+
+    name: str
+    low: float
+    high: float
+    neutral: float  # 1 for a ratio, 0 for a change
+    shown: float  # the claim's value as computed from the medians
+    noise_pct: float  # the larger of the two sides' CV
+
+    @property
+    def includes_no_change(self) -> bool:
+        return self.low <= self.neutral <= self.high
+
+    @property
+    def within_noise(self) -> bool:
+        """The claimed change is no larger than the sides' run-to-run variation."""
+        change_pct = abs(self.shown - 1.0) * 100.0 if self.neutral == 1.0 else abs(self.shown)
+        return change_pct <= self.noise_pct
+
+
+def claim_spread(name: str, get: Callable[[str], MetricValue | None]) -> ClaimSpread | None:
+    """The interval of the claim `name` from its two sides' repetitions; None when it is no
+    claim, has no value, or a side was measured once."""
+    found = CLAIM.match(name)
+    shown = claim_value(name, get)
+    if found is None or shown is None:
+        return None
+    a, b = get(found["a"]), get(found["b"])
+    assert a is not None and b is not None
+    if len(a.repeats) < 2 or len(b.repeats) < 2:
+        return None
+    factor = unit_factor(b.unit, a.unit) or 1.0
+    xs, ys = [v for _, v in a.repeats], [v * factor for _, v in b.repeats]
+    if found["op"] == "/":
+        interval, neutral, scale, shift = ratio_interval(xs, ys), 1.0, 1.0, 0.0
+    else:  # (B - A) / A x 100: the ratio B/A, less one, in percent
+        interval, neutral, scale, shift = ratio_interval(ys, xs), 0.0, 100.0, -1.0
+    if interval is None:
+        return None
+    noise = max(spread(xs).cv_pct or 0.0, spread(ys).cv_pct or 0.0)
+    return ClaimSpread(
+        name=name,
+        low=(interval.lo + shift) * scale,
+        high=(interval.hi + shift) * scale,
+        neutral=neutral,
+        shown=shown.value,
+        noise_pct=noise,
+    )

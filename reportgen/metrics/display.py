@@ -69,6 +69,8 @@ _EFFICIENCY = {
 COUNT = Display(decimals=0, unit="requests")
 # How many files measured a cell again.
 REPETITIONS = Display(decimals=0, unit="repetitions")
+# The repetitions' coefficient of variation, in percent.
+CV = Display(decimals=1, unit="%")
 
 
 def display_of(key: str, stat: str | None = None) -> Display:
@@ -77,6 +79,8 @@ def display_of(key: str, stat: str | None = None) -> Display:
         return COUNT
     if stat == "reps":
         return REPETITIONS
+    if stat == "rep_cv":
+        return CV
     base, _, kind = key.rpartition(".")
     if kind in _EFFICIENCY and base in DISPLAY:
         return _EFFICIENCY[kind]

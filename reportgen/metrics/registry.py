@@ -25,8 +25,43 @@ Source = Literal["samples", "fields", "summary", "derived", "repetitions"]
 Better = Literal["higher", "lower"]
 # Distribution statistics a metric with `stats` has besides its median (the bare id).
 STATS = ("p90", "p95", "p99", "mean", "min", "max", "n")
-# The spread of a cell measured in several files of one run: lowest, highest, how many.
-REPEAT_STATS = ("rep_min", "rep_max", "reps")
+# The spread of a cell measured in several files of one run: lowest, highest, how many; their
+# mean, standard deviation and CV; the mean's 95% t interval and its half-width; the median's
+# 95% order-statistic interval (`reportgen.metrics.uncertainty`).
+REPEAT_STATS = (
+    "rep_min",
+    "rep_max",
+    "reps",
+    "rep_mean",
+    "rep_sd",
+    "rep_cv",
+    "rep_ci_lo",
+    "rep_ci_hi",
+    "rep_hw",
+    "rep_med_lo",
+    "rep_med_hi",
+)
+# The statistics that say how uncertain a repeated cell is (the appendix explains them when the
+# page shows one).
+UNCERTAINTY_STATS = REPEAT_STATS[3:]
+# Statistics that measure spread, not the quantity: no direction is better for them.
+SPREAD_STATS = ("reps", "rep_sd", "rep_cv", "rep_hw")
+# What each statistic of the repetitions is: x_i the repetitions' values, n their number, m
+# their mean, s their standard deviation (`reportgen.metrics.uncertainty` computes them).
+REPEAT_FORMULAS: dict[str, str] = {
+    "rep_min": "the lowest repetition's value",
+    "rep_max": "the highest repetition's value",
+    "reps": "n, the number of run files that measured the cell",
+    "rep_mean": "m = sum(x_i) / n",
+    "rep_sd": "s = sqrt(sum((x_i - m)^2) / (n - 1))",
+    "rep_cv": "s / |m| x 100 (in %; none when m = 0)",
+    "rep_ci_lo": "m - t(0.975, n - 1) x s / sqrt(n): the 95% t interval of the mean, its low end",
+    "rep_ci_hi": "m + t(0.975, n - 1) x s / sqrt(n): the 95% t interval of the mean, its high end",
+    "rep_hw": "t(0.975, n - 1) x s / sqrt(n): the half-width of the mean's 95% interval",
+    "rep_med_lo": "x_(k), the k-th lowest value, with k the largest such that 1 - 2 P(Binomial(n, "
+    "1/2) <= k - 1) >= 95%: the median's distribution-free interval, its low end (n >= 6)",
+    "rep_med_hi": "x_(n-k+1), the high end of the same interval (n >= 6)",
+}
 AXES = ("run", "context", "concurrency", "rate", "point", "prompt_tokens", "max_tokens")
 # An axis over a setting the run file states: `meta.max_concurrency`, `meta.engineName`.
 META = "meta."

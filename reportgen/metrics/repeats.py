@@ -1,6 +1,7 @@
 """Several files of one run: files that measure the same cell again (r1, r2, ...), whose values
-become the median over those repetitions with the spread as three values of its own, and run
-settings the files state differently, which then stand for no one value."""
+become the median over those repetitions with their spread and uncertainty as values of their
+own (`.rep_min`, `.rep_mean`, `.rep_ci_lo`, ...), and run settings the files state differently,
+which then stand for no one value."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from reportgen.metrics.registry import REPEAT_STATS, MetricValue
+from reportgen.metrics.uncertainty import spread
 from reportgen.model import ProvenanceStatus
 
 # Provenance of a combination: the least trusted of its files'.
@@ -18,6 +20,25 @@ def _median(xs: list[float]) -> float:
     s = sorted(xs)
     mid = len(s) // 2
     return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
+
+
+def _spread_values(values: list[float], unit: str) -> Iterator[tuple[str, float, str]]:
+    """(statistic, value, unit) of the repetitions' spread: lowest, highest, how many, and their
+    mean, standard deviation, CV and intervals (`reportgen.metrics.uncertainty`)."""
+    s = spread(values)
+    yield "rep_min", min(values), unit
+    yield "rep_max", max(values), unit
+    yield "reps", float(len(values)), "repetitions"
+    yield "rep_mean", s.mean, unit
+    yield "rep_sd", s.sd, unit
+    if s.cv_pct is not None:
+        yield "rep_cv", s.cv_pct, "%"
+    yield "rep_ci_lo", s.ci_lo, unit
+    yield "rep_ci_hi", s.ci_hi, unit
+    yield "rep_hw", s.half_width, unit
+    if s.median_lo is not None and s.median_hi is not None:
+        yield "rep_med_lo", s.median_lo, unit
+        yield "rep_med_hi", s.median_hi, unit
 
 
 def _combined(group: list[MetricValue]) -> Iterator[MetricValue]:
@@ -36,11 +57,7 @@ def _combined(group: list[MetricValue]) -> Iterator[MetricValue]:
     )
     if first.stat is not None:
         return  # the spread of a cell's median only, not of each of its statistics
-    for stat, value, unit in (
-        ("rep_min", min(values), first.unit),
-        ("rep_max", max(values), first.unit),
-        ("reps", float(len(group)), "repetitions"),
-    ):
+    for stat, value, unit in _spread_values(values, first.unit):
         yield replace(
             first,
             id=f"{first.id}.{stat}",
@@ -57,7 +74,9 @@ def _combined(group: list[MetricValue]) -> Iterator[MetricValue]:
 
 def combine(values: Iterable[MetricValue], settings: frozenset[str]) -> list[MetricValue]:
     """`values` with each value that several files of one run give (the same id, one per file)
-    replaced by its median over those files and the spread (`.rep_min`, `.rep_max`, `.reps`).
+    replaced by its median over those files and the spread (`.rep_min`, `.rep_max`, `.reps`,
+    `.rep_mean`, `.rep_sd`, `.rep_cv`, `.rep_ci_lo`, `.rep_ci_hi`, `.rep_hw`, and with six or
+    more repetitions `.rep_med_lo`, `.rep_med_hi`).
     Run settings (`settings`) and ids given twice by one file are left for the caller."""
     groups: dict[tuple[str | None, str], list[MetricValue]] = {}
     for v in values:

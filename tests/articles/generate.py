@@ -14,6 +14,8 @@ measurement. Each article has its own shape:
 - `two-engines`: the same model on two engines, one bench file each, the second missing a cell;
 - `three-configs`: one model in three configurations (1, 2 and 4 GPUs), one bench file each at
   one context, for the frontier, the fixed-interactivity table and cost.
+- `repetitions`: one small bench matrix measured five times (r1..r5), one repetition's cell
+  failed: the tables and chart show each cell's 95% interval.
 
 Decode cells come from the seeded cell model of the reconstructions (`reportgen.reconstruct.
 simcell`); the load points from `serve` below. Fixed seeds: the files are the same bytes on
@@ -296,6 +298,49 @@ def three_configs() -> None:
         write(folder / f"{config}.json", doc)
 
 
+def repetitions() -> None:
+    """One small matrix measured five times (r1..r5), each repetition its own seed and a slightly
+    different server; r4's 4K x 16 cell failed, so its median is of four."""
+    folder = OUT[0] / "repetitions"
+    contexts, levels = (4096,), (1, 4, 16)
+    for rep in range(1, 6):
+        results = []
+        for ctx in contexts:
+            for c in levels:
+                params = CellParams(
+                    prefill_s=0.04 + ctx / 30000,
+                    base_tok_s=(64.0 + 1.5 * ((rep * 7) % 5 - 2)) / (1 + 0.015 * c),
+                    stall=0.25,
+                )
+                results.append(
+                    bench_cell(
+                        f"reps/r{rep}/{ctx}/{c}", ctx, c, params, duration_s=12.0, max_tokens=256
+                    )
+                )
+        if rep == 4:
+            failed = next(r for r in results if r["concurrency"] == 16)
+            failed.update(
+                {
+                    "failure_reason": "server restarted during the cell",
+                    "aggregate_tps": None,
+                    "num_errors": 16,
+                }
+            )
+        doc = bench_file(
+            engine="vllm",
+            model="example/Small-8B",
+            contexts=contexts,
+            levels=levels,
+            results=results,
+            prefill_s={ctx: 0.04 + ctx / 30000 for ctx in contexts},
+            duration_s=12.0,
+            max_tokens=256,
+            note=f"Generated test data for reportgen's repetitions article (repetition r{rep} of "
+            "5, a seeded decode model); not a measurement.",
+        )
+        write(folder / f"bench-r{rep}.json", doc)
+
+
 # --- vLLM bench serve load points --------------------------------------------------------------
 
 
@@ -475,6 +520,7 @@ ARTICLES: dict[str, Callable[[], None]] = {
     "rate-sweep": rate_sweep,
     "two-engines": two_engines,
     "three-configs": three_configs,
+    "repetitions": repetitions,
 }
 
 

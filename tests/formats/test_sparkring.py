@@ -108,6 +108,38 @@ def test_repetitions_combine_into_their_median_and_spread() -> None:
         assert metrics.get(f"{base}.reps").value == len(own)  # type: ignore[union-attr]
 
 
+def test_repetitions_carry_intervals_that_numpy_and_scipy_agree_with() -> None:
+    import numpy as np
+    from scipy import stats as sps
+
+    by_cell: dict[tuple[int, int], list[float]] = defaultdict(list)
+    for path in RECEIPTS:
+        for cell in raw(path)["results"]:
+            by_cell[(cell["context_tokens"], cell["concurrency"])].append(cell["aggregate_tps"])
+    repeated = {k: np.array(v) for k, v in by_cell.items() if len(v) > 1}
+    metrics = compute(load(RECEIPTS).runs)
+    widths = []
+    for (context, concurrency), x in repeated.items():
+        ctx = f"{context // 1024}K" if context else "0"
+        base = f"decode.{ctx}.c{concurrency}.aggregate_tok_s"
+
+        def got(stat: str, base: str = base) -> float:
+            found = metrics.get(f"{base}.{stat}")
+            assert found is not None, f"{base}.{stat}"
+            return found.value
+
+        half = float(sps.t.ppf(0.975, len(x) - 1) * sps.sem(x))
+        assert got("rep_mean") == pytest.approx(float(x.mean()), rel=1e-9)
+        assert got("rep_sd") == pytest.approx(float(x.std(ddof=1)), rel=1e-6)
+        assert got("rep_cv") == pytest.approx(float(x.std(ddof=1) / x.mean() * 100), rel=1e-6)
+        assert got("rep_hw") == pytest.approx(half, rel=1e-6)
+        assert got("rep_ci_lo") == pytest.approx(float(x.mean()) - half, rel=1e-9)
+        assert got("rep_ci_hi") == pytest.approx(float(x.mean()) + half, rel=1e-9)
+        assert (metrics.get(f"{base}.rep_med_lo") is None) == (len(x) < 6)
+        widths.append(half / float(x.mean()))
+    assert widths, "the set repeats cells"
+
+
 def test_a_window_that_differs_between_files_is_no_run_wide_value() -> None:
     windows = {raw(p)["metadata"]["duration_per_test"] for p in RECEIPTS}
     assert len(windows) > 1

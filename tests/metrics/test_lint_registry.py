@@ -330,7 +330,9 @@ def _metric_sets() -> list[MetricSet]:
     problem = Problem(
         path=MATRIX_FILE, line=3, col=1, pointer="/x", message="odd", severity="warning"
     )
-    return [*sets, dataclasses.replace(built, read_warnings=(problem,))]
+    failed = with_cell(matrix("r2.json"), K8, 2, status="error", reason="x", aggregate_tok_s=None)
+    repeated = compute([matrix("r1.json"), failed, with_cell(matrix("r3.json"), K8, 4, n=1)])
+    return [*sets, dataclasses.replace(built, read_warnings=(problem,)), repeated]
 
 
 def test_each_function_yields_only_its_own_lint() -> None:

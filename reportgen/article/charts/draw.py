@@ -212,6 +212,28 @@ def _drawable(value: Any) -> Any:
     return value
 
 
+def error_bars(ax: Any, line: Line) -> None:
+    """The error bars of the line's points that have one, in the line's colour."""
+    kept = [
+        (x, y, e)
+        for x, y, e in zip(line.xs, line.ys, line.errors, strict=True)
+        if math.isfinite(y) and math.isfinite(e)
+    ]
+    if not kept:
+        return
+    xs, ys, es = (list(column) for column in zip(*kept, strict=True))
+    ax.errorbar(
+        xs,
+        ys,
+        yerr=es,
+        fmt="none",
+        ecolor=PALETTE[line.style % len(PALETTE)],
+        elinewidth=1.2,
+        capsize=3.0,
+        gid=safe_id(f"{line.gid}-errors"),
+    )
+
+
 def draw_plot(plot: Plot) -> str:
     """The chart `plot` describes, as an inline `<svg>` element. Its strings (from run files
     and article.toml) are drawn as plain text: no mathtext, control characters as escapes."""
@@ -238,6 +260,8 @@ def draw_plot(plot: Plot) -> str:
                 gid=safe_id(line.gid),
                 **line_style(line.style),
             )
+            if line.errors:
+                error_bars(ax, line)
         positions, labels = [p for p, _ in plot.ticks], [label for _, label in plot.ticks]
         if plot.x_axis == "log2":
             log2_axis(ax, positions, labels)

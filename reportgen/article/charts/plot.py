@@ -48,6 +48,9 @@ class Line:
     gid: str
     style: int
     points: tuple[str, ...] = ()
+    errors: tuple[
+        float, ...
+    ] = ()  # half-width of each point's error bar (NaN: none); none: no bars
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -185,6 +185,13 @@ def _line(
         (v.coord(series_axis) if series_axis else None, v.coord(decl.x)): v.value * display.scale
         for v in values
     }
+    errors: dict[tuple[Scalar, Scalar], float] = {}
+    if decl.error_bars:
+        for v in values:
+            at = (v.coord(series_axis) if series_axis else None, v.coord(decl.x))
+            mean, half = (metrics.get(f"{v.id}.{stat}") for stat in ("rep_mean", "rep_hw"))
+            if v.stat is None and mean is not None and half is not None:
+                index[at], errors[at] = mean.value * display.scale, half.value * display.scale
 
     y_label = _label(
         decl, "y_label", decl.y_label, default_label(key, stat, display.unit), display.unit
@@ -198,6 +205,7 @@ def _line(
             label=series_name(series_axis, s, article) if series_axis else None,
             gid=f"line-{axis_label(series_axis, s, article)}" if series_axis else "line",
             style=i,
+            errors=tuple(errors.get((s, x), math.nan) for x in xs) if errors else (),
         )
         for i, s in enumerate(series)
     )
@@ -224,6 +232,10 @@ def _interactivity(
 ) -> tuple[Markup, Plot]:
     """Aggregate throughput against the speed each request sees: one curve per series, each
     point labelled by `label` (concurrency by default)."""
+    if decl.error_bars:
+        raise _problem(
+            decl, "error_bars = true is for line charts: an interactivity chart has none"
+        )
     _values(decl, metrics, decl.metric)
     _values(decl, metrics, decl.x)
     y_key, y_stat = _metric(decl, decl.metric)

@@ -45,7 +45,7 @@ from reportgen.fileio import read_input
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import claim_problem, claim_value
 from reportgen.metrics.lints.findings import Finding, group
-from reportgen.metrics.registry import DEFINITIONS, MetricDef, MetricSet
+from reportgen.metrics.registry import DEFINITIONS, UNCERTAINTY_STATS, MetricDef, MetricSet
 from reportgen.model import MatrixRun, SourceFile, SweepRun
 from reportgen.resources import template_dir
 from reportgen.terminal import visible
@@ -66,6 +66,15 @@ REPETITIONS = (
     " A cell that several run files measured again (repetitions) shows the median of its "
     "repetitions' values, for each statistic; its lowest and highest repetition and their number "
     "are values of their own (.rep_min, .rep_max, .reps)."
+)
+
+INTERVALS = (
+    " Where a cell was measured in several run files, a value shown as m \u00b1 h, or as m [lo, "
+    "hi], is the repetitions' mean m with its 95% confidence interval from Student's t: h = "
+    "t(0.975, n - 1) x s / sqrt(n), s their standard deviation (n - 1) and n their number, and "
+    "lo, hi = m -/+ h; error bars on a chart are the same interval. The median's own 95% "
+    "interval is distribution-free (the order statistics whose binomial coverage is at least "
+    "95%), which needs six repetitions or more."
 )
 
 
@@ -256,17 +265,33 @@ def _tool_definitions(metrics: MetricSet) -> tuple[tuple[str, str, str], ...]:
 _SHOWN = re.compile(r'data-metric="([^"]+)"')
 
 
-def _shown_definitions(
-    shown: list[Markup], article: ArticleSource, metrics: MetricSet
-) -> tuple[MetricDef, ...]:
-    """The definitions of the metrics the page shows: in its text and tables (each number's
-    `data-metric`, both sides of a claim) and on its charts' axes."""
-    ids = {
+def _shown_ids(shown: list[Markup]) -> set[str]:
+    """The ids of the numbers `shown` holds (both sides of a claim)."""
+    return {
         part
         for markup in shown
         for found in _SHOWN.findall(markup)
         for part in re.split(r"/|->", found)
     }
+
+
+def _method(shown: list[Markup], metrics: MetricSet, article: ArticleSource) -> str:
+    """How the page's statistics are computed: percentiles always; repetitions when a cell has
+    them; how intervals are computed only when the page shows one (a number or an error bar)."""
+    text = PERCENTILES + (REPETITIONS if any(v.repeats for v in metrics.values) else "")
+    by_id = metrics.by_id()
+    stats = {by_id[i].stat for i in _shown_ids(shown) if i in by_id}
+    if stats & set(UNCERTAINTY_STATS) or any(c.error_bars for c in article.charts()):
+        text += INTERVALS
+    return text
+
+
+def _shown_definitions(
+    shown: list[Markup], article: ArticleSource, metrics: MetricSet
+) -> tuple[MetricDef, ...]:
+    """The definitions of the metrics the page shows: in its text and tables (each number's
+    `data-metric`, both sides of a claim) and on its charts' axes."""
+    ids = _shown_ids(shown)
     keys = {v.key for v in metrics.values if v.id in ids}
     for chart in article.charts():
         keys |= {k for k in (chart.metric, chart.x) if k in DEFINITIONS}
@@ -360,6 +385,9 @@ def build_context(
     description, description_metrics = _description(
         title_text, key_results or next((s.headlines for s in sections if s.headlines), ())
     )
+    shown = _markup(
+        sections, subtitle, status, *(m for h in key_results for m in (h.number, h.caption))
+    )
     return ArticleContext(
         title=render_inline(article.title, resolver),
         title_text=title_text,
@@ -392,18 +420,9 @@ def build_context(
                 }
             )
         ),
-        definitions=_shown_definitions(
-            _markup(
-                sections,
-                subtitle,
-                status,
-                *(m for h in key_results for m in (h.number, h.caption)),
-            ),
-            article,
-            metrics,
-        ),
+        definitions=_shown_definitions(shown, article, metrics),
         tool_definitions=_tool_definitions(metrics),
-        percentiles=PERCENTILES + (REPETITIONS if any(v.repeats for v in metrics.values) else ""),
+        percentiles=_method(shown, metrics, article),
         css=Markup(css),
         generator=f"reportgen {__version__}",
         charts=pending,

@@ -68,7 +68,12 @@ class RunDecl:
         return self.aliases.get(what, ())
 
 
-@dataclass(frozen=True)
+# How a table shows a repeated cell's uncertainty: the mean +- the half-width of its 95% t
+# interval ("pm"), or the mean with the interval ("interval").
+Uncertainty = Literal["pm", "interval"]
+
+
+@dataclass(frozen=True, kw_only=True)
 class Column:
     """A table column that shows one metric."""
 
@@ -76,6 +81,7 @@ class Column:
     header: str
     unit: str | None = None
     decimals: int | None = None
+    uncertainty: Uncertainty | None = None  # the table's, when None
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,8 @@ class TableDecl:
     series: str | None = None
     levels: tuple[float, ...] = ()
     cost: bool = False  # add each series' cost per million output tokens ([cost] price)
+    # a repeated cell as its repetitions' mean with its 95% interval: "pm" or "interval"
+    uncertainty: Uncertainty | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -143,6 +151,8 @@ class ChartDecl:
     beside: str | None = None  # the id of the table it draws, shown beside it
     replaces: str | None = None  # the id of the table it draws, shown in its place
     frontier: bool = False  # interactivity: a line per series through its frontier points
+    # a point measured in several run files at its repetitions' mean, with its 95% t interval
+    error_bars: bool = False
 
     @property
     def table(self) -> str | None:

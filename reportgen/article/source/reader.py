@@ -135,7 +135,13 @@ class ManifestReader:
         columns = raw.get("columns", "concurrency")
         if isinstance(columns, list):
             columns = tuple(
-                Column(c["metric"], c.get("header", c["metric"]), c.get("unit"), c.get("decimals"))
+                Column(
+                    metric=c["metric"],
+                    header=c.get("header", c["metric"]),
+                    unit=c.get("unit"),
+                    decimals=c.get("decimals"),
+                    uncertainty=c.get("uncertainty"),
+                )
                 for c in columns
             )
         compare = raw.get("compare")
@@ -167,6 +173,7 @@ class ManifestReader:
             series=raw.get("series"),
             levels=tuple(float(v) for v in raw.get("levels", ())),
             cost=bool(raw.get("cost", False)),
+            uncertainty=raw.get("uncertainty"),
         )
 
     def chart(self, raw: dict[str, Any], at: str) -> ChartDecl:
@@ -189,6 +196,7 @@ class ManifestReader:
             beside=raw.get("beside"),
             replaces=raw.get("replaces"),
             frontier=bool(raw.get("frontier", False)),
+            error_bars=bool(raw.get("error_bars", False)),
         )
 
     def sections(self) -> tuple[Section, ...]:

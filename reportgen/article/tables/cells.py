@@ -10,7 +10,7 @@ from markupsafe import Markup, escape
 
 from reportgen.article.axes import STATUS_WORDS
 from reportgen.article.page.numbers import number_html
-from reportgen.article.source.declarations import ArticleSource, Column, TableDecl
+from reportgen.article.source.declarations import ArticleSource, Column, TableDecl, Uncertainty
 from reportgen.errors import InputError
 from reportgen.metrics.display import Display, format_number, shown_in
 from reportgen.metrics.lints.findings import LINTS, Finding
@@ -138,7 +138,11 @@ class CellBuilder:
             display = _column_display(value, column)
         except ValueError as exc:
             raise table_problem(self.decl, str(exc)) from None
-        html = number_html(value, display=display)
+        html, shown_id = number_html(value, display=display), value.id
+        mode = (column.uncertainty if column is not None else None) or self.decl.uncertainty
+        uncertain = self._uncertain(value, display, mode) if mode else None
+        if uncertain is not None:
+            html, shown_id = uncertain
         if self.decl.counts and value.n is not None:
             count = self.metrics.find(f"{value.key}.n", **_coords(value))
             shown = number_html(count) if count is not None else escape(f"{value.n:,}")
@@ -154,7 +158,23 @@ class CellBuilder:
             fixed = self.notes.lint_marks.get(f.id, "")
             marks.append(self.footnotes.mark(f"lint:{f.id}", text, symbol=True, fixed=fixed))
         note = "".join(sorted(dict.fromkeys(marks), key=self.footnotes.rank)) or None
-        return CellView(html, note, metric=value.id)
+        return CellView(html, note, metric=shown_id)
+
+    def _uncertain(
+        self, value: MetricValue, display: Display | None, mode: Uncertainty
+    ) -> tuple[Markup, str] | None:
+        """A repeated cell as its repetitions' mean with the half-width of its 95% interval
+        ("pm") or the interval ("interval"), each number a span of its own; None for a value
+        that is not a median over repetitions."""
+        if value.stat is not None or value.source != "repetitions":
+            return None
+        stats = ("rep_mean", "rep_hw") if mode == "pm" else ("rep_mean", "rep_ci_lo", "rep_ci_hi")
+        found = [self.metrics.get(f"{value.id}.{stat}") for stat in stats]
+        if any(f is None for f in found):
+            return None
+        spans = [number_html(f, display=display) for f in found if f is not None]
+        form = "{} \u00b1 {}" if mode == "pm" else "{} [{}, {}]"
+        return Markup(form).format(*spans), f"{value.id}.rep_mean"
 
     def absent(self, state: CellState | None) -> CellView:
         if state is None:

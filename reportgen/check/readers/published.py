@@ -86,6 +86,41 @@ def parse_number(text: str) -> tuple[float, int, str | None] | None:
     return value, decimals, "x" if unit == "\u00d7" else unit
 
 
+_MARKS = " *†‡§¶#"
+PM = "\u00b1"
+# The statistics a repeated cell's uncertainty shows after its mean (`article/tables/cells.py`):
+# "183 ± 2" (the half-width of its 95% interval) or "183 [181, 185]" (the interval).
+_PM_STATS = ("rep_mean", "rep_hw")
+_INTERVAL_STATS = ("rep_mean", "rep_ci_lo", "rep_ci_hi")
+
+
+def uncertain_parts(text: str) -> tuple[tuple[str, int, str], ...] | None:
+    """The numbers of a cell shown with its uncertainty, "183 ± 2" or "183 [181, 185]" (a
+    footnote mark after it allowed): (text, offset in `text`, statistic) of each, the mean
+    first; None when the cell is not in either form."""
+    if text.count(PM) == 1:
+        head, _, tail = text.partition(PM)
+        return (head, 0, _PM_STATS[0]), (tail, len(head) + 1, _PM_STATS[1])
+    bare = text.rstrip(_MARKS)
+    if text.count("[") != 1 or not bare.endswith("]"):
+        return None
+    head, _, rest = bare.partition("[")
+    inner = rest[:-1]  # thousands separators have no space after them: ", " parts the ends
+    if inner.count(", ") != 1:
+        return None
+    low, _, high = inner.partition(", ")
+    at = len(head) + 1
+    return tuple(zip((head, low, high), (0, at, at + len(low) + 2), _INTERVAL_STATS, strict=True))
+
+
+def sibling_id(metric: str | None, stat: str) -> str | None:
+    """The id of the repetitions' statistic `stat` of the cell whose mean (or median) is
+    `metric`: "X.rep_mean" -> "X.rep_hw"."""
+    if metric is None:
+        return None
+    return f"{metric.removesuffix('.rep_mean')}.{stat}"
+
+
 def text_lines(text: str) -> Lines:
     """Number the lines of a plain-text or Markdown article, inline markup blanked."""
     # Lines as editors number them: a form feed (pdftotext's page break) ends no line.
@@ -131,8 +166,30 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
             continue
         row_label = cells[0][1]
         for (col, cell), (head, unit, at) in zip(cells[1:], columns[1:], strict=False):
-            parsed = parse_number(cell)
             metric = table.shape.cell(row_label, head) if table.shape else None
+            parts = uncertain_parts(cell)
+            if parts is not None:
+                for text, offset, stat in parts:
+                    parsed = parse_number(text.strip())
+                    if parsed is None:
+                        continue
+                    value, decimals, written = parsed
+                    yield Reported(
+                        line=line,
+                        col=col + offset + len(text) - len(text.lstrip()),
+                        text=text.strip(),
+                        value=value,
+                        decimals=decimals,
+                        unit=written or unit or caption_unit,
+                        metric_id=sibling_id(metric, stat),
+                        table=name,
+                        row=row_label,
+                        column=head,
+                        unit_soft=not (written or unit),
+                        unit_from=None if written else at if unit else by_caption,
+                    )
+                continue
+            parsed = parse_number(cell)
             if parsed is None:
                 why = malformed(cell)
                 if why is not None:

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from reportgen.check.readers.pipetables import is_title_line
 from reportgen.check.readers.protocol import Found, Reading
-from reportgen.check.readers.published import UNITS, malformed, parse_number
+from reportgen.check.readers.published import PM, UNITS, malformed, parse_number, sibling_id
 from reportgen.check.readers.reported import Lines, Reported, Token
 from reportgen.check.readers.shape import Grid, TableShape, normalize
 
@@ -253,6 +253,26 @@ def _cells(
             written = toks[i].text
             i += 1
             size -= 1
+        more, after = _uncertainty(toks, i, limit)
+        if more:  # the number read is the repetitions' mean
+            metric = sibling_id(metric, "rep_mean")
+        for text_tok, stat, (more_value, more_decimals) in more:
+            yield Reported(
+                line=text_tok.line,
+                col=text_tok.col,
+                text=text_tok.text,
+                value=more_value,
+                decimals=more_decimals,
+                unit=written or unit or head.unit,
+                metric_id=sibling_id(metric, stat),
+                table=shape.id,
+                row=label,
+                column=column,
+                unit_soft=not (written or unit),
+                unit_from=None if written else head.places[j] if unit else head.unit_at,
+            )
+        size -= after - i
+        i = after
         for _ in range(size - 1):  # the words after a number in the built cell: "(better)"
             if i < len(toks) and parse_number(toks[i].text) is None and not malformed(toks[i].text):
                 i += 1
@@ -271,6 +291,30 @@ def _cells(
             unit_from=None if written else head.places[j] if unit else head.unit_at,
         )
     yield i
+
+
+def _uncertainty(
+    toks: Sequence[Token], i: int, limit: int
+) -> tuple[list[tuple[Token, str, tuple[float, int]]], int]:
+    """The numbers after a cell's mean that show its uncertainty, "± 2" or "[181, 185]" (as
+    tokens "[181," and "185]"): each token, its statistic and (value, decimals); and the token
+    after them. None read, and `i` back, when the tokens at `i` are in neither form."""
+    if i + 1 < limit and toks[i].text == PM:
+        parsed = parse_number(toks[i + 1].text)
+        if parsed is not None:
+            return [(toks[i + 1], "rep_hw", parsed[:2])], i + 2
+    if i + 1 < limit and toks[i].text.startswith("[") and toks[i].text.endswith(","):
+        low = parse_number(toks[i].text[1:-1])
+        high = parse_number(toks[i + 1].text.rstrip(_MARKS).removesuffix("]"))
+        if low is not None and high is not None and toks[i + 1].text.rstrip(_MARKS).endswith("]"):
+            return [
+                (toks[i], "rep_ci_lo", low[:2]),
+                (toks[i + 1], "rep_ci_hi", high[:2]),
+            ], i + 2
+    return [], i
+
+
+_MARKS = "*†‡§¶#"
 
 
 def _read_at(
