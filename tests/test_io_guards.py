@@ -401,6 +401,7 @@ def _calls(tree: ast.AST) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_every_file_is_read_and_written_through_the_guards() -> None:
     counted: dict[tuple[str, str], int] = {}
     for path in sorted(PACKAGE.rglob("*.py")):

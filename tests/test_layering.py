@@ -336,6 +336,7 @@ def reexports(source: str, label: str, modules: dict[str, tuple[set[str], set[st
     return found
 
 
+@pytest.mark.slow
 def test_no_module_reexports_a_name() -> None:
     """Every importer (the package, tests, benchmarks) takes each name from the module that
     defines it; a move leaves no shim behind."""

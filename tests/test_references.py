@@ -349,6 +349,7 @@ def found() -> list[tuple[str, str, bool]]:
     return [(t.where, ref, ok) for t in all_texts() for ref, ok in references(t)]
 
 
+@pytest.mark.slow
 def test_the_search_sees_every_kind_of_reference() -> None:
     # A pattern that matched nothing would make the next test pass vacuously.
     seen = {ref for _, ref, _ in found()}

@@ -134,6 +134,7 @@ def test_percentile_of_a_constant_is_that_constant(value: float, count: int, p: 
     assert percentile([value] * count, p) == value
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(min_value=1e-6, max_value=1e6), min_size=1, max_size=60))
 def test_percentiles_are_numpys_linear_method(values: list[float]) -> None:

@@ -80,6 +80,7 @@ def _plot(text: str) -> Plot:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
 def test_chart_draws_any_string_as_plain_text(text: str) -> None:
     svg = draw_plot(_plot(text))

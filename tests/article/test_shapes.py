@@ -63,6 +63,7 @@ def test_each_shape_checks_clean_against_its_own_build(name: str) -> None:
     assert all(f.acknowledged for f in result.findings)  # each one reviewed, with a reason
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SHAPES)
 def test_each_shape_is_labelled_synthetic_in_the_files_own_words(
     name: str, built: dict[str, Built]

@@ -150,6 +150,7 @@ WRONG = [
 ]
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize(("slug", "metric", "k"), WRONG)
 def test_a_false_number_among_several_is_a_mismatch_at_its_line(
     slug: str, metric: str, k: int
@@ -300,6 +301,7 @@ def test_several_numbers_in_one_sentence_are_read_in_linear_time(unit: str) -> N
     assert_linear(read, lambda size: unit * (size // len(unit)), size=32_000, repeat=5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("slug", "metric"), [(s, m) for s, m, _ in WRONG[::3]])
 def test_new_sentences_in_an_html_page_are_read_the_same(slug: str, metric: str) -> None:
     """The built page with the sentences as a paragraph after its last table: true, nothing to

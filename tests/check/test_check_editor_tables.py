@@ -245,6 +245,7 @@ def test_a_true_post_in_each_table_layout_passes(slug: str, layout: str) -> None
     assert [(i.kind, i.line, i.message) for i in _items(folder, post.text())] == []
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize(("slug", "layout"), CASES, ids=[f"{s}-{n}" for s, n in CASES])
 def test_a_wrong_cell_is_an_error_at_its_line_in_each_layout(slug: str, layout: str) -> None:
     """In each table, the last row's last number wrong: one error, at that row's line."""
@@ -533,6 +534,7 @@ def _key_post(
     return post.text(), at
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize("how", KEY_LAYOUTS)
 @pytest.mark.parametrize("slug", list(ARTICLES))
 def test_key_numbers_caption_first_are_paired_with_their_own_caption(slug: str, how: str) -> None:

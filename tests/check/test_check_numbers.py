@@ -41,6 +41,7 @@ def errors(path: Path, tmp_path: Path) -> list[tuple[int, int, str]]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("replace", "why"),
     [

@@ -45,6 +45,7 @@ def test_the_published_text_passes_with_its_prose_read(tmp_path: Path) -> None:
     assert _items(tmp_path, SEED.read_text(encoding="utf-8")) == []
 
 
+@pytest.mark.slow
 def test_a_changed_setting_in_a_sentence_is_a_mismatch_at_its_line(tmp_path: Path) -> None:
     seed = SEED.read_text(encoding="utf-8")
     duration = _built().metrics.by_id()["matrix.duration_s"].value
@@ -117,6 +118,7 @@ def _article_with_claim(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_a_claim_reference_builds_and_a_false_claim_in_a_copy_is_caught(tmp_path: Path) -> None:
     folder = _article_with_claim(tmp_path)
     built = render_article(folder, {})

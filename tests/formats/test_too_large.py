@@ -10,6 +10,7 @@ import math
 import re
 from pathlib import Path
 
+import pytest
 from helpers_sweeps import Sweep
 
 from reportgen.errors import InputError
@@ -36,6 +37,7 @@ def test_the_sweep_covers_every_example() -> None:
     assert {p for p, _, _ in CASES} == set(VALID.glob("*.json"))
 
 
+@pytest.mark.slow
 def test_a_number_too_large_is_located_or_never_reaches_a_metric(
     tmp_path: Path, sweep: Sweep
 ) -> None:

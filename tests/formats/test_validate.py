@@ -823,6 +823,7 @@ def mutated_files(draw: st.DrawFn) -> bytes:
     return text.replace(json.dumps(PLACEHOLDER), literal).encode()
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(raw=mutated_files())
 def test_mutated_files_give_problems_never_a_crash(raw: bytes) -> None:

@@ -495,6 +495,7 @@ def _echoed_forms(key: str) -> dict[str, str]:
     }
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize("form", list(_echoed_forms(KEY)))
 def test_a_key_echoed_back_in_another_form_is_redacted(
     tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, form: str
@@ -578,6 +579,7 @@ SHOUTING = (
 )
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize(
     ("status", "body"),
     [
@@ -661,6 +663,7 @@ def _leaked(text: str, key: str) -> list[str]:
 MIXED_KEY = "bhk_7e3f9c1d5a8b2e6f4c0d9b8a7f6e5d4c3b2a1f0e"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", [KEY, MIXED_KEY], ids=["fake-key", "mixed-key"])
 def test_a_key_hidden_in_a_server_text_is_never_printed(
     tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing, key: str, sweep: Sweep
@@ -735,6 +738,7 @@ def test_a_payload_that_holds_the_key_in_another_form_is_neither_sent_nor_saved(
 DEEP = b"[" * 100_000 + b"]" * 100_000  # within the answer cap; json.loads recurses past the limit
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize(
     ("path", "reply"),
     [

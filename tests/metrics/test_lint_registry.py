@@ -213,6 +213,7 @@ def _defined_in_tests() -> set[str]:
     return ids
 
 
+@pytest.mark.slow
 def test_every_lint_id_used_anywhere_is_defined() -> None:
     uses = lint_id_uses()
     # the scan sees each kind of place (else the test below would pass on nothing)

@@ -330,6 +330,7 @@ def test_detection_is_exclusive_both_ways() -> None:
         assert claimed == path.name.startswith("aiperf-records-"), path.name
 
 
+@pytest.mark.slow
 def test_a_large_synthetic_file_loads(tmp_path: Path) -> None:
     path = tmp_path / "profile_export.jsonl"
     n = write_synthetic(path, 2_000)

@@ -172,6 +172,7 @@ def offset_of(text: str, line: int, col: int) -> int:
     return starts[line - 1] + col - 1
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=st.dictionaries(st.text(max_size=6), json_values, max_size=5),

@@ -135,6 +135,7 @@ SPOILED: dict[str, Callable[[bytes], bytes]] = {
 }
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize("name", sorted(SPOILED))
 def test_a_file_with_a_problem_takes_the_located_path(name: str, tmp_path: Path) -> None:
     raw = SPOILED[name](dumps(small_bench()))
@@ -159,6 +160,7 @@ def test_a_sample_with_a_key_the_bench_does_not_write_takes_the_located_path() -
 _FLOATS = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     ttft=_FLOATS,
@@ -213,6 +215,7 @@ def long_cells() -> bytes:
     return dumps(doc)
 
 
+@pytest.mark.slow
 def test_long_cells_are_checked_and_sorted_by_numpy_to_the_same_result() -> None:
     raw = long_cells()
     run, problems = located(raw)
@@ -241,6 +244,7 @@ LONG_SPOILED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(LONG_SPOILED))
 def test_a_problem_in_a_long_cell_takes_the_located_path(name: str) -> None:
     pattern, new = LONG_SPOILED[name]

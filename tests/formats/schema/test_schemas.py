@@ -252,6 +252,7 @@ def mutated_documents(draw: st.DrawFn) -> Any:
     return data
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=mutated_documents())
 def test_compiled_and_reference_validators_agree_on_mutations(data: Any) -> None:
@@ -325,6 +326,7 @@ def _broken_metrics_json() -> list[Any]:
     return [doc, *broken]
 
 
+@pytest.mark.slow
 def test_compiled_and_reference_validators_agree_on_metrics_json() -> None:
     valid, *broken = _broken_metrics_json()
     assert_agree("metrics", valid)

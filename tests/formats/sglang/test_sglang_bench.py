@@ -322,6 +322,7 @@ def test_detection_is_exclusive_both_ways() -> None:
     assert "sglang-bench" in [f.name for f in FORMATS if f.lines]
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize("key", sorted(_summary("c1")))
 def test_mutating_a_record_never_crashes(key: str) -> None:
     raw = _real("c1")
