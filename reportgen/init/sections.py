@@ -55,25 +55,14 @@ _MATRIX_TABLES = (
     ),
     ("ttft", "decode.ttft_s", "Time to first token", "(s, median)"),
 )
-# Cells measured in several files (repetitions): the tables above show their median.
+# Cells measured in several files (repetitions): the throughput table shows each one's mean and
+# its 95% interval, and a table of its own how many files measured it.
 _SPREAD_TABLES = (
-    (
-        "aggregate-lowest",
-        "decode.aggregate_tok_s.rep_min",
-        "Decode throughput, lowest repetition",
-        "(output tok/s)",
-    ),
-    (
-        "aggregate-highest",
-        "decode.aggregate_tok_s.rep_max",
-        "Decode throughput, highest repetition",
-        "(output tok/s)",
-    ),
     ("repetitions", "decode.aggregate_tok_s.reps", "Repetitions of each cell", "(files)"),
 )
 _REPEATED = (
-    "Several files measured these cells again: each cell is the median of its repetitions, "
-    "with the lowest and highest repetition in the tables below."
+    "Several files measured these cells again: each is the mean of its repetitions ± the "
+    "half-width of its 95% confidence interval (t-based); the table below says how many."
 )
 _PREFILL_COLUMNS = (
     ("prefill.prompt_tokens", "prompt tokens"),
@@ -113,7 +102,7 @@ def _own_tables(metrics: MetricSet, run: InitRun, many: bool) -> list[str]:
             lines += ["[[sections.table]]", f"id = {q(tid + rid)}", f"title = {q(title + suffix)}"]
             lines += [f"unit = {q(unit)}", f"metric = {q(metric)}", 'rows = "context"']
             if tid == "aggregate" and "decode.aggregate_tok_s.reps" in have:
-                lines += [f"note = {q(_REPEATED)}"]
+                lines += [f"note = {q(_REPEATED)}", 'uncertainty = "pm"']
             lines += ['columns = "concurrency"', 'corner = "context \\\\ concurrent"', *where, ""]
         return lines
     have = {v.metric for v in metrics.values if not many or v.run == run.id}

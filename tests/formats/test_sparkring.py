@@ -158,8 +158,11 @@ def test_init_from_the_whole_set_builds_and_checks(tmp_path: Path) -> None:
     out = tmp_path / "build"
     built = build(article, out)
     html = (built / "index.html").read_text(encoding="utf-8")
-    for table in ("aggregate", "aggregate-lowest", "aggregate-highest", "repetitions", "prefill"):
+    for table in ("aggregate", "repetitions", "prefill"):
         assert f'id="table-{table}"' in html, table
+    aggregate = html[html.index('id="table-aggregate"') : html.index('id="table-repetitions"')]
+    assert aggregate.count(" ± ") > 10  # each repeated cell: its mean and interval
     assert "median of its" in html  # the appendix says how repetitions combine
-    assert not check_article(article, build_dir=out).failed
+    copies = [built / "article.pdf"]  # read back as people copy it: the ± cells included
+    assert not check_article(article, copies, build_dir=out).failed
     shutil.rmtree(out)
