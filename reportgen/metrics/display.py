@@ -118,10 +118,18 @@ def format_number(x: float, display: Display) -> str:
     return f"+{text}" if display.signed and shown > 0 else text
 
 
-# The units a caption, header or axis label may name.
+# The units of a comparison of two numbers, not of a quantity: a ratio and a change.
+COMPARISONS = frozenset({RATIO.unit, DISPLAY["claim.change"].unit})
+# The units a caption, header, axis label or a number in a copy may name: every unit a display
+# rule above shows, so a metric shown in a new unit is read in it everywhere.
 UNITS = frozenset(
-    {"s", "ms", "tok/s", "tokens", "requests", "req/s", "tok/s/GPU", "tok/s/W", "J/tok", "USD/Mtok"}
-)
+    d.unit for d in (*DISPLAY.values(), *_EFFICIENCY.values(), COUNT, REPETITIONS)
+) - COMPARISONS
+# The units that count things: a table's caption names a quantity, and does not speak for a
+# column of counts beside it.
+COUNTS = frozenset({COUNT.unit, REPETITIONS.unit, DISPLAY["matrix.max_tokens"].unit})
+# The units of a quantity (a time, a rate, a throughput, a cost): what a caption's unit is.
+QUANTITIES = UNITS - COUNTS
 
 
 # Units written out in words, as captions say them.
