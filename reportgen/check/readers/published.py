@@ -81,9 +81,7 @@ def malformed(text: str) -> str | None:
 # A headline's unit: a quantity's (no count), which PDF text may run into the caption after it
 # ("183 tok/sone request"), or a comparison's, which ends there ("3x", not "3 xeons").
 _MEASURE = rf"{alternatives(QUANTITIES)}|(?:x|\u00d7|%){_ENDS}"
-HEADLINE = re.compile(
-    rf"^\s*+(\d{{1,3}}(?:,\d{{3}})+|\d+)(\.\d+)?\s*+({_MEASURE})\s*+(.*)$"
-)
+HEADLINE = re.compile(rf"^\s*+(\d{{1,3}}(?:,\d{{3}})+|\d+)(\.\d+)?\s*+({_MEASURE})\s*+(.*)$")
 # a number and its unit alone on a line, well formed or not ("-183 tok/s", "183K tok/s")
 _LONE = re.compile(rf"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:{_MEASURE})\s*+$")
 
@@ -155,7 +153,8 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
             continue
         row_label = cells[0][1]
         for (col, shown), (head, unit, at) in zip(cells[1:], columns[1:], strict=False):
-            cell = shown if table.shape is None or parse_number(shown) else table.shape.unmarked(shown)
+            marks = table.shape is not None and parse_number(shown) is None
+            cell = table.shape.unmarked(shown) if marks and table.shape else shown
             parsed = parse_number(cell)
             metric = table.shape.cell(row_label, head) if table.shape else None
             if parsed is None:
@@ -192,7 +191,8 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
             )
 
 
-_AFTER = re.compile(rf"\s*+({alternatives(QUANTITIES)}){_ENDS}")  # a unit after a number
+# a unit after a number (a search does not restart inside the whitespace before it)
+_AFTER = re.compile(rf"(?<!\s)\s*+({alternatives(QUANTITIES)}){_ENDS}")
 
 
 def _headline_metric(shape: Shape, words: str) -> str | None:

@@ -46,6 +46,8 @@ def _is_mark(text: str, shape: TableShape) -> bool:
     """Whether a token is only footnote marks: a lint's symbols, or a letter the table marks
     its cells with, written apart from its cell ("1.27 d", "unreachable a")."""
     return _MARK.match(text) is not None or (len(text) == 1 and text in shape.marks)
+
+
 _UNIT = re.compile(rf"^({UNITS})$")
 _PARENS = re.compile(r"\([^()]*\)")
 # a unit PDF text runs into the word after it: "ms" or one with a slash ("tok/s", "USD/Mtok")
@@ -287,7 +289,13 @@ def _cells(
             row=label,
             column=column,
             unit_soft=not (written or unit),
-            unit_from=None if written else head.places[j] if unit else caption and head.unit_at,
+            unit_from=None
+            if written
+            else head.places[j]
+            if unit
+            else head.unit_at
+            if caption
+            else None,
         )
     yield i
 
