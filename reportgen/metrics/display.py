@@ -122,24 +122,34 @@ def format_number(x: float, display: Display) -> str:
     return f"+{text}" if display.signed and shown > 0 else text
 
 
-# The units a caption, header or axis label may name.
-UNITS = frozenset(
-    {"s", "ms", "tok/s", "tokens", "requests", "req/s", "tok/s/GPU", "tok/s/W", "J/tok", "USD/Mtok"}
+# The units of a comparison of two numbers, not of a quantity: a ratio and a change.
+COMPARISONS = frozenset({RATIO.unit, DISPLAY["claim.change"].unit})
+# The units a caption, header, axis label or a number in a copy may name: every unit a display
+# rule above shows, so a metric shown in a new unit is read in it everywhere.
+UNITS = (
+    frozenset(d.unit for d in (*DISPLAY.values(), *_EFFICIENCY.values(), COUNT, REPETITIONS))
+    - COMPARISONS
 )
+# The units that count things: a table's caption names a quantity, and does not speak for a
+# column of counts beside it.
+COUNTS = frozenset({COUNT.unit, REPETITIONS.unit, DISPLAY["matrix.max_tokens"].unit})
+# The units of a quantity (a time, a rate, a throughput, a cost): what a caption's unit is.
+QUANTITIES = UNITS - COUNTS
 
 
-# Units written out in words, as captions say them.
-_SPELLED = (
-    (r"tok/s per GPU", "tok/s/GPU"),
+# Units written out in words, as captions and sentences say them.
+SPELLED = (
+    (r"tok/s per GPU\b", "tok/s/GPU"),
     (r"tok/s per (W|watt)\b", "tok/s/W"),
     (r"J per tok(en)?\b", "J/tok"),
+    (r"USD per million (\w+ )?tok(en)?s\b", "USD/Mtok"),
 )
 
 
 def units_named(text: str) -> set[str]:
     """The units a caption names inside its parentheses: "(s, median)" -> {"s"}."""
     inside = " ".join(re.findall(r"\(([^()]*)\)", text))
-    for spelled, unit in _SPELLED:
+    for spelled, unit in SPELLED:
         inside = re.sub(spelled, unit, inside, flags=re.IGNORECASE)
     return {word for word in re.split(r"[\s,;]+", inside) if word in UNITS}
 

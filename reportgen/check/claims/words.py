@@ -21,6 +21,7 @@ from reportgen.check.readers.published import parse_number
 from reportgen.check.readers.reported import Token
 from reportgen.check.readers.sentences import unwrapped
 from reportgen.check.readers.shape import Metric
+from reportgen.metrics.display import QUANTITIES, UNITS
 
 _BIGGER = frozenset(["higher", "more", "larger", "greater", "bigger", "longer"])
 _SMALLER = frozenset(["lower", "less", "smaller", "fewer", "shorter"])
@@ -39,11 +40,12 @@ _HEDGES = frozenset(
     ["about", "around", "near", "nearly", "roughly", "approximately", "almost", "within", "under"]  # noqa: RUF005 -- a list wrapped by hand; one literal would take a line an item
     + ["over", "below", "above", "least", "most", "than", "some", "circa", "only", "just"]
 )
-QUOTED = ("s", "ms", "tok/s", "req/s", "tokens", "requests")
+# the units a quote's number is written with: every unit a display rule shows
+QUOTED = tuple(sorted(UNITS))
 # "420 vs 120 tok/s", "(120 to 420 tok/s)"
 _BETWEEN = frozenset(["vs", "vs.", "versus", "against", "and", "/", "to"])
 _CLAUSE = frozenset(["and", "but", "while", "whereas", "so", "which", "where"])
-_MEASURES = ("s", "ms", "tok/s", "req/s", "tokens")
+_MEASURES = (*sorted(QUANTITIES), "tokens")  # a measure's units: no count of requests
 # words that end the words of one value and begin the next's: "120 tok/s with one request to
 # 420 tok/s with 12" ("time to first token" says no "to")
 _SEPARATE = frozenset(

@@ -22,12 +22,13 @@ import re
 from collections.abc import Sequence
 
 from reportgen.check.readers.protocol import Found, Reading
-from reportgen.check.readers.published import malformed, parse_number
+from reportgen.check.readers.published import alternatives, malformed, parse_number
 from reportgen.check.readers.reported import Reported, Token
 from reportgen.check.readers.shape import HeadlineShape, Shape, normalize
 from reportgen.check.readers.stream import match_template
+from reportgen.metrics.display import QUANTITIES
 
-_UNIT = re.compile(r"^(tok/s|ms|s)[,.;:]?$")
+_UNIT = re.compile(rf"^({alternatives(QUANTITIES)})[,.;:]?$")  # a quantity's unit, no count
 _DASH = re.compile(r"^[:=\u2013\u2014-]+$")
 
 

@@ -52,9 +52,14 @@ from reportgen.check.readers.shape import (
     Expected,
     normalize,
 )
+from reportgen.metrics.display import SPELLED
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+){2,}(?:[-+.]\w+)?$")  # 0.7.7, 0.1.60, 1.2.3-rc1
 _UNIT = re.compile(rf"^({UNITS})[,.;:)]*$")
+# units written in words ("477 tok/s per GPU", "1.46 USD per million output tokens"), each read
+# in at most `_SPELLED_TOKENS` tokens after its number
+_SPELLED = tuple((re.compile(said, re.IGNORECASE), unit) for said, unit in SPELLED)
+_SPELLED_TOKENS = 5
 
 
 def core(text: str) -> str:
@@ -261,8 +266,10 @@ def unit_after(toks: Sequence[Token], i: int, number: str) -> str | None:
     if attached and attached[2]:
         return attached[2]
     if i + 1 < len(toks):
+        words = " ".join(t.text for t in toks[i + 1 : i + 1 + _SPELLED_TOKENS])
+        spelled = next((unit for said, unit in _SPELLED if said.match(words)), None)
         found = _UNIT.match(toks[i + 1].text)
-        return found.group(1) if found else None
+        return spelled or (found.group(1) if found else None)
     return None
 
 

@@ -15,15 +15,28 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from reportgen.check.readers.markdown import plain_line
 from reportgen.check.readers.pipetables import ParsedTable, find_tables, is_row
 from reportgen.check.readers.protocol import Found, Reading
 from reportgen.check.readers.reported import Lines, Reported
 from reportgen.check.readers.shape import Shape, normalize
+from reportgen.metrics.display import QUANTITIES
+from reportgen.metrics.display import UNITS as SHOWN_UNITS
 
-UNITS = r"tok/s|req/s|ms|s|tokens|requests|x|\u00d7|%"
+
+def alternatives(words: Iterable[str]) -> str:
+    """A regex alternation of `words`, longest first, so that a unit is read whole: "tok/s/GPU"
+    before "tok/s", "ms" before "s"."""
+    return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
+
+
+# Every unit a number may be written with: each unit the display rules show
+# (`reportgen.metrics.display.UNITS`), a ratio's and a change's. A unit ends where no letter,
+# digit or slash follows it ("tok/s" is not read out of "tok/s/GPU").
+UNITS = alternatives(SHOWN_UNITS | {"x", "\u00d7", "%"})
+_ENDS = r"(?![\w/])"
 # Runs of whitespace are possessive (`\s*+`): what follows each never starts with a space, so
 # no match is lost, and a cell of long space runs is read in linear time, not cubic.
 NUMBER = re.compile(
@@ -65,11 +78,12 @@ def malformed(text: str) -> str | None:
 
 
 # a headline states a measure, or a claim of two ("3.4x", "-12%", a takeaway)
-HEADLINE = re.compile(
-    r"^\s*+(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*+(tok/s|ms|s|(?:x|\u00d7|%)(?![\w/]))\s*+(.*)$"
-)
+# A headline's unit: a quantity's (no count), which PDF text may run into the caption after it
+# ("183 tok/sone request"), or a comparison's, which ends there ("3x", not "3 xeons").
+_MEASURE = rf"{alternatives(QUANTITIES)}|(?:x|\u00d7|%){_ENDS}"
+HEADLINE = re.compile(rf"^\s*+(\d{{1,3}}(?:,\d{{3}})+|\d+)(\.\d+)?\s*+({_MEASURE})\s*+(.*)$")
 # a number and its unit alone on a line, well formed or not ("-183 tok/s", "183K tok/s")
-_LONE = re.compile(r"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:tok/s|ms|s|x|\u00d7|%)\s*+$")
+_LONE = re.compile(rf"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:{_MEASURE})\s*+$")
 
 
 def parse_number(text: str) -> tuple[float, int, str | None] | None:
@@ -129,27 +143,35 @@ def text_lines(text: str) -> Lines:
 
 
 _IN_PARENS = re.compile(r"\(([^()]*+)\)")  # each start reads on to the next parenthesis only
-_UNIT_WORD = re.compile(r"(?:^|(?<=\s))(tok/s|req/s|ms|s|milliseconds|seconds)\b")
 _SPELLED = {"milliseconds": "ms", "seconds": "s"}
+# a quantity's unit as a word of a header or caption: "(s)", "(ms, median)", "(USD/Mtok)"
+_UNIT_WORD = re.compile(rf"(?:^|(?<=\s))({alternatives(QUANTITIES | set(_SPELLED))}){_ENDS}")
+
+
+def unit_named(text: str) -> str | None:
+    """The last quantity's unit the words of `text` name ("tok/s/GPU, median" -> "tok/s/GPU",
+    "milliseconds" -> "ms"); None when they name none."""
+    units = [found.group(1) for found in _UNIT_WORD.finditer(text)]
+    return _SPELLED.get(units[-1], units[-1]) if units else None
 
 
 def _unit_words(text: str) -> str | None:
     """The unit a header or caption names in parentheses: 'TTFT (s)', '(ms, median)'. In the
     first parentheses that name one, the last unit word, else one right after the '('."""
     for group in _IN_PARENS.finditer(text):
-        units = [found.group(1) for found in _UNIT_WORD.finditer(group.group(1))]
-        if units:
-            return _SPELLED.get(units[-1], units[-1])
+        unit = unit_named(group.group(1))
+        if unit is not None:
+            return unit
     return None
 
 
 def header_unit(text: str) -> str | None:
     """The unit a column header names: in parentheses ('TTFT p50 (s)'), else as its last word
-    ('output tok/s')."""
+    ('output tok/s'; a bare 's' is no unit there)."""
     words = text.split()
     last = words[-1] if words else ""
     return _unit_words(text) or _SPELLED.get(
-        last, last if last in ("tok/s", "req/s", "ms") else None
+        last, last if last in QUANTITIES and last != "s" else None
     )
 
 
@@ -165,7 +187,10 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
         if not cells:
             continue
         row_label = cells[0][1]
-        for (col, cell), (head, unit, at) in zip(cells[1:], columns[1:], strict=False):
+        for (col, shown), (head, unit, at) in zip(cells[1:], columns[1:], strict=False):
+            marks = table.shape is not None and parse_number(shown) is None
+            cell = table.shape.unmarked(shown) if marks and table.shape else shown
+            parsed = parse_number(cell)
             metric = table.shape.cell(row_label, head) if table.shape else None
             parts = uncertain_parts(cell)
             if parts is not None:
@@ -224,6 +249,10 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
             )
 
 
+# a unit after a number (a search does not restart inside the whitespace before it)
+_AFTER = re.compile(rf"(?<!\s)\s*+({alternatives(QUANTITIES)}){_ENDS}")
+
+
 def _headline_metric(shape: Shape, words: str) -> str | None:
     """The declared headline whose caption the words after a number read as."""
     for h in shape.headlines:
@@ -248,7 +277,7 @@ def _phrase_numbers(lines: Lines, shape: Shape, taken: set[int]) -> Iterator[Rep
                     continue
                 value, decimals, _ = parsed
                 end = found.end(group)
-                unit = re.match(r"\s*(tok/s|ms|s)\b", raw[end:])
+                unit = _AFTER.match(raw, end)
                 yield Reported(
                     line=n,
                     col=found.start(group) + 1,

@@ -27,6 +27,7 @@ from reportgen.metrics.display import display_of
 from reportgen.metrics.registry import DEFINITIONS, key_of, split_metric
 
 Cell = Callable[[str, str], str | None]  # (row label, column label) -> metric id
+_SYMBOLS = frozenset(MARKS + ",")  # a lint's marks, and the comma between two marks
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,6 +65,19 @@ class TableShape:
     unit_words: str
     cell: Cell
     grid: Grid | None = None
+    # the letters the built table marks its cells' footnotes with ("a": why a cell shows no
+    # number, or the price beside a cost); symbols (`*`, `†`) are read after any number
+    marks: frozenset[str] = frozenset()
+
+    def unmarked(self, text: str) -> str:
+        """A number's or a dash's text without the footnote marks of this table after it,
+        written apart or run into it as a copy of `<sup>` gives them: "1.27d*", "1.27 d" and
+        "—c" -> "1.27", "1.27", "—". A letter is a mark only after no other letter, and only
+        when the table marks with it."""
+        bare = text.rstrip().rstrip("".join(_SYMBOLS)).rstrip()
+        if len(bare) > 1 and bare[-1] in self.marks and not bare[-2].isalpha():
+            return bare[:-1].rstrip()
+        return text
 
 
 @dataclass(frozen=True)
@@ -324,7 +338,12 @@ def from_views(article: ArticleSource, views: Iterable[TableView]) -> Shape:
         cells = _Laid(grid, bare)
         tables.append(
             TableShape(
-                id=view.id, title=view.title, unit_words=view.decl.unit_words, cell=cells, grid=laid
+                id=view.id,
+                title=view.title,
+                unit_words=view.decl.unit_words,
+                cell=cells,
+                grid=laid,
+                marks=frozenset(m for m, _ in view.footnotes if m.isalpha()),
             )
         )
     notes = [t.note for t in article.tables()]

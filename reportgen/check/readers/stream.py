@@ -27,14 +27,35 @@ from functools import lru_cache
 
 from reportgen.check.readers.pipetables import is_title_line
 from reportgen.check.readers.protocol import Found, Reading
-from reportgen.check.readers.published import PM, UNITS, malformed, parse_number, sibling_id
+from reportgen.check.readers.published import (
+    PM,
+    UNITS,
+    alternatives,
+    header_unit,
+    malformed,
+    parse_number,
+    sibling_id,
+    unit_named,
+)
 from reportgen.check.readers.reported import Lines, Reported, Token
 from reportgen.check.readers.shape import Grid, TableShape, normalize
+from reportgen.metrics.display import QUANTITIES
 
 _MARK = re.compile(r"^[*†‡§¶#,]+$")
+
+
+def _is_mark(text: str, shape: TableShape) -> bool:
+    """Whether a token is only footnote marks: a lint's symbols, or a letter the table marks
+    its cells with, written apart from its cell ("1.27 d", "unreachable a")."""
+    return _MARK.match(text) is not None or (len(text) == 1 and text in shape.marks)
+
+
 _UNIT = re.compile(rf"^({UNITS})$")
 _PARENS = re.compile(r"\([^()]*\)")
-_GLUED = re.compile(r"^(tok/s|ms)(?=[A-Za-z0-9])")
+# a unit PDF text runs into the word after it: "ms" or one with a slash ("tok/s", "USD/Mtok")
+_GLUED = re.compile(
+    rf"^({alternatives(u for u in QUANTITIES if '/' in u or u == 'ms')})(?=[A-Za-z0-9])"
+)
 
 
 def tokens(lines: Lines, skip: set[int]) -> list[Token]:
@@ -106,8 +127,7 @@ def _written_unit(toks: Sequence[Token], at: int) -> tuple[str | None, int]:
         i += 1
         if ")" in toks[i - 1].text:
             break
-    found = re.search(r"\b(tok/s|ms|s)\b", text)
-    return (found.group(1) if found else None), i
+    return unit_named(text.replace("(", " ").replace(")", " ")), i
 
 
 Place = tuple[int, int, str]  # where a unit is written: line, column, the text that writes it
@@ -217,7 +237,7 @@ def _cells(
     i = at
     for j, (k, unit) in enumerate(head.columns):
         column = grid.columns[k]
-        while i < limit and _MARK.match(toks[i].text):
+        while i < limit and _is_mark(toks[i].text, shape):
             i += 1
         if i >= limit:
             break
@@ -227,9 +247,10 @@ def _cells(
             continue
         tok = toks[i]
         metric = shape.cell(label, column)
-        parsed = parse_number(tok.text)
+        text = tok.text if parse_number(tok.text) else shape.unmarked(tok.text)
+        parsed = parse_number(text)
         if parsed is None:
-            why = malformed(tok.text)
+            why = malformed(text)
             if why is None:
                 break  # not this table any more
             yield Reported(
@@ -276,19 +297,27 @@ def _cells(
         for _ in range(size - 1):  # the words after a number in the built cell: "(better)"
             if i < len(toks) and parse_number(toks[i].text) is None and not malformed(toks[i].text):
                 i += 1
+        # the caption's unit speaks for a column whose built header names none of its own
+        caption = None if header_unit(column) else head.unit
         yield Reported(
             line=tok.line,
             col=tok.col,
-            text=tok.text,
+            text=text,
             value=value,
             decimals=decimals,
-            unit=written or unit or head.unit,
+            unit=written or unit or caption,
             metric_id=metric,
             table=shape.id,
             row=label,
             column=column,
             unit_soft=not (written or unit),
-            unit_from=None if written else head.places[j] if unit else head.unit_at,
+            unit_from=None
+            if written
+            else head.places[j]
+            if unit
+            else head.unit_at
+            if caption
+            else None,
         )
     yield i
 
@@ -344,7 +373,7 @@ def _rows(
     out: list[Reported] = []
     i, left = head.end, dict(enumerate(_label_words(label) for label, _ in grid.rows))
     while left:
-        while i < limit and _MARK.match(toks[i].text):
+        while i < limit and _is_mark(toks[i].text, shape):
             i += 1
         if i >= limit:
             break
@@ -379,7 +408,7 @@ def _bare(
     }
     firsts = {words[0] if words else "" for words in map(_label_words, (r for r, _ in grid.rows))}
     for start in range(at, min(at + 80, limit)):
-        if "" not in firsts and _first_word(toks, start) not in firsts:
+        if "" not in firsts and _first_word(toks, start, shape) not in firsts:
             continue  # no row label starts here (most starts end here)
         found = _rows(toks, _Header(start=start, end=start, columns=columns), shape, grid, limit)
         # Without a header to go by, numbers are this table's only when every cell is there,
@@ -409,9 +438,9 @@ def _may_start(toks: Sequence[Token], at: int, labels: frozenset[str]) -> bool:
     return not labels
 
 
-def _first_word(toks: Sequence[Token], at: int) -> str:
+def _first_word(toks: Sequence[Token], at: int, shape: TableShape) -> str:
     """The first word at or after token `at`, past footnote marks and tokens without words."""
-    while at < len(toks) and (_MARK.match(toks[at].text) or not toks[at].words):
+    while at < len(toks) and (_is_mark(toks[at].text, shape) or not toks[at].words):
         at += 1
     return toks[at].words[0] if at < len(toks) else ""
 

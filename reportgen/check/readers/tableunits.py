@@ -25,12 +25,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from reportgen.check.readers.reported import Reported
-from reportgen.metrics.display import unit_factor
+from reportgen.metrics.display import QUANTITIES, unit_factor
 from reportgen.metrics.registry import MetricValue
 
-# units of a quantity a caption may name; a caption's unit does not speak for the others
-# (ratios, percentages, counts of requests or tokens)
-QUANTITIES = frozenset({"s", "ms", "tok/s", "req/s", "tok/s/GPU", "tok/s/W", "J/tok"})
+# A caption's unit speaks for the numbers of a quantity (`metrics.display.QUANTITIES`: times,
+# rates, throughputs, costs), not for ratios, percentages or counts of requests or tokens.
 _OTHER = {"s": "ms", "ms": "s"}
 
 

@@ -1,0 +1,157 @@
+"""The units the readers know come from the display rules (`reportgen.metrics.display.UNITS`):
+a number, a column header and a table caption are read in tok/s/GPU and USD/Mtok as in any
+other unit, "tok/s" is never read out of "tok/s/GPU", and a table's footnote letters ("1.27 d",
+"unreachable a") are marks, not part of a cell. The end-to-end tests check edited copies of the
+synthetic frontier article's `published.md`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reportgen.check.compare import check_article
+from reportgen.check.readers.published import header_unit, parse_number, unit_named
+from reportgen.check.readers.reported import Reported
+from reportgen.check.readers.shape import TableShape
+from reportgen.check.readers.tableunits import settle_units
+from reportgen.metrics.display import QUANTITIES, UNITS
+from reportgen.metrics.registry import MetricValue
+
+ARTICLE = Path(__file__).resolve().parents[2] / "articles" / "three-configs"
+
+
+def test_a_number_is_read_with_every_unit_a_display_rule_shows() -> None:
+    for unit in UNITS:
+        assert parse_number(f"1,234.5 {unit}") == (1234.5, 1, unit), unit
+        assert parse_number(f"12{unit}") == (12.0, 0, unit), unit
+    assert parse_number("477 tok/s/GPU") == (477.0, 0, "tok/s/GPU")
+    assert parse_number("1.46 USD/Mtok") == (1.46, 2, "USD/Mtok")
+    assert parse_number("477 tok/s/GPUs") is None, "a unit ends where its word does"
+
+
+def test_headers_and_captions_name_the_new_units_whole() -> None:
+    assert header_unit("TP1, 1 GPU (USD/Mtok)") == "USD/Mtok"
+    assert header_unit("Throughput per GPU (tok/s/GPU) (synthetic data)") == "tok/s/GPU"
+    assert header_unit("output tok/s/GPU") == "tok/s/GPU"
+    assert header_unit("TTFT (ms, median)") == "ms"
+    assert header_unit("TP1, 1 GPU") is None
+    assert unit_named("tok/s/GPU, median") == "tok/s/GPU"
+    assert unit_named("tok/s/GPUs") is None, "never tok/s out of a longer word"
+    for unit in QUANTITIES:
+        assert header_unit(f"Some column ({unit})") == unit, unit
+
+
+def _shape(marks: str) -> TableShape:
+    return TableShape(
+        id="t", title="T", unit_words="", cell=lambda _r, _c: None, marks=frozenset(marks)
+    )
+
+
+def test_a_table_s_footnote_letters_are_marks_beside_a_number_or_a_dash() -> None:
+    table = _shape("acd")
+    assert table.unmarked("1.27d") == "1.27"
+    assert table.unmarked("1.27 d") == "1.27"
+    assert table.unmarked("19.47a*") == "19.47"
+    assert table.unmarked("\u2014c") == "\u2014"
+    assert table.unmarked("1.27b") == "1.27b", "b is no mark of this table"
+    assert table.unmarked("unreachablea") == "unreachablea", "a letter after a letter is a word's"
+    assert parse_number(table.unmarked("1.27 d")) == (1.27, 2, None)
+
+
+def _value(unit: str) -> MetricValue:
+    return MetricValue(
+        id="frontier.tp1.at_20.tok_s_per_gpu",
+        key="frontier.tok_s_per_gpu",
+        value=548.05,
+        unit=unit,
+        source="computed",  # type: ignore[arg-type]
+        file="tp1.json",
+        sha256="",
+        provenance="synthetic",
+        pointer="",
+    )
+
+
+@pytest.mark.parametrize(
+    ("header", "unit"), [("TP1 (USD/Mtok)", "tok/s/GPU"), ("A (tok/s/GPU)", "USD/Mtok")]
+)
+def test_a_header_naming_another_quantity_s_unit_is_one_error_at_the_header(
+    header: str, unit: str
+) -> None:
+    said = header_unit(header)
+    cells = [
+        Reported(
+            line=5 + k,
+            col=8,
+            text="548",
+            value=548.0,
+            decimals=0,
+            unit=said,
+            metric_id="m",
+            unit_from=(3, 7, header),
+        )
+        for k in range(3)
+    ]
+    settled, problems = settle_units(cells, lambda _id: _value(unit))
+    assert [(p.line, p.col, p.text) for p in problems] == [(3, 7, header)]
+    assert f"names {said}, but" in problems[0].message
+    assert all(r.unit is None for r in settled), "its cells are then judged as the article shows"
+
+
+def _check(tmp_path: Path, text: str) -> list[str]:
+    copy = tmp_path / "copy.md"
+    copy.write_text(text, encoding="utf-8")
+    result = check_article(ARTICLE, [copy], build_dir=tmp_path / "none")
+    (source,) = [s for s in result.sources if s.source == str(copy)]
+    return [f"{i.line}:{i.col} {i.kind} {i.message}" for i in source.items]
+
+
+def _published() -> str:
+    return (ARTICLE / "published.md").read_text(encoding="utf-8")
+
+
+def test_the_published_copy_with_marks_and_units_in_words_checks_clean(tmp_path: Path) -> None:
+    text = (
+        _published()
+        .replace("477 tok/s/GPU", "477 tok/s per GPU")
+        .replace("1.46 USD/Mtok", "1.46 USD per million output tokens")
+        .replace("| 1 | 19.47 | 23.46 |", "| 1 | 19.47 a | 23.46a |")
+        .replace("| 64 | — | 1.04 |", "| 64 | —b | 1.04 a |")
+    )
+    assert text.count("a |") >= 3
+    assert _check(tmp_path, text) == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        ("477 tok/s/GPU", "477 tok/s", "is shown in tok/s but"),
+        ("477 tok/s/GPU", "477 USD/Mtok", "is shown in USD/Mtok but"),
+        ("1.46 USD/Mtok", "1.46 tok/s/GPU", "is shown in tok/s/GPU but"),
+        ("1.46 USD/Mtok", "1.47 USD/Mtok", "shows 1.47 but the run files give 1.46 USD/Mtok"),
+    ],
+)
+def test_a_number_in_prose_is_read_with_its_unit(
+    tmp_path: Path, old: str, new: str, said: str
+) -> None:
+    errors = _check(tmp_path, _published().replace(old, new))
+    assert len(errors) == 1 and " mismatch " in errors[0] and said in errors[0], errors
+
+
+def test_a_wrong_unit_over_a_table_is_one_error_where_it_is_named(tmp_path: Path) -> None:
+    text = _published()
+    lines = text.splitlines()
+    header = next(k for k, line in enumerate(lines) if line.startswith("| concurrent |")) + 1
+    heading = lines.index("## Cost per million output tokens (USD/Mtok)") + 1
+    wrong_header = text.replace(
+        "| concurrent | TP1, 1 GPU |", "| concurrent | TP1, 1 GPU (tok/s/GPU) |", 1
+    )
+    errors = _check(tmp_path, wrong_header)
+    assert len(errors) == 1 and errors[0].startswith(f"{header}:"), errors
+    assert "names tok/s/GPU, but tp1.decode.4K.c1.usd_per_mtok is in USD/Mtok" in errors[0]
+    wrong_caption = text.replace(
+        "## Cost per million output tokens (USD/Mtok)", "## Cost per million output tokens (tok/s)"
+    )
+    errors = _check(tmp_path, wrong_caption)
+    assert len(errors) == 1 and errors[0].startswith(f"{heading}:"), errors
