@@ -46,6 +46,7 @@ from reportgen.metrics.compare import with_comparisons
 from reportgen.metrics.lints import lint
 from reportgen.metrics.lints.findings import Finding
 from reportgen.metrics.registry import MetricSet
+from reportgen.metrics.slo import with_slo
 from reportgen.resources import template_dir
 
 
@@ -139,7 +140,7 @@ def render_article(
     article, metrics = loaded if loaded is not None else article_metrics(folder)
     reviewed = review(article, (*consistency(article, metrics), *lint(metrics)))
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
-    metrics = with_frontiers(article, with_comparisons(metrics, pairs))
+    metrics = with_slo(with_frontiers(article, with_comparisons(metrics, pairs)), article.slo)
     findings = reviewed.findings
     context = build_context(
         article,
