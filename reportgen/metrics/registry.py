@@ -514,7 +514,7 @@ _SLO = _defs(
         key="load.slo_attainment",
         id_pattern=f"{_LOAD}.slo_attainment",
         title="SLO attainment",
-        unit="",
+        unit="share",
         formula="requests that completed and meet every per-request objective of [slo] / "
         "(completed + failed requests); a failed request is a miss; only from per-request records",
         version=1,
@@ -548,7 +548,7 @@ _SLO = _defs(
             key=f"load.slo_{name}_met",
             id_pattern=f"{_LOAD}.slo_{name}_met",
             title=f"{words} objective met at its percentile",
-            unit="",
+            unit="verdict",
             formula=f"1 when the load point's declared percentile of {words} (load.{q}.pNN, "
             "from records, else the tool's summary) is at most the objective's limit, else 0",
             version=1,
@@ -564,7 +564,7 @@ _SLO = _defs(
         key="load.slo_met",
         id_pattern=f"{_LOAD}.slo_met",
         title="Load point meets the SLOs",
-        unit="",
+        unit="verdict",
         formula="1 when every percentile objective is met and load.slo_attainment >= [slo] "
         "attainment (completed / (completed + failed) when no objective is per request), else 0",
         version=1,

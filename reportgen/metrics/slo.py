@@ -202,7 +202,7 @@ def _point_values(base: MetricValue, judged: Judged, slo: Slo) -> Iterator[Metri
     where = f"{slo.words()}; failed requests count as misses"
     if judged.total and judged.good is not None:
         share = f"{judged.good} of {judged.total} requests (completed + failed) meet them"
-        yield _derived(base, "load.slo_attainment", judged.good / judged.total, "", share)
+        yield _derived(base, "load.slo_attainment", judged.good / judged.total, "share", share)
         if judged.good_tokens is not None and judged.duration_s:
             window = f"{share}, over the {judged.duration_s:g} s window; {where}"
             yield _derived(
@@ -213,9 +213,9 @@ def _point_values(base: MetricValue, judged: Judged, slo: Slo) -> Iterator[Metri
             )
     for o, verdict in judged.verdicts:
         if verdict is not None:
-            yield _derived(base, o.verdict_key, float(verdict), "", o.words())
+            yield _derived(base, o.verdict_key, float(verdict), "verdict", o.words())
     if judged.meets is not None:
-        yield _derived(base, "load.slo_met", float(judged.meets), "", where)
+        yield _derived(base, "load.slo_met", float(judged.meets), "verdict", where)
 
 
 def _points_of(run: SweepRun) -> dict[str, LoadPoint]:

@@ -136,7 +136,7 @@ class CellBuilder:
 
     def number(self, value: MetricValue, column: Column | None) -> CellView:
         if value.key in VERDICT_KEYS:  # an SLO's verdict, in words
-            return CellView(Markup("meets" if value.value else "misses"))
+            return CellView(Markup("meets" if value.value else "misses"), missing=True)  # a word
         try:
             display = _column_display(value, column)
         except ValueError as exc:
