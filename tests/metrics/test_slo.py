@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from helpers_articles import MEASURED, built_article, built_page
 
-from reportgen.article.source.manifest import load_article
 from reportgen.article.build import render_article
+from reportgen.article.source.manifest import load_article
 from reportgen.check.compare import article_shape, check_published
 from reportgen.check.readers.sources import read_published
 from reportgen.check.result import expected_numbers
