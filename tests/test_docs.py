@@ -39,7 +39,7 @@ def key_paths(node: dict[str, Any], path: str = "") -> Iterator[str]:
 
 PATHS = sorted(set(key_paths(SCHEMA)))
 # The doc's key tables: a first column of `path` in backticks.
-DOC_PATHS = set(re.findall(r"^\| `([a-z_\[\].]+)` \|", DOC, re.MULTILINE))
+DOC_PATHS = set(re.findall(r"^\| `([a-z0-9_\[\].]+)` \|", DOC, re.MULTILINE))
 
 
 def test_the_walk_sees_the_whole_schema() -> None:

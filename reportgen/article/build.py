@@ -47,6 +47,7 @@ from reportgen.metrics.compare import with_comparisons
 from reportgen.metrics.lints import lint
 from reportgen.metrics.lints.findings import Finding
 from reportgen.metrics.registry import MetricSet
+from reportgen.metrics.slo import with_slo
 from reportgen.resources import template_dir
 
 
@@ -141,7 +142,7 @@ def render_article(
     found = (*consistency(article, metrics), *claim_findings(article, metrics), *lint(metrics))
     reviewed = review(article, found)
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
-    metrics = with_frontiers(article, with_comparisons(metrics, pairs))
+    metrics = with_slo(with_frontiers(article, with_comparisons(metrics, pairs)), article.slo)
     findings = reviewed.findings
     context = build_context(
         article,

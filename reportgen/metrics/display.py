@@ -94,6 +94,14 @@ DISPLAY["frontier.tok_s_per_gpu"] = Display(decimals=0, unit="tok/s/GPU")
 DISPLAY["frontier.tok_s"] = Display(decimals=0, unit="tok/s")
 DISPLAY["frontier.ratio"] = RATIO
 DISPLAY["frontier.usd_per_mtok"] = Display(decimals=2, unit="USD/Mtok")
+DISPLAY["load.slo_attainment"] = Display(decimals=0, unit="%", scale=100.0)
+DISPLAY["load.goodput_req_s"] = Display(decimals=2, unit="req/s")
+DISPLAY["load.goodput_tok_s"] = Display(decimals=1, unit="tok/s")
+for _verdict in ("ttft", "itl", "e2e"):  # 1 or 0; a table shows "meets" or "misses"
+    DISPLAY[f"load.slo_{_verdict}_met"] = Display(decimals=0, unit="")
+DISPLAY["load.slo_met"] = Display(decimals=0, unit="")
+DISPLAY["slo.max_concurrency"] = Display(decimals=0, unit="requests")
+DISPLAY["slo.max_rate"] = Display(decimals=2, unit="req/s", trim=True)
 
 
 def display_for(value: MetricValue) -> Display:

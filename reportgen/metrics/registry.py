@@ -543,6 +543,92 @@ _FRONTIER = _defs(
     ),
 )
 
+_SLO_READS = ("the load point's request records", "[slo]")
+_SLO = _defs(
+    MetricDef(
+        key="load.slo_attainment",
+        id_pattern=f"{_LOAD}.slo_attainment",
+        title="SLO attainment",
+        unit="share",
+        formula="requests that completed and meet every per-request objective of [slo] / "
+        "(completed + failed requests); a failed request is a miss; only from per-request records",
+        version=1,
+        reads=_SLO_READS,
+        better="higher",
+    ),
+    MetricDef(
+        key="load.goodput_req_s",
+        id_pattern=f"{_LOAD}.goodput_req_s",
+        title="Request goodput",
+        unit="req/s",
+        formula="requests that meet every per-request objective of [slo] / the load point's "
+        "measured window; only from per-request records",
+        version=1,
+        reads=(*_SLO_READS, "the measured window"),
+        better="higher",
+    ),
+    MetricDef(
+        key="load.goodput_tok_s",
+        id_pattern=f"{_LOAD}.goodput_tok_s",
+        title="Token goodput",
+        unit="tok/s",
+        formula="output tokens of the requests that meet every per-request objective of [slo] / "
+        "the load point's measured window; only from per-request records",
+        version=1,
+        reads=(*_SLO_READS, "the measured window"),
+        better="higher",
+    ),
+    *(
+        MetricDef(
+            key=f"load.slo_{name}_met",
+            id_pattern=f"{_LOAD}.slo_{name}_met",
+            title=f"{words} objective met at its percentile",
+            unit="verdict",
+            formula=f"1 when the load point's declared percentile of {words} (load.{q}.pNN, "
+            "from records, else the tool's summary) is at most the objective's limit, else 0",
+            version=1,
+            reads=(f"load.{q}", "[slo]"),
+        )
+        for name, q, words in (
+            ("ttft", "ttft_s", "TTFT"),
+            ("itl", "itl_s", "ITL"),
+            ("e2e", "latency_s", "end-to-end latency"),
+        )
+    ),
+    MetricDef(
+        key="load.slo_met",
+        id_pattern=f"{_LOAD}.slo_met",
+        title="Load point meets the SLOs",
+        unit="verdict",
+        formula="1 when every percentile objective is met and load.slo_attainment >= [slo] "
+        "attainment (completed / (completed + failed) when no objective is per request), else 0",
+        version=1,
+        reads=("load.slo_attainment", "the percentile objectives' verdicts", "[slo]"),
+    ),
+    MetricDef(
+        key="slo.max_concurrency",
+        id_pattern="slo.max_concurrency",
+        title="Highest concurrency that meets the SLOs",
+        unit="requests",
+        formula="the highest concurrency of the run whose load point meets the SLOs "
+        "(load.slo_met = 1), every higher load point missing them; none when one cannot be judged",
+        version=1,
+        reads=("load.slo_met", "load.concurrency"),
+        better="higher",
+    ),
+    MetricDef(
+        key="slo.max_rate",
+        id_pattern="slo.max_rate",
+        title="Highest request rate that meets the SLOs",
+        unit="req/s",
+        formula="the highest request rate of the run whose load point meets the SLOs "
+        "(load.slo_met = 1), every higher load point missing them; none when one cannot be judged",
+        version=1,
+        reads=("load.slo_met", "load.rate"),
+        better="higher",
+    ),
+)
+
 DEFINITIONS: dict[str, MetricDef] = {
     **_BASE,
     **_efficiency_defs(),
@@ -550,6 +636,7 @@ DEFINITIONS: dict[str, MetricDef] = {
     **_COMPARE,
     **_CLAIMS,
     **_FRONTIER,
+    **_SLO,
 }
 
 

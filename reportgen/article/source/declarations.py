@@ -11,6 +11,7 @@ from typing import Literal
 from reportgen.errors import Problem
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.cost import Price
+from reportgen.metrics.slo import Slo
 from reportgen.model import Scalar, Setup
 
 
@@ -226,6 +227,7 @@ class ArticleSource:
     # build records it was built from, and `check` compares
     digests: FrozenDict[str, str] = FrozenDict()
     cost: Price | None = None  # [cost]: the GPU-hour price costs are computed from
+    slo: Slo | None = None  # [slo]: the service-level objectives load points are judged by
 
     @property
     def setup(self) -> Setup:

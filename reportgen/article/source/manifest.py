@@ -33,6 +33,7 @@ from reportgen.fileio import read_input
 from reportgen.formats.schema.validate import check
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.cost import Price
+from reportgen.metrics.slo import PERCENTILES, Objective, Slo
 from reportgen.model import Setup
 
 MANIFEST = "article.toml"
@@ -151,6 +152,53 @@ def _price(raw: dict[str, Any] | None) -> Price | None:
     return Price(float(raw["gpu_hour_usd"]), raw["source"], raw["date"])
 
 
+def _slo(reader: ManifestReader, raw: dict[str, Any] | None) -> tuple[Slo | None, list[Problem]]:
+    """The `[slo]` table as objectives; the schema checks each key's type, this what the schema
+    cannot: each objective is at a percentile or per request (one of the two), and at least one
+    objective is declared."""
+    if raw is None:
+        return None, []
+    problems, objectives = [], []
+    for name, spec in raw.items():
+        if name == "attainment":
+            continue
+        at = f"/slo/{name}"
+        if name == "tpot_ms":
+            problems.append(
+                reader.problem(
+                    at,
+                    "declare it as itl_ms: reportgen's per-request ITL is the request's mean time "
+                    "between output tokens, (end-to-end - TTFT) / (output tokens - 1), which "
+                    "other tools call TPOT",
+                )
+            )
+            continue
+        if ("p" in spec) == bool(spec.get("per_request")):
+            problems.append(
+                reader.problem(
+                    at,
+                    f"{name} needs one of p (a percentile of the load point's requests: "
+                    "50, 90, 95, 99) or per_request = true (each request must meet it)",
+                )
+            )
+            continue
+        if "p" in spec and spec["p"] not in PERCENTILES:
+            problems.append(
+                reader.problem(
+                    f"{at}/p",
+                    f"p = {spec['p']}: reportgen computes a load point's percentiles "
+                    f"{', '.join(map(str, PERCENTILES))}; pick one of them",
+                )
+            )
+            continue
+        objectives.append(Objective(name, float(spec["max"]), spec.get("p")))
+    if not objectives and not problems:
+        problems.append(
+            reader.problem("/slo", "[slo] declares no objective: add ttft_ms, itl_ms or e2e_s")
+        )
+    return Slo(tuple(objectives), float(raw["attainment"])), problems
+
+
 def _frontier_tables(
     problems: list[Problem], sections: tuple[Section, ...], data: dict[str, Any]
 ) -> None:
@@ -210,6 +258,8 @@ def load_article(folder: Path) -> ArticleSource:
             problems.append(
                 reader.problem("/cost/date", f"{data['cost']['date']!r} is not a date: {exc}")
             )
+    slo, slo_problems = _slo(reader, data.get("slo"))
+    problems += slo_problems
     files = [(name, r.place) for r in runs for name in r.files]
     _unique(problems, "run file", files)
     problems += _absent_run_files(reader, folder, data, text)
@@ -241,6 +291,7 @@ def load_article(folder: Path) -> ArticleSource:
             for i, a in enumerate(data.get("acknowledge", []))
         ),
         cost=_price(data.get("cost")),
+        slo=slo,
     )
     prose = [t for t in (article.status, *(s.prose for s in sections)) if t is not None]
     drafts = source_drafts(Text(text=text, file=label, line=1), prose)

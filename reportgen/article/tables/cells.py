@@ -15,6 +15,7 @@ from reportgen.errors import InputError
 from reportgen.metrics.display import Display, format_number, shown_in
 from reportgen.metrics.lints.findings import LINTS, Finding
 from reportgen.metrics.registry import DEFINITIONS, CellState, MetricSet, MetricValue, split_metric
+from reportgen.metrics.slo import NO_RECORDS, PER_REQUEST_KEYS, VERDICT_KEYS
 from reportgen.model import Scalar
 
 MARKS = "*†‡§¶#"
@@ -134,6 +135,8 @@ class CellBuilder:
         self.footnotes = Footnotes(tuple(notes.lint_marks.values()))
 
     def number(self, value: MetricValue, column: Column | None) -> CellView:
+        if value.key in VERDICT_KEYS:  # an SLO's verdict, in words
+            return CellView(Markup("meets" if value.value else "misses"), missing=True)  # a word
         try:
             display = _column_display(value, column)
         except ValueError as exc:
@@ -176,9 +179,12 @@ class CellBuilder:
         form = "{} \u00b1 {}" if mode == "pm" else "{} [{}, {}]"
         return Markup(form).format(*spans), f"{value.id}.rep_mean"
 
-    def absent(self, state: CellState | None) -> CellView:
+    def absent(self, state: CellState | None, metric: str | None = None) -> CellView:
+        key = None if metric is None else split_metric(metric)[0]
         if state is None:
             text, word = "not measured: the run has no such cell", "—"
+        elif state.status == "ok" and (key in PER_REQUEST_KEYS or key in VERDICT_KEYS):
+            text, word = NO_RECORDS, "—"
         elif state.status == "ok":
             text, word = "measured, but the cell holds no samples for this metric", "—"
         else:

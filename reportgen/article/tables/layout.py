@@ -39,6 +39,7 @@ from reportgen.metrics.display import display_of, units_named
 from reportgen.metrics.frontier import Level
 from reportgen.metrics.lints.findings import Finding
 from reportgen.metrics.registry import MetricSet, split_metric
+from reportgen.metrics.slo import SLO_KEYS
 from reportgen.model import Scalar
 
 
@@ -118,7 +119,9 @@ def _grid(b: CellBuilder) -> TableView:
         for c in cols:
             value = index.get((r, c))
             cells.append(
-                b.number(value, None) if value is not None else b.absent(state_of.get((r, c)))
+                b.number(value, None)
+                if value is not None
+                else b.absent(state_of.get((r, c)), decl.metric)
             )
         out_rows.append((axis_label(decl.rows, r, b.article), tuple(cells)))
     headers = tuple(axis_label(decl.columns, c, b.article) for c in cols)
@@ -157,10 +160,12 @@ def _points(b: CellBuilder) -> TableView:
             if value is not None:
                 cells.append(b.number(value, column))
             else:
+                judged = split_metric(column.metric)[0] in SLO_KEYS  # why an ok cell has none
                 state = next(
-                    (c for c in states if c.coord(decl.rows) == r and c.status != "ok"), None
+                    (c for c in states if c.coord(decl.rows) == r and (c.status != "ok" or judged)),
+                    None,
                 )
-                cells.append(b.absent(state))
+                cells.append(b.absent(state, column.metric))
         out_rows.append((axis_label(decl.rows, r, b.article), tuple(cells)))
     corner = (
         decl.corner

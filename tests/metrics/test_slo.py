@@ -1,0 +1,273 @@
+"""SLO attainment, goodput, percentile verdicts and the highest load (`metrics/slo.py`), each
+against an independent numpy computation on the same per-request arrays; the `[slo]` errors of
+article.toml; and a published copy with one goodput number changed.
+
+The load points here are synthetic (drawn from a seeded generator) and labelled so in their
+provenance; the article tests use a copy of the measured two-tool article with objectives
+declared (`tests/data/slo/`: its `[slo]`, a section with a table per tool, and its prose).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers_articles import MEASURED, built_article
+
+from reportgen.article.build import render_article
+from reportgen.article.source.manifest import load_article
+from reportgen.check.compare import article_shape, check_published
+from reportgen.check.readers.sources import read_published
+from reportgen.check.result import expected_numbers
+from reportgen.errors import InputError
+from reportgen.frozendict import FrozenDict
+from reportgen.metrics.compute import compute
+from reportgen.metrics.slo import Objective, Slo, highest, with_slo
+from reportgen.model import LoadPoint, Provenance, RequestSample, SourceFile, Summary, SweepRun
+
+SLO = Slo(
+    (
+        Objective("ttft_ms", 400.0, 90),
+        Objective("itl_ms", 25.0, None),
+        Objective("e2e_s", 3.0, None),
+    ),
+    0.5,
+)
+
+
+SLO_PARTS = Path(__file__).resolve().parents[1] / "data" / "slo"
+
+
+@pytest.fixture(scope="module")
+def slo_article(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The measured two-tool article with objectives declared, and a section judging each load
+    point against them."""
+    folder = tmp_path_factory.mktemp("slo") / "tiny-llamacpp-two-tools"
+    shutil.copytree(MEASURED, folder)
+    toml = folder / "article.toml"
+    text = toml.read_text(encoding="utf-8")
+    slo = (SLO_PARTS / "slo.toml").read_text(encoding="utf-8")
+    section = (SLO_PARTS / "section.toml").read_text(encoding="utf-8")
+    setup = '[[sections]]\nkind = "setup"'
+    assert "\n[[runs]]" in text and setup in text
+    text = text.replace("\n[[runs]]", f"\n{slo}\n[[runs]]", 1).replace(setup, f"{section}\n{setup}")
+    toml.write_text(text, encoding="utf-8")
+    shutil.copy(SLO_PARTS / "slo.md", folder / "slo.md")
+    return folder
+
+
+def _arrays(seed: int, n: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {
+        "ttft": rng.uniform(0.05, 0.6, n),
+        "itl": rng.uniform(0.01, 0.04, n),
+        "latency": rng.uniform(0.5, 4.0, n),
+        "out": rng.integers(1, 200, n),
+        "done": rng.random(n) > 0.15,  # about one request in seven failed
+    }
+
+
+def _point(label: str, concurrency: int, a: dict[str, np.ndarray], duration: float) -> LoadPoint:
+    samples = tuple(
+        RequestSample(
+            f"/points/{label}/requests/{i}",
+            float(a["ttft"][i]) if a["done"][i] else 0.0,
+            float(a["latency"][i]),
+            float(a["itl"][i]) if a["done"][i] and a["out"][i] > 1 else 0.0,
+            100,
+            int(a["out"][i]),
+            bool(a["done"][i]),
+        )
+        for i in range(len(a["ttft"]))
+    )
+    done = int(a["done"].sum())
+    return LoadPoint(
+        pointer=f"/points/{label}",
+        label=label,
+        concurrency=concurrency,
+        rate=None,
+        strategy="concurrent",
+        status="ok",
+        reason=None,
+        duration_s=duration,
+        output_tokens=int(a["out"][a["done"]].sum()),
+        aggregate_tok_s=None,
+        requests_ok=done,
+        requests_failed=len(samples) - done,
+        samples=samples,
+    )
+
+
+def _run(points: tuple[LoadPoint, ...]) -> SweepRun:
+    source = SourceFile(
+        label="synthetic.json",
+        sha256="0" * 64,
+        format="test",
+        tool="test 1",
+        format_version="1",
+        provenance=Provenance(status="synthetic", generator="tests/metrics/test_slo.py"),
+    )
+    return SweepRun(source=source, engine=None, model=None, points=points)
+
+
+def _expected(a: dict[str, np.ndarray], duration: float) -> tuple[float, float, float]:
+    """Attainment, request goodput and token goodput by numpy, from the same arrays."""
+    decoded = a["done"] & (a["out"] > 1)
+    itl_ok = ~decoded | (a["itl"] <= 0.025)  # one output token: no gap to judge
+    good = a["done"] & itl_ok & (a["latency"] <= 3.0)
+    return good.mean(), good.sum() / duration, a["out"][good].sum() / duration
+
+
+def test_attainment_and_goodput_match_numpy_with_failed_requests() -> None:
+    arrays = {"c1": _arrays(1, 60), "c8": _arrays(2, 400)}
+    durations = {"c1": 30.0, "c8": 45.0}
+    run = _run(tuple(_point(k, int(k[1:]), a, durations[k]) for k, a in arrays.items()))
+    metrics = with_slo(compute([run]), SLO)
+    for label, a in arrays.items():
+        assert not a["done"].all()  # the case under test: some requests failed
+        share, req_s, tok_s = _expected(a, durations[label])
+        assert metrics.get(f"load.{label}.slo_attainment").value == pytest.approx(share)  # type: ignore[union-attr]
+        assert metrics.get(f"load.{label}.goodput_req_s").value == pytest.approx(req_s)  # type: ignore[union-attr]
+        assert metrics.get(f"load.{label}.goodput_tok_s").value == pytest.approx(tok_s)  # type: ignore[union-attr]
+        p90 = np.percentile(a["ttft"][a["done"]], 90)
+        met = metrics.get(f"load.{label}.slo_ttft_met")
+        assert met is not None and met.value == float(p90 <= 0.4)
+        whole = metrics.get(f"load.{label}.slo_met")
+        assert whole is not None and whole.value == float(p90 <= 0.4 and share >= 0.5)
+
+
+def test_a_tool_that_keeps_only_completed_records_counts_its_failures_as_misses() -> None:
+    a = _arrays(3, 80)
+    a["done"][:] = True
+    point = _point("c2", 2, a, 20.0)
+    failed = 9  # GuideLLM's shape: failed requests counted, not recorded
+    point = LoadPoint(**{**point.__dict__, "requests_failed": failed})
+    metrics = with_slo(compute([_run((point,))]), SLO)
+    good = (a["itl"] <= 0.025) & (a["latency"] <= 3.0)
+    value = metrics.get("load.c2.slo_attainment")
+    assert value is not None and value.value == pytest.approx(good.sum() / (len(good) + failed))
+
+
+def test_a_summary_only_file_gets_percentile_verdicts_and_no_attainment() -> None:
+    a = _arrays(4, 50)
+    point = _point("c4", 4, a, 20.0)
+    p90 = float(np.percentile(a["ttft"], 90))
+    point = LoadPoint(
+        **{
+            **point.__dict__,
+            "samples": (),
+            "summaries": FrozenDict({"ttft_s": Summary(p50=p90 / 2, p90=p90, n=50)}),
+        }
+    )
+    metrics = with_slo(compute([_run((point,))]), SLO)
+    ids = {v.id for v in metrics.values}
+    assert "load.c4.slo_ttft_met" in ids
+    assert metrics.get("load.c4.slo_ttft_met").value == float(p90 <= 0.4)  # type: ignore[union-attr]
+    for absent in ("slo_attainment", "goodput_req_s", "goodput_tok_s"):
+        assert f"load.c4.{absent}" not in ids
+    # a per-request objective cannot be judged: the point meets only if no percentile misses
+    assert ("load.c4.slo_met" in ids) == (p90 > 0.4)
+
+
+def test_the_table_says_why_a_summary_only_file_has_no_goodput(slo_article: Path) -> None:
+    built, _ = built_article(slo_article)
+    view = next(t for t in built.tables if t.decl.id == "slo-aiperf")
+    notes = " ".join(str(text) for _, text in view.footnotes)
+    assert "summary statistics, not each request" in notes
+    goodput = view.columns.index("goodput (req/s)")
+    assert all(row[goodput].missing for _, row in view.rows)
+
+
+@pytest.mark.parametrize(
+    ("loads", "want"),
+    [
+        ([(1, True), (2, True), (4, False), (8, False)], 2),
+        ([(1, True), (2, False), (4, True)], 4),  # the highest meeting point
+        ([(1, True), (2, None), (4, False)], None),  # a higher one cannot be judged
+        ([(1, False), (4, False)], None),
+        ([(4, True), (1, False)], 4),
+    ],
+)
+def test_the_highest_load_that_meets_the_slos(
+    loads: list[tuple[float, bool | None]], want: float | None
+) -> None:
+    met = [x for x, m in loads if m]
+    judged_above = [
+        x for x, m in loads if met and x > max(met) and m is None
+    ]  # numpy-free restatement: the largest met load when nothing above it is unknown
+    expected = None if not met or judged_above else float(np.max(met))
+    assert highest(loads) == want == expected
+
+
+def test_max_load_comes_out_of_the_computed_points() -> None:
+    arrays = {f"c{c}": _arrays(10 + c, 40) for c in (1, 2, 4)}
+    run = _run(tuple(_point(k, int(k[1:]), a, 10.0) for k, a in arrays.items()))
+    loose = Slo((Objective("e2e_s", 10.0, None),), 0.8)
+    metrics = with_slo(compute([run]), loose)
+    shares = {int(k[1:]): a["done"].mean() for k, a in arrays.items()}
+    want = max((c for c, s in shares.items() if s >= 0.8), default=None)
+    found = metrics.get("slo.max_concurrency")
+    assert (None if found is None else found.value) == want
+
+
+def _with_slo(tmp_path: Path, block: str, slo_article: Path) -> Path:
+    folder = tmp_path / "article"
+    shutil.copytree(slo_article, folder)
+    toml = folder / "article.toml"
+    text = re.sub(r"(?ms)^\[slo\]\n.*?\n\n", block + "\n\n", toml.read_text(encoding="utf-8"))
+    toml.write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        ("[slo]\nttft_ms = { p = 90, max = 1 }", "'attainment' is required"),
+        ("[slo]\nattainment = 0.9\nttft = { p = 90, max = 1 }", "did you mean 'ttft_ms'?"),
+        ("[slo]\nattainment = 0.9\nttft_ms = { p = 97, max = 1 }", "p = 97: reportgen computes"),
+        ("[slo]\nattainment = 0.9\nttft_ms = { max = 1 }", "ttft_ms needs one of p"),
+        (
+            "[slo]\nattainment = 0.9\nttft_ms = { p = 90, per_request = true, max = 1 }",
+            "ttft_ms needs one of p",
+        ),
+        ("[slo]\nattainment = 0.9", "[slo] declares no objective"),
+        ("[slo]\nattainment = 0.9\ntpot_ms = { p = 90, max = 1 }", "declare it as itl_ms"),
+        ("[slo]\nattainment = 1.5\nttft_ms = { p = 90, max = 1 }", "attainment"),
+    ],
+)
+def test_slo_errors_are_located(
+    tmp_path: Path, block: str, message: str, slo_article: Path
+) -> None:
+    folder = _with_slo(tmp_path, block, slo_article)
+    with pytest.raises(InputError) as caught:
+        load_article(folder)
+    problems = caught.value.problems
+    assert any(message in f"{p.pointer}: {p.message}" for p in problems), [
+        p.format() for p in problems
+    ]
+    slo_line = (folder / "article.toml").read_text(encoding="utf-8").splitlines().index("[slo]")
+    assert all(p.line > slo_line for p in problems), [p.format() for p in problems]
+
+
+def test_a_copy_with_a_changed_goodput_is_one_mismatch(tmp_path: Path, slo_article: Path) -> None:
+    page = render_article(slo_article, {"SOURCE_DATE_EPOCH": "0"}).html
+    span = re.compile(
+        r'(<span class="num" data-metric="guidellm\.load\.c4\.goodput_tok_s"[^>]*>)'
+        r"([^<]+)(</span>)"
+    )
+    found = span.search(page)
+    assert found is not None
+    changed = f"{float(found[2].replace(',', '')) + 5:.1f}"
+    copy = tmp_path / "copy.html"
+    copy.write_text(page[: found.start(2)] + changed + page[found.end(2) :], encoding="utf-8")
+    built = render_article(slo_article, {}, charts=True)  # as the page was: its charts too
+    shape = article_shape(built, built.html)
+    expected = expected_numbers(built.article, built.metrics, built.tables)
+    read = read_published(copy)
+    result = check_published(read.lines, read.label, built.metrics, expected, shape, page=read.page)
+    bad = [i for i in result.items if i.severity == "error"]
+    assert [i.kind for i in bad] == ["mismatch"], [(i.kind, i.shown) for i in bad]
+    assert changed in (bad[0].shown or "")
