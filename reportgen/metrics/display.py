@@ -134,9 +134,11 @@ def format_number(x: float, display: Display) -> str:
 COMPARISONS = frozenset({RATIO.unit, DISPLAY["claim.change"].unit})
 # The units a caption, header, axis label or a number in a copy may name: every unit a display
 # rule above shows, so a metric shown in a new unit is read in it everywhere.
+# (A verdict, "meets" or "misses", is shown in no unit: "" is none.)
 UNITS = (
     frozenset(d.unit for d in (*DISPLAY.values(), *_EFFICIENCY.values(), COUNT, REPETITIONS))
     - COMPARISONS
+    - {""}
 )
 # The units that count things: a table's caption names a quantity, and does not speak for a
 # column of counts beside it.

@@ -15,7 +15,7 @@ from reportgen.check.readers.published import header_unit, parse_number, unit_na
 from reportgen.check.readers.reported import Reported
 from reportgen.check.readers.shape import TableShape
 from reportgen.check.readers.tableunits import settle_units
-from reportgen.metrics.display import QUANTITIES, UNITS
+from reportgen.metrics.display import QUANTITIES, UNITS, units_named
 from reportgen.metrics.registry import MetricValue
 
 ARTICLE = Path(__file__).resolve().parents[2] / "articles" / "three-configs"
@@ -155,3 +155,10 @@ def test_a_wrong_unit_over_a_table_is_one_error_where_it_is_named(tmp_path: Path
     )
     errors = _check(tmp_path, wrong_caption)
     assert len(errors) == 1 and errors[0].startswith(f"{heading}:"), errors
+
+
+def test_a_unit_is_never_empty() -> None:
+    """A metric shown in no unit (an SLO verdict) adds no unit: the empty one would be named by
+    every header, and found in every caption."""
+    assert "" not in UNITS and all(u.strip() for u in UNITS)
+    assert units_named("prompt tokens") == set()
