@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from helpers_source import nodes, parsed
 
 PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
@@ -135,6 +136,7 @@ def _package_sources() -> dict[str, str]:
     return sources
 
 
+@pytest.mark.slow
 def test_every_record_of_more_than_four_fields_is_kw_only() -> None:
     bad = positional_records(_package_sources())
     assert not bad, "make these @dataclass(..., kw_only=True):\n" + "\n".join(bad)

@@ -361,6 +361,7 @@ def test_the_search_sees_every_kind_of_reference() -> None:
     assert any(ref.startswith("docs/") for ref in seen)
 
 
+@pytest.mark.slow
 def test_every_reference_resolves() -> None:
     broken = [f"{where}: {ref}" for where, ref, ok in found() if not ok]
     assert broken == []

@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers_articles import ROOT, built_article, plain_copy, table_of
-from scipy import stats as sps
 
 from reportgen.article.build import render_article
 from reportgen.article.page.render import INTERVALS
@@ -42,6 +41,8 @@ def _shown(x: float) -> str:
 
 
 def test_each_cell_interval_is_numpys_and_scipys() -> None:
+    from scipy import stats as sps  # here: the workers that run no such test never import it
+
     built, _ = built_article(FOLDER)
     for conc, own in _aggregates().items():
         x = np.array(own)
@@ -58,6 +59,8 @@ def test_each_cell_interval_is_numpys_and_scipys() -> None:
 
 
 def test_tables_show_the_declared_forms() -> None:
+    from scipy import stats as sps  # here: the workers that run no such test never import it
+
     built, _ = built_article(FOLDER)
     pm = table_of(next(v for v in built.tables if v.id == "aggregate-pm"))
     spread = table_of(next(v for v in built.tables if v.id == "spread"))
@@ -103,6 +106,8 @@ def test_the_chart_draws_error_bars_the_same_bytes_twice() -> None:
 
 
 def test_check_reads_a_published_copy_with_pm_and_interval_cells(tmp_path: Path) -> None:
+    from scipy import stats as sps  # here: the workers that run no such test never import it
+
     copy = tmp_path / "post.txt"
     text = plain_copy(FOLDER)
     assert "\u00b1" in text
@@ -179,6 +184,8 @@ def test_a_misspelled_uncertainty_is_a_located_error(
 @pytest.mark.pdf
 @pytest.mark.process
 def test_the_pdf_shows_the_forms_and_checks(tmp_path: Path) -> None:
+    from scipy import stats as sps  # here: the workers that run no such test never import it
+
     from reportgen.article.build import build
     from reportgen.check.readers.pdftext import pdf_text
 

@@ -8,7 +8,6 @@ import random
 
 import numpy as np
 import pytest
-from scipy.interpolate import PchipInterpolator
 
 from reportgen.metrics.cost import Place, Price, costs, usd_per_mtok
 from reportgen.metrics.frontier import (
@@ -76,6 +75,8 @@ def test_a_level_between_points_is_scipys_pchip_through_the_frontier() -> None:
     front = frontier(_points(pairs))
     xs = np.array([p.x for p in front])
     ys = np.array([p.y for p in front])
+    from scipy.interpolate import PchipInterpolator
+
     reference = PchipInterpolator(xs, ys)
     for level in (18.6, 20.0, 25.5, 30.0, 35.0, 35.9):
         got = at_level(front, level)

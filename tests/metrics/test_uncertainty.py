@@ -8,7 +8,6 @@ import random
 import numpy as np
 import pytest
 from helpers_runs import bench_cell, bench_run, load_matrix
-from scipy import stats as sps
 
 from reportgen.metrics.compute import compute
 from reportgen.metrics.registry import REPEAT_FORMULAS, REPEAT_STATS, UNCERTAINTY_STATS
@@ -23,6 +22,8 @@ def _samples() -> list[list[float]]:
 
 @pytest.mark.parametrize("values", _samples(), ids=lambda v: f"n{len(v)}-{v[0]:.0f}")
 def test_each_statistic_agrees_with_numpy_and_scipy(values: list[float]) -> None:
+    from scipy import stats as sps  # here: the workers that run no such test never import it
+
     s = spread(values)
     x = np.array(values)
     n = len(values)
@@ -41,6 +42,8 @@ def test_each_statistic_agrees_with_numpy_and_scipy(values: list[float]) -> None
 
 @pytest.mark.parametrize("n", range(2, 40))
 def test_the_median_interval_is_the_widest_order_statistics_that_cover_95_percent(n: int) -> None:
+    from scipy import stats as sps  # here: the workers that run no such test never import it
+
     # scipy's binomial: [x(k), x(n-k+1)] covers the median with 1 - 2 P(B <= k - 1).
     def coverage(k: int) -> float:
         return float(1 - 2 * sps.binom.cdf(k - 1, n, 0.5))
@@ -74,6 +77,8 @@ def test_every_repetition_statistic_has_a_formula() -> None:
     "tokens", [[1000, 900, 1200, 1050, 980], [1000, 900, 1200, 1050, 980, 1110]], ids=["r5", "r6"]
 )
 def test_repeated_cells_carry_their_statistics_as_values_of_their_own(tokens: list[int]) -> None:
+    from scipy import stats as sps  # here: the workers that run no such test never import it
+
     # Five, then six repetitions (r1..) of one cell, synthetic values: the median's interval
     # exists from six on.
     runs = [
@@ -107,6 +112,8 @@ def test_repeated_cells_carry_their_statistics_as_values_of_their_own(tokens: li
 
 @pytest.mark.parametrize("df", [1, 2, 3, 4, 4.03, 7.5, 19, 120])
 def test_the_t_quantile_is_scipy_stats(df: float) -> None:
+    from scipy import stats as sps  # here: the workers that run no such test never import it
+
     from reportgen.metrics.uncertainty import t_quantile
 
     assert t_quantile(LEVEL, df) == pytest.approx(float(sps.t.ppf(0.975, df)), rel=1e-12)

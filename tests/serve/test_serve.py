@@ -84,6 +84,7 @@ def reload_after(client: httpx.Client, edit: Callable[[], object]) -> str:
     return page
 
 
+@pytest.mark.slow
 def test_the_page_is_served_with_the_reload_script_and_built_apart(article: Path) -> None:
     before = sorted(p.relative_to(article) for p in article.rglob("*"))
     with serving(article) as (session, client):
@@ -115,6 +116,7 @@ def test_the_page_is_served_with_the_reload_script_and_built_apart(article: Path
     assert sorted(p.relative_to(article) for p in article.rglob("*")) == before
 
 
+@pytest.mark.slow
 def test_a_prose_edit_is_announced_and_the_served_page_changes(article: Path) -> None:
     prose = article / "notes.md"
     text = prose.read_text(encoding="utf-8")
@@ -129,6 +131,7 @@ def test_a_prose_edit_is_announced_and_the_served_page_changes(article: Path) ->
         assert PANEL not in page
 
 
+@pytest.mark.slow
 def test_a_broken_manifest_shows_where_and_keeps_the_last_good_page(article: Path) -> None:
     manifest = article / "article.toml"
     text = manifest.read_text(encoding="utf-8")
@@ -148,6 +151,7 @@ def test_a_broken_manifest_shows_where_and_keeps_the_last_good_page(article: Pat
         assert PANEL not in fixed
 
 
+@pytest.mark.slow
 def test_a_run_file_change_rebuilds(article: Path) -> None:
     run = article / "bench.json"
     raw = run.read_bytes()
