@@ -268,6 +268,7 @@ def test_toml_string_writes_a_lone_surrogate_as_a_replacement() -> None:
     assert tomllib.loads("k = " + toml_string("a\ud800b")) == {"k": "a\ufffdb"}
 
 
+@pytest.mark.sampled
 @pytest.mark.parametrize("text", ["eng\x7fine", "nul\x00 bell\x07", 'q"\\\nline', "\u202e$x$"])
 def test_init_writes_toml_it_reads_back(tmp_path: Path, text: str) -> None:
     files = []

@@ -277,6 +277,7 @@ def test_built_html_is_checked_exactly(built: Built) -> None:
     assert [(i.kind, i.metric) for i in items] == [("missing", value.id)]
 
 
+@pytest.mark.slow
 def test_a_published_html_page(built: Built, tmp_path: Path) -> None:
     page = tmp_path / "published.html"
     value = built.metrics.by_id()["prefill.32K.tok_s"]

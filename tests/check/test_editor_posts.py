@@ -91,6 +91,7 @@ def test_a_true_post_passes_with_nothing_to_report(name: str) -> None:
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", _NAMES)
 def test_the_cli_passes_a_true_post_under_strict(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

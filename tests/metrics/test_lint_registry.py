@@ -227,6 +227,7 @@ def test_every_lint_id_used_anywhere_is_defined() -> None:
     assert not unknown, f"lint ids used but not defined: {unknown}"
 
 
+@pytest.mark.slow
 def test_every_lint_is_named_by_a_test() -> None:
     # "Its test": a test that makes the lint fire, or reads its findings (this module aside).
     tests = {rel for _, rel in lint_id_uses() if rel.startswith("tests/") and rel.endswith(".py")}

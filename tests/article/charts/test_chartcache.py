@@ -178,6 +178,7 @@ def test_a_plot_that_is_not_plain_data_is_refused_as_a_key() -> None:
         key(_plot(lines=(line,)))
 
 
+@pytest.mark.slow
 def test_a_damaged_entry_is_drawn_again_and_replaced(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     drawn = _svgs(SMALL, None)
