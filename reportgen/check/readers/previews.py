@@ -41,6 +41,12 @@ def preview(text: str, metrics: str) -> Preview:
 def _numbers(line: int, raw: str, preview: Preview) -> list[Reported] | None:
     """Each number of `raw` that stands where `preview` has a metric's, or None when the line
     is not `preview` in its words."""
+    if (
+        preview.metrics
+        and preview.metrics[0] is None
+        and not raw.lstrip().startswith(preview.words[0])
+    ):
+        return None  # most lines: not the preview's first word (its title's), and no split
     words = [(found.start() + 1, found.group()) for found in _WORD.finditer(raw)]
     if len(words) != len(preview.words):
         return None
