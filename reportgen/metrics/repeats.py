@@ -9,17 +9,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from reportgen.metrics.registry import REPEAT_STATS, MetricValue
-from reportgen.metrics.uncertainty import spread
+from reportgen.metrics.uncertainty import sorted_median, spread
 from reportgen.model import ProvenanceStatus
 
 # Provenance of a combination: the least trusted of its files'.
 _TRUST: tuple[ProvenanceStatus, ...] = ("measured", "synthetic", "reconstructed")
-
-
-def _median(xs: list[float]) -> float:
-    s = sorted(xs)
-    mid = len(s) // 2
-    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
 
 
 def _spread_values(values: list[float], unit: str) -> Iterator[tuple[str, float, str]]:
@@ -47,7 +41,7 @@ def _combined(group: list[MetricValue]) -> Iterator[MetricValue]:
     counts = [v.n for v in group]
     yield replace(
         first,
-        value=_median(values),
+        value=sorted_median(sorted(values)),
         source="repetitions",
         n=None if None in counts else sum(c or 0 for c in counts),
         summary=None,

@@ -266,24 +266,20 @@ def _max_load(
         if best is None:
             return
         base = next(b for x, b, _ in loads if x == best)
+        basis = (
+            f"the highest {axis} whose load point meets {slo.words()}, every higher one "
+            "missing them; judged at "
+            + ", ".join(b.id.removesuffix(".failed") for _, b, _ in loads)
+        )
+        # a run's value, not a load point's: no place of its own
         yield replace(
-            base,
+            _derived(base, key, best, unit, basis),
             id=f"{base.run}.{key}" if base.id.startswith(f"{base.run}.") else key,
-            key=key,
-            value=best,
-            unit=unit,
-            source="derived",
-            n=None,
-            stat=None,
-            repeats=(),
             context=None,
             concurrency=None,
             point=None,
             rate=None,
             extra=FrozenDict(),
-            basis=f"the highest {axis} whose load point meets {slo.words()}, every higher one "
-            "missing them; judged at "
-            + ", ".join(b.id.removesuffix(".failed") for _, b, _ in loads),
         )
         return
 

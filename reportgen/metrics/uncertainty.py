@@ -41,7 +41,8 @@ class Spread:
     median_coverage: float | None  # that interval's exact coverage (>= LEVEL)
 
 
-def _median(s: Sequence[float]) -> float:
+def sorted_median(s: Sequence[float]) -> float:
+    """The median of values already sorted (any sign: a repetition's value may be negative)."""
     mid = len(s) // 2
     return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
 
@@ -89,7 +90,7 @@ def spread(values: Sequence[float], level: float = LEVEL) -> Spread:
     return Spread(
         n=n,
         mean=mean,
-        median=_median(s),
+        median=sorted_median(s),
         sd=sd,
         cv_pct=None if mean == 0 else sd / abs(mean) * 100,
         ci_lo=mean - half,

@@ -202,10 +202,11 @@ def _description(title: str, headlines: tuple[HeadlineView, ...]) -> tuple[str, 
     text = f"{title}: {h.number.striptags()}, {h.caption.striptags()}."
     places, at = [], len(title) + 2
     for metric, inner in _NUMBER_SPAN.findall(f"{h.number} {h.caption}"):
-        found = text.find(Markup(inner).striptags(), at)
+        shown = Markup(inner).striptags()
+        found = text.find(shown, at)
         if found >= 0:
             places.append(f"{found}:{metric}")
-            at = found + len(Markup(inner).striptags())
+            at = found + len(shown)
     return text, " ".join(places)
 
 
