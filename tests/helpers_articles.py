@@ -20,6 +20,15 @@ MEASURED = ROOT / "runs" / "tiny-llamacpp-two-tools"
 
 
 @functools.cache
+def ids_defined_twice(html: str) -> list[str]:
+    """The element ids a page defines more than once: a page (and the PDF laid out from it,
+    where each is an anchor) may define each once."""
+    seen: dict[str, int] = {}
+    for found in re.finditer(r'<[a-zA-Z][^>]*?\sid="([^"]+)"', html):
+        seen[found.group(1)] = seen.get(found.group(1), 0) + 1
+    return sorted(i for i, n in seen.items() if n > 1)
+
+
 def built_article(folder: Path) -> tuple[Built, Shape]:
     """The article of `folder` built in memory (no charts), and what copies are matched with."""
     built = render_article(folder, {}, charts=False)

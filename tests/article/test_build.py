@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from helpers_articles import ids_defined_twice
 from pypdf import PdfReader
 
 from reportgen.article.build import Built, build, render_article, render_outputs
@@ -93,6 +94,11 @@ def _parsed(html: str) -> _Numbers:
     parser = _Numbers()
     parser.feed(html)
     return parser
+
+
+@pytest.mark.parametrize("name", sorted(ARTICLES))
+def test_no_id_is_defined_twice(name: str, rendered: dict[str, Built]) -> None:
+    assert ids_defined_twice(rendered[name].html) == []
 
 
 @pytest.mark.parametrize("name", sorted(ARTICLES))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers_articles import ROOT, built_article, plain_copy, table_of
+from helpers_articles import ROOT, built_article, ids_defined_twice, plain_copy, table_of
 
 from reportgen.article.build import render_article
 from reportgen.article.page.render import INTERVALS
@@ -103,6 +103,9 @@ def test_the_chart_draws_error_bars_the_same_bytes_twice() -> None:
     svg = svg[: svg.index("</svg>")]
     assert "line-errors" in svg  # the errorbar group
     assert len(re.findall(r"<path", svg)) > 0
+    # its bars and both rows of caps each have an id of their own: a warm build lays the page
+    # out with its drawn charts, and WeasyPrint refuses an anchor defined twice
+    assert ids_defined_twice(first) == []
 
 
 def test_check_reads_a_published_copy_with_pm_and_interval_cells(tmp_path: Path) -> None:

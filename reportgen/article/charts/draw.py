@@ -222,7 +222,7 @@ def error_bars(ax: Any, line: Line) -> None:
     if not kept:
         return
     xs, ys, es = (list(column) for column in zip(*kept, strict=True))
-    ax.errorbar(
+    drawn = ax.errorbar(
         xs,
         ys,
         yerr=es,
@@ -230,8 +230,13 @@ def error_bars(ax: Any, line: Line) -> None:
         ecolor=PALETTE[line.style % len(PALETTE)],
         elinewidth=1.2,
         capsize=3.0,
-        gid=safe_id(f"{line.gid}-errors"),
     )
+    # One id for each element the bars draw: a `gid` given to errorbar goes on the bars and on
+    # both rows of caps, and a page (or a PDF) may hold an id once.
+    _, caps, bars = drawn.lines
+    parts = [*zip(bars, ["errors"], strict=True), *zip(caps, ["low", "high"], strict=True)]
+    for artist, part in parts:
+        artist.set_gid(safe_id(f"{line.gid}-{part}"))
 
 
 def draw_plot(plot: Plot) -> str:
