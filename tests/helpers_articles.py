@@ -5,6 +5,7 @@ copies from (never typed)."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,25 @@ def ids_defined_twice(html: str) -> list[str]:
 
 
 def built_article(folder: Path) -> tuple[Built, Shape]:
-    """The article of `folder` built in memory (no charts), and what copies are matched with."""
+    """The article of `folder` built in memory (no charts), and what copies are matched with:
+    built once per process for each state of the folder's files (a test that edits a copy of
+    an article gets the edited article's build)."""
+    return _built(folder, _fingerprint(folder))
+
+
+def _fingerprint(folder: Path) -> str:
+    """A digest of every file under `folder`, its path and its bytes (a modification time can
+    stay the same across an edit made within its clock's tick)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(f"{path.relative_to(folder)}\0{path.stat().st_size}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=32)
+def _built(folder: Path, fingerprint: str) -> tuple[Built, Shape]:
+    del fingerprint  # the cache's key only
     built = render_article(folder, {}, charts=False)
     return built, article_shape(built, built.html)
 
