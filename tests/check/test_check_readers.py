@@ -20,8 +20,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers_articles import Builds
 
-from reportgen.article.build import build
 from reportgen.check.compare import check_article
 
 pytestmark = pytest.mark.pdf  # each article built, PDF included, and its PDF read
@@ -42,12 +42,8 @@ BLOG = """<!doctype html><html><head><title>Blog: 3 posts</title></head><body>
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    out = tmp_path_factory.mktemp("readers")
-    for slug, folder in ARTICLES.items():
-        build(folder, out, environ={"SOURCE_DATE_EPOCH": "0"})
-        assert (out / slug / "article.pdf").is_file()
-    return {slug: out / slug for slug in ARTICLES}
+def built(tmp_path_factory: pytest.TempPathFactory) -> Builds:
+    return Builds(tmp_path_factory.mktemp("readers"), ARTICLES, {"SOURCE_DATE_EPOCH": "0"})
 
 
 def _pdftotext(pdf: Path, out: Path, *args: str) -> Path:
@@ -125,9 +121,7 @@ UNREADABLE = {
 
 
 @pytest.mark.parametrize("slug", list(ARTICLES))
-def test_every_copy_of_the_article_checks_clean(
-    built: dict[str, Path], slug: str, tmp_path: Path
-) -> None:
+def test_every_copy_of_the_article_checks_clean(built: Builds, slug: str, tmp_path: Path) -> None:
     for how, errors in _errors(slug, _copies(built[slug], tmp_path), tmp_path).items():
         if (slug, how) in UNREADABLE:
             tables = tuple(f"(table '{t}', " for t in UNREADABLE[slug, how])
@@ -138,9 +132,7 @@ def test_every_copy_of_the_article_checks_clean(
 
 
 @pytest.mark.parametrize("slug", list(ARTICLES))
-def test_a_changed_cell_is_caught_in_every_copy(
-    built: dict[str, Path], slug: str, tmp_path: Path
-) -> None:
+def test_a_changed_cell_is_caught_in_every_copy(built: Builds, slug: str, tmp_path: Path) -> None:
     """The first table cell with decimals changed in each text copy: a mismatch at its place."""
     copies = {h: c for h, c in _copies(built[slug], tmp_path).items() if c.suffix != ".pdf"}
     lines = {}
