@@ -145,7 +145,11 @@ def expected_numbers(
 ) -> tuple[Shown, ...]:
     """Every number the built article shows in a headline or a table, where it shows it."""
     resolver = Resolver(
-        metrics=metrics, setup=article.setup, tools=tool_versions(metrics.runs), date=article.date
+        metrics=metrics,
+        setup=article.setup,
+        tools=tool_versions(metrics.runs),
+        date=article.date,
+        price=article.cost,
     )
     out = [Shown(metric=h.metric, row=plain(h.caption, resolver)) for h in article.headlines]
     for view in views:
