@@ -96,6 +96,9 @@ class SourceResult:
     kind: Literal["built", "published"]
     matched: int
     items: tuple[Item, ...]
+    # what check says of a number it judged in a way a reader should see, whether it matched
+    # or not: an "up to" and the cell it comes from
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
