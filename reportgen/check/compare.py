@@ -165,7 +165,9 @@ def check_published(
             missing_item(source, by_id[s.metric], s, table_line.get(s.table_id or "", 1))
             for s in absent
         ]
-    return SourceResult(source, "published", judge.matched, tuple(items), notes)
+    return SourceResult(
+        source=source, kind="published", matched=judge.matched, items=tuple(items), notes=notes
+    )
 
 
 _BRACES = re.compile(r"\{\{+|\}\}+")

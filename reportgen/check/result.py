@@ -88,7 +88,7 @@ class Item:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SourceResult:
     """What checking one article text gave."""
 
