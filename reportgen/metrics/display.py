@@ -93,6 +93,7 @@ DISPLAY["claim.change"] = Display(decimals=0, unit="%", signed=True)
 DISPLAY["frontier.tok_s_per_gpu"] = Display(decimals=0, unit="tok/s/GPU")
 DISPLAY["frontier.tok_s"] = Display(decimals=0, unit="tok/s")
 DISPLAY["frontier.ratio"] = RATIO
+DISPLAY["frontier.level"] = Display(decimals=0, unit="tok/s")
 DISPLAY["frontier.usd_per_mtok"] = Display(decimals=2, unit="USD/Mtok")
 DISPLAY["load.slo_attainment"] = Display(decimals=0, unit="%", scale=100.0)
 DISPLAY["load.goodput_req_s"] = Display(decimals=2, unit="req/s")

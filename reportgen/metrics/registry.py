@@ -532,6 +532,16 @@ _FRONTIER = _defs(
         reads=("both series' frontier values",),
     ),
     MetricDef(
+        key="frontier.level",
+        id_pattern="frontier.{point}.level",
+        title="The interactivity a fixed-interactivity value is read at",
+        unit="tok/s",
+        formula="the table's declared level of tok/s per user, where the series' frontier "
+        "reaches it",
+        version=1,
+        reads=("the table's levels",),
+    ),
+    MetricDef(
         key="frontier.usd_per_mtok",
         id_pattern="frontier.{point}.usd_per_mtok",
         title="Cost per million output tokens on the frontier at a fixed interactivity",

@@ -104,19 +104,14 @@ def _errors(slug: str, copies: dict[str, Path], tmp_path: Path) -> dict[str, lis
 # it, with a header of its own; the AIPerf load-point table's header is split around its title.
 # Which cell is which cannot be told, so the reader leaves them, and check fails closed: each of
 # their cells it cannot read is missing, never a mismatch, and no other table loses a cell.
-# In plain pdftotext of the frontier article, the fixed-interactivity table (eight narrow
-# columns) comes out in blocks of columns, not rows: row 30 stops after its fifth cell and the
-# next row's label follows, and the cells it lacks come after row 70, with those of rows 45 and
-# 70 ("1.29 d unreachable b", "2.35 d", ...). Nothing in the words says which row a cell left
-# over belongs to, and its stacked header ("TP2, 2 GPUs (USD/" over "Mtok)") cannot be told
-# apart from its rows' words. So the reader reads it only as a whole table in the built order
-# and leaves it: each of its cells is missing, never a mismatch, and no other table loses one.
+# The frontier article's fixed-interactivity table was unreadable here while it held eight narrow
+# columns (costs beside throughputs): pdftotext gave it in blocks of columns, not rows. With its
+# costs in a table of their own (`cost = "only"`) both tables come out a row at a time.
 UNREADABLE = {
     ("tiny-llamacpp-two-tools", "pdftotext"): (
         "Inter-token latency",
         "AIPerf, one row per load point",
     ),
-    ("three-configs", "pdftotext"): ("Throughput per GPU at fixed interactivity",),
 }
 
 

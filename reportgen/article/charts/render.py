@@ -336,7 +336,11 @@ def _caption(decl: ChartDecl, article: ArticleSource, metrics: MetricSet) -> Mar
     if decl.caption is None:
         return Markup("")
     resolver = Resolver(
-        metrics=metrics, setup=article.setup, tools=tool_versions(metrics.runs), date=article.date
+        metrics=metrics,
+        setup=article.setup,
+        tools=tool_versions(metrics.runs),
+        date=article.date,
+        price=article.cost,
     )
     return render_inline(decl.caption, resolver)
 

@@ -330,7 +330,12 @@ def build_context(
         FrozenDict((r.id, r.setup) for r in article.runs) if len(article.runs) > 1 else FrozenDict()
     )
     resolver = Resolver(
-        metrics=metrics, setup=article.setup, tools=tools, date=article.date, setups=setups
+        metrics=metrics,
+        setup=article.setup,
+        tools=tools,
+        date=article.date,
+        setups=setups,
+        price=article.cost,
     )
     inputs = tuple(_input(run.source) for run in metrics.runs)
 

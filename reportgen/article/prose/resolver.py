@@ -1,6 +1,11 @@
 """What a reference in article text names: `Resolver` turns `{{ metric.id }}`, `{{ setup.FIELD }}`,
 `{{ version.TOOL }}`, a cell's status or reason and `{{ article.date }}` into HTML, or says why
-it has no value."""
+it has no value.
+
+A cost (a value in USD/Mtok) is written with the price it comes from, its source and its date
+after it ("1.65 USD/Mtok at 2.50 USD per GPU-hour (an example price, 2026-11-01)"), as every
+cost in a table carries them in a note: the author cannot leave them out, and they change with
+the price. `| number` is refused for a cost, since the number alone would drop them."""
 
 from __future__ import annotations
 
@@ -15,12 +20,14 @@ from reportgen.article.page.numbers import number_html
 from reportgen.errors import did_you_mean
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import claim_problem, claim_value, is_claim
-from reportgen.metrics.registry import CellState, MetricSet
+from reportgen.metrics.cost import Price
+from reportgen.metrics.registry import CellState, MetricSet, MetricValue
 from reportgen.model import Hardware, Run, Setup, context_label
 
 # {{ name }} or {{ name | filter }}; the only filter is `number` (the number without its unit).
 REFERENCE = re.compile(r"\{\{\s*([^{}\s|]*)\s*(?:\|\s*([A-Za-z]*)\s*)?\}\}")
 FILTERS = ("number",)
+COST_UNIT = "USD/Mtok"  # the unit of every cost (`reportgen.metrics.cost`)
 # The fields `{{ setup.FIELD }}` takes: the hardware's, then the setup's own scalars.
 HARDWARE_FIELDS = tuple(f.name for f in fields(Hardware))
 SETUP_FIELDS = HARDWARE_FIELDS + tuple(f.name for f in fields(Setup) if f.name != "hardware")
@@ -59,6 +66,7 @@ class Resolver:
     tools: FrozenDict[str, str]  # tool name -> version
     date: str
     setups: FrozenDict[str, Setup] = FrozenDict()  # run id -> setup, in an article of several runs
+    price: Price | None = None  # the article's [cost]: written after every cost
 
     def resolve(self, name: str, flt: str | None = None) -> Markup | None:
         """The HTML for a reference, None when nothing has that name; `Unresolved` when it
@@ -70,6 +78,8 @@ class Resolver:
                 raise Unresolved(problem)
             value = claim_value(name, self.metrics.get)
         if value is not None:
+            if value.unit == COST_UNIT and self.price is not None:
+                return self._cost(name, value, flt)
             return number_html(value, unit=flt != "number")
         kind, _, rest = name.partition(".")
         if kind == "setup":
@@ -85,6 +95,18 @@ class Resolver:
         if varying is not None:
             raise Unresolved(f"{name} is not one value for the run: {varying}")
         return self._cell(name)
+
+    def _cost(self, name: str, value: MetricValue, flt: str | None) -> Markup:
+        """A cost with its price, source and date after it."""
+        assert self.price is not None
+        if flt == "number":
+            raise Unresolved(
+                f"{{{{ {name} | number }}}}: a cost is written with the price it comes from; "
+                f"refer to {{{{ {name} }}}}, which adds the price, its source and its date"
+            )
+        return Markup('{} <span class="price">at {}</span>').format(
+            number_html(value, unit=True), self.price.words()
+        )
 
     def _cells(self) -> dict[str, CellState]:
         many = len({c.run for c in self.metrics.cells}) > 1
