@@ -26,7 +26,7 @@ def at_best(r: Reported, value_of: Lookup) -> Reported:
     found = [(v.value, i) for i, metric in enumerate(r.up_to) if (v := value_of(metric))]
     if not found:
         return r
-    _, best = max(found)  # the earliest of equal values: the order the article shows them
+    _, best = max(found, key=lambda f: f[0])  # of equal values the first, as the article shows
     return replace(r, metric_id=r.up_to[best])
 
 

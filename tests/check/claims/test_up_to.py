@@ -4,6 +4,7 @@ interval. Every expected number is computed here from the article's metrics."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import math
 from pathlib import Path
@@ -16,6 +17,7 @@ from helpers_articles import built_article as _article
 from reportgen.check.compare import check_published
 from reportgen.check.result import SourceResult, expected_numbers
 from reportgen.metrics.display import shown_text
+from reportgen.metrics.registry import MetricValue
 
 REPEATED = ROOT / "tests" / "articles" / "repetitions"
 KEY = "decode.aggregate_tok_s"
@@ -99,3 +101,23 @@ def test_a_number_without_up_to_is_not_read_as_one() -> None:
     result, line = _check(f"Decode throughput at 4K reaches {shown}.", as_html=False)
     assert [k for k, _ in _at_line(result, line)] == ["unverified"]
     assert result.notes == ()
+
+
+def test_of_equal_cells_the_first_the_article_shows_is_named() -> None:
+    from reportgen.check.claims.upto import at_best
+    from reportgen.check.readers.reported import Reported
+
+    values = {"a": 5.0, "b": 7.0, "c": 7.0, "d": 1.0}
+    said = Reported(
+        line=1, col=1, text="7", value=7.0, decimals=0, unit=None, metric_id=None,
+        up_to=("a", "b", "c", "d"),
+    )  # fmt: skip
+    found = at_best(said, lambda m: replace_value(m, values))
+    assert found.metric_id == "b"
+
+
+def replace_value(metric: str, values: dict[str, float]) -> MetricValue | None:
+    """A stand-in metric of `values[metric]` (only its value is read)."""
+    built, _ = _article(REPEATED)
+    some = built.metrics.values[0]
+    return dataclasses.replace(some, value=values[metric]) if metric in values else None

@@ -111,13 +111,28 @@ def _published() -> str:
     return (ARTICLE / "published.md").read_text(encoding="utf-8")
 
 
-def test_the_published_copy_with_marks_and_units_in_words_checks_clean(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "cost",
+    [
+        "USD per Mtok",
+        "USD per million tokens",
+        pytest.param(
+            "USD per million output tokens",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="known: with the price's words after the cost, this spelling leaves the "
+                "frontier sentence unaligned, and its five numbers are unverified (fails closed)",
+            ),
+        ),
+    ],
+)
+def test_the_published_copy_with_marks_and_units_in_words_checks_clean(
+    tmp_path: Path, cost: str
+) -> None:
     text = (
         _published()
         .replace("421 tok/s/GPU", "421 tok/s per GPU")
-        # "USD per million output tokens" here leaves the whole sentence unaligned since the
-        # price's words follow the cost (issue 26, helper L's report): per Mtok in words only
-        .replace("1.65 USD/Mtok", "1.65 USD per Mtok")
+        .replace("1.65 USD/Mtok", f"1.65 {cost}")
         .replace("| 1 | 19.47 | 23.46 |", "| 1 | 19.47 a | 23.46a |")
         .replace("| 64 | — | 1.04 |", "| 64 | —b | 1.04 a |")
     )
