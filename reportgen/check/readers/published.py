@@ -2,7 +2,8 @@
 
 Lines and the article's `Shape` in, `Reported` numbers out (pure). Tables are found and named
 by their own titles (`pipetables.py`), cells by their row and column labels, each read in the
-unit its cell, column header or the table's caption names; headline numbers by their declared
+unit its cell, column header or the table's caption names (an SLO verdict's cell, "meets" or
+"misses", as the verdict's 1 or 0, in no unit); headline numbers by their declared
 captions, beside them or on the line above or below; sentences with numbers from data by their
 declared words. Each reported number keeps its line, column and the precision it was shown with.
 
