@@ -50,6 +50,7 @@ from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import lookup
 from reportgen.metrics.display import Display, display_for, format_number, unit_factor
 from reportgen.metrics.registry import MetricSet, MetricValue
+from reportgen.metrics.slo import VERDICT_KEYS, verdict_word
 
 if TYPE_CHECKING:
     from reportgen.article.build import Built
@@ -72,6 +73,8 @@ def _judge(r: Reported, value: MetricValue) -> str | None:
     tolerance = 0.5 * 10.0**-r.decimals
     if abs(expected - r.value) <= tolerance * (1 + 1e-9):
         return None
+    if value.key in VERDICT_KEYS:  # a verdict's word: the objective met or missed
+        return f"shows {r.text.strip()} but the run files give {verdict_word(value.value)}"
     shown_as = format_number(expected, Display(decimals=max(0, r.decimals), unit=""))
     unit = "" if not r.unit else r.unit if r.unit in ("%", "x") else f" {r.unit}"
     said = f"shows {r.text} but the run files give {shown_as}{unit}"

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from reportgen.metrics.registry import MetricValue
+from reportgen.metrics.slo import VERDICT_KEYS, verdict_word
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -222,6 +223,8 @@ def parse_display_attr(text: str, value: MetricValue) -> Display | None:
 def shown_text(value: MetricValue, *, unit: bool = False, display: Display | None = None) -> str:
     """The text of a metric value as the article shows it: in a table (no unit), or on its own
     with its unit (see `standalone`); `display` overrides both."""
+    if value.key in VERDICT_KEYS:  # a verdict is a word, in a table or on its own
+        return verdict_word(value.value)
     if display is None:
         display = standalone(value) if unit else display_for(value)
     text = format_number(value.value, display)

@@ -135,8 +135,8 @@ class CellBuilder:
         self.footnotes = Footnotes(tuple(notes.lint_marks.values()))
 
     def number(self, value: MetricValue, column: Column | None) -> CellView:
-        if value.key in VERDICT_KEYS:  # an SLO's verdict, in words
-            return CellView(Markup("meets" if value.value else "misses"), missing=True)  # a word
+        if value.key in VERDICT_KEYS:  # an SLO's verdict, a word check reads back as its value
+            return CellView(number_html(value, css="num slo-verdict"), metric=value.id)
         try:
             display = _column_display(value, column)
         except ValueError as exc:

@@ -33,9 +33,11 @@ from reportgen.check.readers.published import (
     alternatives,
     header_unit,
     malformed,
+    misplaced_verdict,
     parse_number,
     sibling_id,
     unit_named,
+    verdict_cell,
 )
 from reportgen.check.readers.reported import Lines, Reported, Token
 from reportgen.check.readers.shape import Grid, TableShape, normalize
@@ -249,8 +251,17 @@ def _cells(
         metric = shape.cell(label, column)
         text = tok.text if parse_number(tok.text) else shape.unmarked(tok.text)
         parsed = parse_number(text)
+        verdict = (
+            None
+            if parsed
+            else verdict_cell(text, (tok.line, tok.col), metric, (shape.id, label, column))
+        )
+        if verdict is not None:
+            yield verdict
+            i += 1
+            continue
         if parsed is None:
-            why = malformed(text)
+            why = malformed(text) or misplaced_verdict(text, metric)
             if why is None:
                 break  # not this table any more
             yield Reported(
