@@ -153,6 +153,7 @@ def expected_numbers(
         tools=tool_versions(metrics.runs),
         date=article.date,
         price=article.cost,
+        slo=article.slo,
     )
     out = [Shown(metric=h.metric, row=plain(h.caption, resolver)) for h in article.headlines]
     for view in views:

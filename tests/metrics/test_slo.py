@@ -266,3 +266,63 @@ def test_a_copy_with_a_changed_goodput_is_one_mismatch(tmp_path: Path) -> None:
     bad = [i for i in result.items if i.severity == "error"]
     assert [i.kind for i in bad] == ["mismatch"], [(i.kind, i.shown) for i in bad]
     assert changed in (bad[0].shown or "")
+
+
+def test_the_prose_states_the_objectives_by_reference_as_slo_declares_them(
+    tmp_path: Path,
+) -> None:
+    """`{{ slo.NAME }}` writes what `[slo]` declares: declared again, the page says the new
+    limits, and a copy that keeps an old limit is a mismatch at it."""
+    page = render_article(MEASURED, {}, charts=True).html
+    built, _ = built_article(MEASURED)
+    slo = built.article.slo
+    assert slo is not None
+    said = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page).replace("\u00a0", " "))
+    for o in slo.objectives:
+        within = "within" if o.percentile is None else "at most"
+        assert f"{within} {o.limit:,g} {o.name.rsplit('_', 1)[1]}" in said, o
+    assert f"at least {slo.attainment:.0%} of the requests" in said
+    folder = _with_slo(
+        tmp_path,
+        "[slo]\nttft_ms = { p = 99, max = 1500 }\nitl_ms = { p = 50, max = 25 }\n"
+        "e2e_s = { per_request = true, max = 3 }\nattainment = 0.75",
+    )
+    again = re.sub(r"<[^>]+>", "", render_article(folder, {}, charts=False).html)
+    again = re.sub(r"\s+", " ", again.replace("\u00a0", " "))
+    for words in ("at most 1,500 ms at the 99th", "at most 25 ms at the 50th", "within 3 s"):
+        assert words in again, words
+    assert "at least 75% of the requests" in again
+    old = re.compile(r"at most\s+1,000\u00a0ms")
+    assert len(old.findall(page)) == 1
+    copy = tmp_path / "copy.html"
+    copy.write_text(old.sub("at most 1,200\u00a0ms", page), encoding="utf-8")
+    rebuilt = render_article(MEASURED, {}, charts=True)  # as the page was: its charts too
+    read = read_published(copy)
+    expected = expected_numbers(rebuilt.article, rebuilt.metrics, rebuilt.tables)
+    shape = article_shape(rebuilt, rebuilt.html)
+    result = check_published(
+        read.lines, read.label, rebuilt.metrics, expected, shape, page=read.page
+    )
+    bad = [(i.kind, i.shown) for i in result.items if i.severity == "error"]
+    assert bad == [("mismatch", "1,200")], bad
+
+
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        ("{{ slo.ttft }}", "did you mean 'slo.ttft_ms'?"),
+        ("{{ slo.e2e_s.percentile }}", "e2e_s is judged for each request"),
+        ("{{ slo.itl_ms.max }}", "unknown reference slo.itl_ms.max"),
+    ],
+)
+def test_a_wrong_slo_reference_is_an_error_at_it(
+    tmp_path: Path, reference: str, message: str
+) -> None:
+    folder = tmp_path / "article"
+    shutil.copytree(MEASURED, folder)
+    prose = folder / "slo.md"
+    prose.write_text(prose.read_text(encoding="utf-8") + f"\nSee {reference}.\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        render_article(folder, {}, charts=False)
+    found = [p.format() for p in caught.value.problems]
+    assert any(message in f and f.startswith(f"{prose}:") for f in found), found

@@ -341,6 +341,7 @@ def _caption(decl: ChartDecl, article: ArticleSource, metrics: MetricSet) -> Mar
         tools=tool_versions(metrics.runs),
         date=article.date,
         price=article.cost,
+        slo=article.slo,
     )
     return render_inline(decl.caption, resolver)
 

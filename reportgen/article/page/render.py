@@ -336,6 +336,7 @@ def build_context(
         date=article.date,
         setups=setups,
         price=article.cost,
+        slo=article.slo,
     )
     inputs = tuple(_input(run.source) for run in metrics.runs)
 
