@@ -45,7 +45,13 @@ from reportgen.fileio import read_input
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import claim_problem, claim_value
 from reportgen.metrics.lints.findings import Finding, group
-from reportgen.metrics.registry import DEFINITIONS, UNCERTAINTY_STATS, MetricDef, MetricSet
+from reportgen.metrics.registry import (
+    DEFINITIONS,
+    UNCERTAINTY_STATS,
+    MetricDef,
+    MetricSet,
+    repeat_part,
+)
 from reportgen.model import MatrixRun, SourceFile, SweepRun
 from reportgen.resources import template_dir
 from reportgen.terminal import visible
@@ -281,7 +287,7 @@ def _method(shown: list[Markup], metrics: MetricSet, article: ArticleSource) -> 
     them; how intervals are computed only when the page shows one (a number or an error bar)."""
     text = PERCENTILES + (REPETITIONS if any(v.repeats for v in metrics.values) else "")
     by_id = metrics.by_id()
-    stats = {by_id[i].stat for i in _shown_ids(shown) if i in by_id}
+    stats = {repeat_part(by_id[i].stat) for i in _shown_ids(shown) if i in by_id}
     if stats & set(UNCERTAINTY_STATS) or any(c.error_bars for c in article.charts()):
         text += INTERVALS
     return text
