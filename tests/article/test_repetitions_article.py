@@ -302,3 +302,22 @@ def test_a_changed_percentile_bound_is_one_mismatch_at_its_line(tmp_path: Path) 
     bad = check_article(FOLDER, published=[copy])
     mismatches = [i for i in bad.items if i.kind == "mismatch"]
     assert [(i.metric, i.line) for i in mismatches] == [("decode.4K.c16.itl_s.p99.rep_ci_hi", line)]
+
+
+def test_a_percentile_chart_draws_its_error_bars(tmp_path: Path) -> None:
+    folder = tmp_path / "repetitions"
+    folder.mkdir()
+    for path in FOLDER.iterdir():
+        (folder / path.name).write_bytes(path.read_bytes())
+    toml = (folder / "article.toml").read_text(encoding="utf-8")
+    toml = toml.replace(f'metric = "{METRIC}"\nx = ', f'metric = "{P99}"\nx = ')
+    toml = toml.replace('y_label = "output tok/s, all requests"\n', "")
+    (folder / "article.toml").write_text(toml, encoding="utf-8")
+    html = render_article(folder, {"SOURCE_DATE_EPOCH": "0"}).html
+    svg = html[html.index('id="chart-aggregate"') :]
+    assert "line-errors" in svg[: svg.index("</svg>")]
+    without = toml.replace("error_bars = true\n", "")
+    (folder / "article.toml").write_text(without, encoding="utf-8")
+    html = render_article(folder, {"SOURCE_DATE_EPOCH": "0"}).html
+    svg = html[html.index('id="chart-aggregate"') :]
+    assert "line-errors" not in svg[: svg.index("</svg>")]
