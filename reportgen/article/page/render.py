@@ -76,7 +76,8 @@ REPETITIONS = (
 
 INTERVALS = (
     " Where a cell was measured in several run files, a value shown as m \u00b1 h, or as m [lo, "
-    "hi], is the repetitions' mean m with its 95% confidence interval from Student's t: h = "
+    "hi], is the repetitions' mean m (of a statistic such as p99, the mean of each repetition's "
+    "own p99) with its 95% confidence interval from Student's t: h = "
     "t(0.975, n - 1) x s / sqrt(n), s their standard deviation (n - 1) and n their number, and "
     "lo, hi = m -/+ h; error bars on a chart are the same interval. The median's own 95% "
     "interval is distribution-free (the order statistics whose binomial coverage is at least "
