@@ -75,7 +75,9 @@ CV = Display(decimals=1, unit="%")
 
 
 def display_of(key: str, stat: str | None = None) -> Display:
-    """The display rule of a metric (a registry key, and a statistic if any)."""
+    """The display rule of a metric (a registry key, and a statistic if any: a statistic of
+    the repetitions of a percentile, "p99.rep_cv", is shown as that of the bare value's)."""
+    stat = None if stat is None else stat.rpartition(".")[2]
     if stat == "n":
         return COUNT
     if stat == "reps":

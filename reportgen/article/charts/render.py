@@ -190,7 +190,7 @@ def _line(
         for v in values:
             at = (v.coord(series_axis) if series_axis else None, v.coord(decl.x))
             mean, half = (metrics.get(f"{v.id}.{stat}") for stat in ("rep_mean", "rep_hw"))
-            if v.stat is None and mean is not None and half is not None:
+            if mean is not None and half is not None:  # of the bare value or a percentile
                 index[at], errors[at] = mean.value * display.scale, half.value * display.scale
 
     y_label = _label(

@@ -209,7 +209,8 @@ def _header_words(grid: Grid) -> tuple[str, ...]:
 def _stacked(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
     """The header at token `at` when its labels are stacked over several lines (`pdftotext
     -layout` of narrow columns): exactly the labels' words, in some order. The columns are then
-    taken to be in the built order, and their units as built."""
+    taken to be in the built order, and their units as built: the one each built label names
+    ("TTFT p99 (ms)"), placed where the header starts."""
     want = _header_words(grid)
     got: list[str] = []
     i = at
@@ -221,7 +222,13 @@ def _stacked(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
         i += 1
     if tuple(sorted(got)) != want:
         return None
-    return _Header(start=at, end=i, columns=tuple((k, None) for k in range(len(grid.columns))))
+    units = tuple(header_unit(c) for c in grid.columns)
+    return _Header(
+        start=at,
+        end=i,
+        columns=tuple(enumerate(units)),
+        places=tuple(_place(toks, at, at + 1) if u else None for u in units),
+    )
 
 
 def _cells(
