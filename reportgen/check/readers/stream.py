@@ -469,12 +469,18 @@ def _title_lines(toks: Sequence[Token], titles: Sequence[str]) -> list[int]:
     texts: dict[int, list[str]] = {}
     for t in toks:
         texts.setdefault(t.line, []).append(t.text)
-    wanted = [tuple(normalize(title).split()) for title in titles]
+    by_first: dict[str, list[tuple[str, ...]]] = {}  # each title's words, by its first word
+    for title in titles:
+        words = tuple(normalize(title).split())
+        if words:
+            by_first.setdefault(words[0], []).append(words)
     starts = []
     for i, t in enumerate(toks):
         if i and toks[i - 1].line == t.line:
             continue
-        named = any(words and match_words(toks, i, words) is not None for words in wanted)
+        first = next((k for k in range(i, len(toks)) if toks[k].words), None)
+        maybe = by_first.get(toks[first].words[0], ()) if first is not None else ()
+        named = any(match_words(toks, i, words) is not None for words in maybe)
         if named and is_title_line(" ".join(texts[t.line])):
             starts.append(i)
     return starts
