@@ -258,7 +258,19 @@ class _Judge:
                 else f"would be {r.metric_id}, which the run files do not give"
             )
             return [self.item("unverified", r, f"{r.text} {why}", None)]
+        if value.gate is not None:
+            return [self.gated(r, value)]
         return self.valued(r, value)
+
+    def gated(self, r: Reported, value: MetricValue) -> Item:
+        """A number shown where the article shows "not measurable": seen, but not a measurement."""
+        assert r.metric_id is not None and value.gate is not None
+        self.first_at.setdefault(r.metric_id, r)
+        message = (
+            f"shows {r.text} for {value.id}, which the article shows as {value.gate.words()} "
+            f"(gate {value.gate.kind})"
+        )
+        return self.item("gated", r, message, value)
 
     def item(self, kind: Kind, r: Reported, message: str, value: MetricValue | None) -> Item:
         """An item about `r`, at its table, row and column."""

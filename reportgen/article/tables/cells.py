@@ -29,6 +29,7 @@ class CellView:
     note: str | None = None  # footnote marks ("a", "*", "a,*")
     missing: bool = False
     metric: str | None = None  # the id of the metric shown
+    gated: bool = False  # the metric's value is computed but not measurable (its gate's words)
 
 
 @dataclass
@@ -137,6 +138,13 @@ class CellBuilder:
     def number(self, value: MetricValue, column: Column | None) -> CellView:
         if value.key in VERDICT_KEYS:  # an SLO's verdict, in words
             return CellView(Markup("meets" if value.value else "misses"), missing=True)  # a word
+        if value.gate is not None:  # computed, but not shown as a measurement
+            text = Markup(escape(value.gate.words()[0].upper() + value.gate.words()[1:] + "."))
+            mark = self.footnotes.mark(
+                f"gate:{value.gate.reason}", self.notes.text(text, self.decl.title)
+            )
+            html = Markup('<span class="gated">not measurable</span>')
+            return CellView(html, mark, missing=True, metric=value.id, gated=True)
         try:
             display = _column_display(value, column)
         except ValueError as exc:

@@ -353,6 +353,8 @@ def from_views(article: ArticleSource, views: Iterable[TableView]) -> Shape:
 def _size(cell: CellView) -> tuple[bool, int, int]:
     """Whether the cell shows a number, how many words it shows (a verdict after it), and the
     decimals of the number it shows."""
+    if cell.gated:  # "not measurable", two words, where a copy may show the number instead
+        return False, 2, 0
     words = html_text(cell.html).split()
     decimals = len(words[0].partition(".")[2].rstrip(MARKS)) if words else 0
     return bool(cell.metric and not cell.missing), max(1, len(words)), decimals

@@ -20,6 +20,7 @@ from __future__ import annotations
 # Importing the modules of lints registers their lints in `LINTS`.
 import reportgen.metrics.lints.cells
 import reportgen.metrics.lints.cross
+import reportgen.metrics.lints.gates
 import reportgen.metrics.lints.repetitions
 import reportgen.metrics.lints.samples  # noqa: F401
 from reportgen import tolerances as tol
