@@ -11,6 +11,7 @@ seeded sample of them (`Sweep.cases`, helpers_sweeps.py), as a sweep folded into
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,9 +44,15 @@ def examples_dir() -> Path:
 @pytest.fixture(scope="session", autouse=True)
 def _chart_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """`reportgen build` run by the tests (in-process or as a subprocess) keeps its drawn charts
-    in a folder of this session, never in the user's ~/.cache."""
+    in a folder of this session, never in the user's ~/.cache; the workers of one `pytest -n`
+    run share it (the folder above each worker's own), so a chart one worker drew the other
+    reads. Entries are written whole or not at all (article/charts/cache.py)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / "reportgen-cache"
+    folder.mkdir(exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("REPORTGEN_CACHE_DIR", str(tmp_path_factory.mktemp("reportgen-cache")))
+        patch.setenv("REPORTGEN_CACHE_DIR", str(folder))
         yield
 
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reportgen.article.build import Built, render_article
+from reportgen.article.build import Built, build, render_article
 from reportgen.article.tables.layout import TableView
 from reportgen.check.compare import article_shape
 from reportgen.check.readers.shape import Shape, html_text
@@ -52,6 +52,18 @@ def _built(folder: Path, fingerprint: str) -> tuple[Built, Shape]:
     del fingerprint  # the cache's key only
     built = render_article(folder, {}, charts=False)
     return built, article_shape(built, built.html)
+
+
+class Builds:
+    """Articles as `reportgen build` writes them into one folder, each built when first asked
+    for: a test worker builds only the articles its own tests read."""
+
+    def __init__(self, out: Path, folders: dict[str, Path], environ: dict[str, str]) -> None:
+        self.out, self.folders, self.environ = out, folders, environ
+
+    @functools.cache  # noqa: B019 (one instance per session: nothing to free early)
+    def __getitem__(self, slug: str) -> Path:
+        return build(self.folders[slug], self.out, environ=self.environ)
 
 
 @functools.cache

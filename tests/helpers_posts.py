@@ -10,6 +10,8 @@ layout; every number from data in it is a placeholder naming where it comes from
     {{ canonical.c16.output_tokens | 0 | label }}   a number that says where (a caption's count),
                                              not what was measured: the mutations leave it alone
     {{ date }}                               the article's date, for a blog's front matter
+    {{ guidellm.load.c4.slo_met | verdict }}  an SLO verdict, as the article writes it:
+                                             "meets" or "misses"
 
 An expression is metric ids, numbers, `+ - * /` and parentheses, separated by spaces. A format is
 the decimals shown, after a "," when thousands are separated. Values are rounded half up, as the
@@ -37,6 +39,7 @@ from reportgen.article.build import Built, render_article
 from reportgen.check.compare import article_shape, check_published
 from reportgen.check.readers.shape import Shape
 from reportgen.check.result import Item, expected_numbers
+from reportgen.metrics.slo import verdict_word
 
 ROOT = Path(__file__).resolve().parents[1]
 POSTS = Path(__file__).resolve().parent / "posts"
@@ -67,6 +70,7 @@ class Filled:
     expr: str  # the placeholder's expression, for messages
     metrics: tuple[str, ...]  # the metric ids it reads
     label: bool  # says where (not judged by the mutations)
+    word: bool = False  # a verdict's word ("meets", "misses"), not digits
 
 
 @dataclass(frozen=True)
@@ -160,9 +164,10 @@ def fill(article: str, kind: str) -> Post:
                 continue
             expr, spec, *flags = fields
             value, metrics = _evaluate(expr, values)
-            text, decimals = shown(value, spec)
+            word = spec == "verdict"
+            text, decimals = (verdict_word(value), 0) if word else shown(value, spec)
             numbers.append(
-                Filled(n, len(line), text, value, decimals, expr, metrics, "label" in flags)
+                Filled(n, len(line), text, value, decimals, expr, metrics, "label" in flags, word)
             )
             line += text
         out_lines.append(line + raw[at:])

@@ -126,7 +126,7 @@ def with_frontiers(article: ArticleSource, metrics: MetricSet) -> MetricSet:
         except InputError as exc:
             problems.extend(exc.problems)
             continue
-        items = [v for row in found.levels for lv in row for v in (lv.throughput, lv.cost)]
+        items = [v for row in found.levels for lv in row for v in (lv.throughput, lv.cost, lv.at)]
         for v in (x for x in (*items, *found.ratios) if x is not None):
             seen = added.setdefault(v.id, v)
             if seen.value != v.value:

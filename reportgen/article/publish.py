@@ -244,6 +244,9 @@ def check_output(article: Path, out: Path, target: Path) -> None:
         raise _refuse(out, f"--out holds the article {article} itself; choose a folder outside it")
     if out.exists() and not out.is_dir():
         raise _refuse(out, "--out is not a folder")
+    above = next((p for p in out.absolute().parents if p.exists()), None)
+    if above is not None and not above.is_dir():  # found before the article is rendered
+        raise _refuse(above, f"is not a folder, so --out {out} cannot be made inside it")
     if out.is_dir():
         for child in out.iterdir():
             if child.is_dir() and (child / MANIFEST).exists():

@@ -111,4 +111,4 @@ def check_built(
     for shown in expected:
         if shown.metric not in seen and shown.metric in by_id:
             items.append(missing_item(source, by_id[shown.metric], shown))
-    return SourceResult(source, "built", matched, tuple(items))
+    return SourceResult(source=source, kind="built", matched=matched, items=tuple(items))

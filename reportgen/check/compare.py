@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 from reportgen.check.built import check_built
 from reportgen.check.claims.labels import metrics_shown
 from reportgen.check.claims.together import derived_problem, holding, unjudged, unsettled
+from reportgen.check.claims.upto import at_best, up_to_note
 from reportgen.check.html.text import Page, built_page, chart_forms, read_html
 from reportgen.check.readers.pipeline import reported as reported_in_lines
 from reportgen.check.readers.pipetables import find_tables
@@ -49,6 +50,7 @@ from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import lookup
 from reportgen.metrics.display import Display, display_for, format_number, unit_factor
 from reportgen.metrics.registry import MetricSet, MetricValue
+from reportgen.metrics.slo import VERDICT_KEYS, verdict_word
 
 if TYPE_CHECKING:
     from reportgen.article.build import Built
@@ -71,6 +73,8 @@ def _judge(r: Reported, value: MetricValue) -> str | None:
     tolerance = 0.5 * 10.0**-r.decimals
     if abs(expected - r.value) <= tolerance * (1 + 1e-9):
         return None
+    if value.key in VERDICT_KEYS:  # a verdict's word: the objective met or missed
+        return f"shows {r.text.strip()} but the run files give {verdict_word(value.value)}"
     shown_as = format_number(expected, Display(decimals=max(0, r.decimals), unit=""))
     unit = "" if not r.unit else r.unit if r.unit in ("%", "x") else f" {r.unit}"
     said = f"shows {r.text} but the run files give {shown_as}{unit}"
@@ -136,11 +140,13 @@ def check_published(
     items: list[Item] = []
     expected = list(expected)
     reported, unit_problems = settle_units(reported_in_lines(lines, shape), value_of)
+    reported = [at_best(r, value_of) for r in reported]
     if page is not None:  # at each number's own place in the page
         reported = [_placed(r, page) for r in reported]
         unit_problems = [_placed(p, page) for p in unit_problems]
         items += _unseen(page, source, shape)
     items += _unresolved(lines, source, shape, page)
+    notes = tuple(up_to_note(r, value_of) for r in reported if r.up_to and r.metric_id)
     titles = {t.id: t.title for t in shape.tables}
     # one error at the header or caption, not one per cell
     items += [_unit_item(p, source, titles) for p in unit_problems]
@@ -162,7 +168,9 @@ def check_published(
             missing_item(source, by_id[s.metric], s, table_line.get(s.table_id or "", 1))
             for s in absent
         ]
-    return SourceResult(source, "published", judge.matched, tuple(items))
+    return SourceResult(
+        source=source, kind="published", matched=judge.matched, items=tuple(items), notes=notes
+    )
 
 
 _BRACES = re.compile(r"\{\{+|\}\}+")
@@ -357,6 +365,11 @@ class _Judge:
             )
         elif held is not None:
             problem += unjudged(held)
+        if r.up_to:
+            problem += (
+                f"; said 'up to', it is judged against the highest of the {len(r.up_to)} "
+                f"cells its words range over, {r.metric_id}"
+            )
         kind: Kind = "unverified" if r.tentative or held is not None else "mismatch"
         items.append(self.item(kind, r, f"{problem} ({value.value:.6g}, {r.metric_id})", value))
         return items

@@ -97,6 +97,7 @@ def to_text(result: CheckResult) -> str:
             f"{source.source}: {source.matched} number(s) match"
             + (f", {len(source.items)} to look at" if source.items else "")
         )
+        out.extend(f"  note: {note}" for note in source.notes)
         ordered = sorted(source.items, key=lambda i: (_table(i), i.line, i.col))
         for table, items in groupby(ordered, key=_table):
             out.append(f"  {table}")
@@ -134,6 +135,7 @@ def to_json(result: CheckResult) -> str:
                 "kind": s.kind,
                 "matched": s.matched,
                 "items": [i.as_json() for i in s.items],
+                "notes": list(s.notes),
             }
             for s in result.sources
         ],

@@ -91,7 +91,7 @@ class Item:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SourceResult:
     """What checking one article text gave."""
 
@@ -99,6 +99,9 @@ class SourceResult:
     kind: Literal["built", "published"]
     matched: int
     items: tuple[Item, ...]
+    # what check says of a number it judged in a way a reader should see, whether it matched
+    # or not: an "up to" and the cell it comes from
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,7 +151,12 @@ def expected_numbers(
 ) -> tuple[Shown, ...]:
     """Every number the built article shows in a headline or a table, where it shows it."""
     resolver = Resolver(
-        metrics=metrics, setup=article.setup, tools=tool_versions(metrics.runs), date=article.date
+        metrics=metrics,
+        setup=article.setup,
+        tools=tool_versions(metrics.runs),
+        date=article.date,
+        price=article.cost,
+        slo=article.slo,
     )
     out = [Shown(metric=h.metric, row=plain(h.caption, resolver)) for h in article.headlines]
     for view in views:

@@ -55,8 +55,9 @@ _MATRIX_TABLES = (
     ),
     ("ttft", "decode.ttft_s", "Time to first token", "(s, median)"),
 )
-# Cells measured in several files (repetitions): the throughput table shows each one's mean and
-# its 95% interval, and a table of its own how many files measured it.
+# Cells measured in several files (repetitions): each table of a quantity shows each cell's mean
+# over them and its 95% interval (of a median over requests or a p99 as of a throughput: each
+# statistic has its own), and a table of its own how many files measured it.
 _SPREAD_TABLES = (
     ("repetitions", "decode.aggregate_tok_s.reps", "Repetitions of each cell", "(files)"),
 )
@@ -64,6 +65,12 @@ _REPEATED = (
     "Several files measured these cells again: each is the mean of its repetitions ± the "
     "half-width of its 95% confidence interval (t-based); the table below says how many."
 )
+_REPEATED_POINTS = (
+    "Several files measured these load points again: each time, rate and percentile is the mean "
+    "of its repetitions' own ± the half-width of its 95% confidence interval (t-based)."
+)
+# The load-point columns that are counts of requests, shown as their median without an interval.
+_COUNT_COLUMNS = ("load.requests", "load.failed")
 _PREFILL_COLUMNS = (
     ("prefill.prompt_tokens", "prompt tokens"),
     ("prefill.ttft_s", "TTFT"),
@@ -101,15 +108,20 @@ def _own_tables(metrics: MetricSet, run: InitRun, many: bool) -> list[str]:
                 continue
             lines += ["[[sections.table]]", f"id = {q(tid + rid)}", f"title = {q(title + suffix)}"]
             lines += [f"unit = {q(unit)}", f"metric = {q(metric)}", 'rows = "context"']
-            if tid == "aggregate" and "decode.aggregate_tok_s.reps" in have:
+            if tid != "repetitions" and "decode.aggregate_tok_s.reps" in have:
                 lines += [f"note = {q(_REPEATED)}", 'uncertainty = "pm"']
             lines += ['columns = "concurrency"', 'corner = "context \\\\ concurrent"', *where, ""]
         return lines
     have = {v.metric for v in metrics.values if not many or v.run == run.id}
     lines += ["[[sections.table]]", f'id = "load-points{rid}"']
     lines += [f"title = {q('One row per load point' + suffix)}"]
-    lines += [f"rows = {q(_sweep_axis(metrics, run, many))}", *where, "columns = ["]
-    lines += [f"  {{ metric = {q(m)}, header = {q(h)} }}," for m, h in _LOAD_COLUMNS if m in have]
+    lines += [f"rows = {q(_sweep_axis(metrics, run, many))}", *where]
+    repeated = any(m.endswith(".reps") for m in have)
+    lines += [f"note = {q(_REPEATED_POINTS)}"] if repeated else []
+    lines += ["columns = ["]
+    for m, h in (c for c in _LOAD_COLUMNS if c[0] in have):
+        pm = ', uncertainty = "pm"' if repeated and m not in _COUNT_COLUMNS else ""
+        lines.append(f"  {{ metric = {q(m)}, header = {q(h)}{pm} }},")
     return [*lines, "]", ""]
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from reportgen.metrics.registry import MetricValue
+from reportgen.metrics.slo import VERDICT_KEYS, verdict_word
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,7 +75,9 @@ CV = Display(decimals=1, unit="%")
 
 
 def display_of(key: str, stat: str | None = None) -> Display:
-    """The display rule of a metric (a registry key, and a statistic if any)."""
+    """The display rule of a metric (a registry key, and a statistic if any: a statistic of
+    the repetitions of a percentile, "p99.rep_cv", is shown as that of the bare value's)."""
+    stat = None if stat is None else stat.rpartition(".")[2]
     if stat == "n":
         return COUNT
     if stat == "reps":
@@ -93,6 +96,7 @@ DISPLAY["claim.change"] = Display(decimals=0, unit="%", signed=True)
 DISPLAY["frontier.tok_s_per_gpu"] = Display(decimals=0, unit="tok/s/GPU")
 DISPLAY["frontier.tok_s"] = Display(decimals=0, unit="tok/s")
 DISPLAY["frontier.ratio"] = RATIO
+DISPLAY["frontier.level"] = Display(decimals=0, unit="tok/s")
 DISPLAY["frontier.usd_per_mtok"] = Display(decimals=2, unit="USD/Mtok")
 DISPLAY["load.slo_attainment"] = Display(decimals=0, unit="%", scale=100.0)
 DISPLAY["load.goodput_req_s"] = Display(decimals=2, unit="req/s")
@@ -221,6 +225,8 @@ def parse_display_attr(text: str, value: MetricValue) -> Display | None:
 def shown_text(value: MetricValue, *, unit: bool = False, display: Display | None = None) -> str:
     """The text of a metric value as the article shows it: in a table (no unit), or on its own
     with its unit (see `standalone`); `display` overrides both."""
+    if value.key in VERDICT_KEYS:  # a verdict is a word, in a table or on its own
+        return verdict_word(value.value)
     if display is None:
         display = standalone(value) if unit else display_for(value)
     text = format_number(value.value, display)

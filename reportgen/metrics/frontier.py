@@ -104,6 +104,9 @@ class Level:
     span: tuple[float, float] | None  # the frontier's range of x; None: no frontier
     throughput: MetricValue | None
     cost: MetricValue | None = None
+    # the level itself as a value (`frontier.<series>.at_<level>.level`, tok/s per user), so
+    # prose can state it by reference; None where the frontier does not reach it
+    at: MetricValue | None = None
 
 
 def _derived(base: MetricValue, front: Sequence[FrontierPoint], **extra: Scalar) -> MetricValue:
@@ -161,7 +164,15 @@ def levels_of(
                 unit="USD/Mtok",
                 basis=f"{price.words()}, at {value.id}",
             )
-        out.append(Level(series=series, level=level, span=span, throughput=value, cost=cost))
+        at = replace(
+            base,
+            id=f"{stem}.level",
+            key="frontier.level",
+            value=level,
+            unit="tok/s",
+            basis=f"the level {value.id} is read at",
+        )
+        out.append(Level(series=series, level=level, span=span, throughput=value, cost=cost, at=at))
     return tuple(out)
 
 

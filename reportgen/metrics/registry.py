@@ -41,6 +41,10 @@ REPEAT_STATS = (
     "rep_med_lo",
     "rep_med_hi",
 )
+# The statistics of a distribution whose repetitions have a spread of their own, the same
+# `REPEAT_STATS` after theirs (`decode.4K.c3.ttft_s.p99.rep_hw`). `.n` has none: it counts a
+# repetition's requests, which `repetition-short` judges, and is no measurement of the cell.
+SPREAD_OF = ("p90", "p95", "p99", "mean", "min", "max")
 # The statistics that say how uncertain a repeated cell is (the appendix explains them when the
 # page shows one).
 UNCERTAINTY_STATS = REPEAT_STATS[3:]
@@ -532,6 +536,16 @@ _FRONTIER = _defs(
         reads=("both series' frontier values",),
     ),
     MetricDef(
+        key="frontier.level",
+        id_pattern="frontier.{point}.level",
+        title="The interactivity a fixed-interactivity value is read at",
+        unit="tok/s",
+        formula="the table's declared level of tok/s per user, where the series' frontier "
+        "reaches it",
+        version=1,
+        reads=("the table's levels",),
+    ),
+    MetricDef(
         key="frontier.usd_per_mtok",
         id_pattern="frontier.{point}.usd_per_mtok",
         title="Cost per million output tokens on the frontier at a fixed interactivity",
@@ -833,9 +847,22 @@ def metric_id(
     return f"{run}.{base}" if run else base
 
 
+def repeat_part(stat: str | None) -> str | None:
+    """The statistic of the repetitions in a statistic, if any: "p99.rep_hw" and "rep_hw" ->
+    "rep_hw"; "p99" and None -> None."""
+    tail = None if stat is None else stat.rpartition(".")[2]
+    return tail if tail in REPEAT_STATS else None
+
+
 def split_metric(metric: str) -> tuple[str, str | None]:
-    """A declared metric name as (registry key, statistic): "decode.ttft_s.p99" -> (.., "p99")."""
+    """A declared metric name as (registry key, statistic): "decode.ttft_s.p99" -> (.., "p99"),
+    "decode.ttft_s.p99.rep_hw" -> (.., "p99.rep_hw"); "p50" is the bare value
+    ("decode.ttft_s.p50.rep_hw" -> (.., "rep_hw"))."""
     head, _, tail = metric.rpartition(".")
+    if tail in REPEAT_STATS:
+        key, _, of = head.rpartition(".")
+        if key in DEFINITIONS and of in (*SPREAD_OF, "p50"):
+            return key, (tail if of == "p50" else f"{of}.{tail}")
     if head in DEFINITIONS and tail in (*STATS, *REPEAT_STATS, "p50"):
         return head, (None if tail == "p50" else tail)
     return metric, None
@@ -848,7 +875,8 @@ def _id_regex(pattern: str) -> re.Pattern[str]:
         body = re.escape(head) + r"(?:\.(?P<point>[^.]+))?" + re.escape("." + name)
     for name, part in (("context", r"[^.]+"), ("concurrency", r"\d+"), ("point", r".+?")):
         body = body.replace(re.escape("{" + name + "}"), f"(?P<{name}>{part})", 1)
-    stats = "|".join((*STATS, *REPEAT_STATS))
+    spread = "|".join(REPEAT_STATS)
+    stats = f"(?:(?:{'|'.join(SPREAD_OF)})\\.)?(?:{spread})|{'|'.join(STATS)}"
     return re.compile(rf"(?:(?P<run>[a-z][a-z0-9_-]*)\.)?{body}(?:\.(?P<stat>{stats}))?")
 
 

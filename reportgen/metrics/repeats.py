@@ -1,14 +1,14 @@
 """Several files of one run: files that measure the same cell again (r1, r2, ...), whose values
 become the median over those repetitions with their spread and uncertainty as values of their
-own (`.rep_min`, `.rep_mean`, `.rep_ci_lo`, ...), and run settings the files state differently,
-which then stand for no one value."""
+own (`.rep_min`, `.rep_mean`, `.rep_ci_lo`, ...; a percentile's too: `.p99.rep_hw`), and run
+settings the files state differently, which then stand for no one value."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from reportgen.metrics.registry import REPEAT_STATS, MetricValue
+from reportgen.metrics.registry import SPREAD_OF, MetricValue, repeat_part
 from reportgen.metrics.uncertainty import sorted_median, spread
 from reportgen.model import ProvenanceStatus
 
@@ -49,8 +49,8 @@ def _combined(group: list[MetricValue]) -> Iterator[MetricValue]:
         provenance=max((v.provenance for v in group), key=_TRUST.index),
         repeats=tuple((v.file, v.value) for v in group),
     )
-    if first.stat is not None:
-        return  # the spread of a cell's median only, not of each of its statistics
+    if first.stat is not None and first.stat not in SPREAD_OF:
+        return  # a count of requests (`.n`): no measurement of the cell, so no spread
     for stat, value, unit in _spread_values(values, first.unit):
         yield replace(
             first,
@@ -58,7 +58,7 @@ def _combined(group: list[MetricValue]) -> Iterator[MetricValue]:
             value=value,
             unit=unit,
             source="repetitions",
-            stat=stat,
+            stat=stat if first.stat is None else f"{first.stat}.{stat}",
             n=None,
             summary=None,
             summary_pointer=None,
@@ -70,7 +70,8 @@ def combine(values: Iterable[MetricValue], settings: frozenset[str]) -> list[Met
     """`values` with each value that several files of one run give (the same id, one per file)
     replaced by its median over those files and the spread (`.rep_min`, `.rep_max`, `.reps`,
     `.rep_mean`, `.rep_sd`, `.rep_cv`, `.rep_ci_lo`, `.rep_ci_hi`, `.rep_hw`, and with six or
-    more repetitions `.rep_med_lo`, `.rep_med_hi`).
+    more repetitions `.rep_med_lo`, `.rep_med_hi`), of the bare value and of each statistic in
+    `SPREAD_OF` alike (`X.p99.rep_hw`: the same computation over the repetitions' p99s).
     Run settings (`settings`) and ids given twice by one file are left for the caller."""
     groups: dict[tuple[str | None, str], list[MetricValue]] = {}
     for v in values:
@@ -82,7 +83,7 @@ def combine(values: Iterable[MetricValue], settings: frozenset[str]) -> list[Met
             out += group
         else:
             out += _combined(group)
-    assert not any(v.stat in REPEAT_STATS for g in groups.values() if len(g) == 1 for v in g)
+    assert not any(repeat_part(v.stat) for g in groups.values() if len(g) == 1 for v in g)
     return out
 
 

@@ -35,10 +35,24 @@ PERCENTILES = (50, 90, 95, 99)  # the percentiles reportgen computes of a load p
 PER_REQUEST_KEYS = frozenset({"load.slo_attainment", "load.goodput_req_s", "load.goodput_tok_s"})
 VERDICT_KEYS = frozenset({"load.slo_met", *(f"load.slo_{n.split('_')[0]}_met" for n in QUANTITIES)})
 SLO_KEYS = PER_REQUEST_KEYS | VERDICT_KEYS
+# How a verdict is written, in a table or a sentence: 1 (met) or 0 (missed).
+VERDICT_WORDS = {1.0: "meets", 0.0: "misses"}
 NO_RECORDS = (
     "not derivable: the run file holds the tool's summary statistics, not each request, and an "
     "attainment share or goodput needs each request"
 )
+
+
+def verdict_word(value: float) -> str:
+    """A verdict's value (1 or 0) as the article writes it: "meets" or "misses"."""
+    return VERDICT_WORDS[1.0 if value else 0.0]
+
+
+def verdict_value(text: str) -> float | None:
+    """The value a written verdict stands for ("meets" 1, "misses" 0, any case); None for other
+    text."""
+    word = text.strip().lower()
+    return next((v for v, w in VERDICT_WORDS.items() if w == word), None)
 
 
 @dataclass(frozen=True)

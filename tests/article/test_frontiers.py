@@ -17,6 +17,7 @@ from reportgen.article.rundata import article_metrics
 from reportgen.article.source.manifest import load_article
 from reportgen.check.compare import check_article
 from reportgen.errors import InputError
+from reportgen.metrics.cost import usd_per_mtok
 from reportgen.metrics.frontier import at_level
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,7 +42,7 @@ def test_the_table_values_are_the_frontier_the_chart_draws() -> None:
     assert len(chart.frontiers) == 3
     for line, (run, front) in zip(chart.frontiers, fronts.items(), strict=True):
         assert line.xs == tuple(p.x for p in front) and line.ys == tuple(p.y for p in front)
-        for level in (20.0, 30.0, 45.0, 70.0):
+        for level in next(article.tables()).levels:
             value = metrics.get(f"frontier.{run}.at_{level:g}.tok_s_per_gpu")
             expected = at_level(front, level)
             assert (value is None) == (expected is None), (run, level)
@@ -85,7 +86,8 @@ def _edit(folder: Path, old: str, new: str) -> None:
         ('source = "an example price for this synthetic article"\n', "", "source"),
         ("gpu_hour_usd = 2.5", "gpu_hour_usd = -1", "gpu_hour_usd"),
         ('date = "2026-11-01"', 'date = "2026-13-01"', "is not a date"),
-        ("levels = [20, 30, 45, 70]\n", "", "levels"),
+        ("levels = [20, 30, 50, 70]\n", "", "levels"),
+        ('cost = "only"', 'cost = "some"', "cost"),
         ('kind = "at_interactivity"\n', "", "rows"),
     ],
 )
@@ -109,21 +111,62 @@ def test_cost_true_without_a_price_is_an_error_at_the_table(tmp_path: Path) -> N
     assert any("needs the article's [cost]" in p.message for p in problems), problems
 
 
-def test_check_recomputes_a_published_claim_at_fixed_interactivity(tmp_path: Path) -> None:
-    published = (ARTICLE / "published.md").read_text(encoding="utf-8")
+def _frontier_sentence() -> tuple[str, dict[str, str]]:
+    """The copy's sentence that states A's ratio to B at one interactivity and A's cost there,
+    and each of its three parts as the copy shows it, computed here from the data."""
     article, metrics = article_metrics(ARTICLE)
     metrics = with_frontiers(article, metrics)
-    a = metrics.get("frontier.tp4.at_45.tok_s_per_gpu")
-    b = metrics.get("frontier.tp2.at_45.tok_s_per_gpu")
-    assert a is not None and b is not None
-    claim = f"{a.value / b.value:.1f}x what two give"
-    assert claim in published  # the copy states the ratio as computed
+    a = metrics.get("frontier.tp4.at_50.tok_s_per_gpu")
+    b = metrics.get("frontier.tp2.at_50.tok_s_per_gpu")
+    cost = metrics.get("frontier.tp4.at_50.usd_per_mtok")
+    level = metrics.get("frontier.tp4.at_50.level")
+    assert a is not None and b is not None and cost is not None and level is not None
+    price = article.cost
+    assert price is not None and cost.value == usd_per_mtok(price.gpu_hour_usd, 1, a.value)
+    parts = {
+        "ratio": f"{a.value / b.value:.1f}x TP2's",
+        "level": f"at {level.value:g} tok/s per user",
+        "cost": f"for {cost.value:.2f} USD/Mtok at {price.words()}",
+    }
+    published = (ARTICLE / "published.md").read_text(encoding="utf-8")
+    line = next(x for x in published.splitlines() if x.startswith("TP4 gives"))
+    assert all(part in line for part in parts.values()), (line, parts)
+    return published, parts
+
+
+def test_the_frontier_sentence_is_written_by_references_only() -> None:
+    """The sentence's ratio, level, cost and throughputs are references: outside them the
+    prose types no number but the configurations' names (TP2, TP4)."""
+    prose = (ARTICLE / "frontier.md").read_text(encoding="utf-8")
+    typed = re.sub(r"\bTP\d\b", "", re.sub(r"\{\{[^}]*\}\}", "", prose))
+    assert not re.search(r"\d", typed), typed
+    for metric in (
+        "frontier.tp4.at_50.level",
+        "frontier.tp4.at_50.usd_per_mtok",
+        "frontier.tp4.at_50.tok_s_per_gpu/frontier.tp2.at_50.tok_s_per_gpu",
+    ):
+        assert "{{ " + metric + " }}" in prose
+
+
+def test_check_recomputes_a_published_claim_at_fixed_interactivity() -> None:
     assert not check_article(ARTICLE, strict=True).failed
+
+
+@pytest.mark.parametrize("part", ["ratio", "level", "cost"])
+def test_a_changed_part_of_the_frontier_sentence_is_one_mismatch_at_its_line(
+    tmp_path: Path, part: str
+) -> None:
+    published, parts = _frontier_sentence()
+    old = parts[part]
+    number = re.search(r"\d+(\.\d+)?", old)
+    assert number is not None
+    digits = number.group(0)
+    bumped = digits[:-1] + ("1" if digits[-1] != "1" else "2")
+    new = old[: number.start()] + bumped + old[number.end() :]
     changed = tmp_path / "changed.md"
-    wrong = f"{a.value / b.value + 0.1:.1f}x what two give"
-    changed.write_text(published.replace(claim, wrong), encoding="utf-8")
+    changed.write_text(published.replace(old, new, 1), encoding="utf-8")
+    line = published[: published.index(old)].count("\n") + 1
     result = check_article(ARTICLE, published=[changed])
     assert result.failed
-    wrong_items = [i for i in result.items if i.severity == "error"]
-    assert [i.kind for i in wrong_items] == ["mismatch"]
-    assert wrong_items[0].source == str(changed)
+    errors = [i for i in result.items if i.severity == "error"]
+    assert [(i.kind, i.line, i.source) for i in errors] == [("mismatch", line, str(changed))]

@@ -32,6 +32,7 @@ from reportgen.article.prose.resolver import Resolver, tool_versions
 from reportgen.check.compare import check_published
 from reportgen.check.result import Item, expected_numbers
 from reportgen.metrics.display import Display, format_number, shown_text, unit_factor
+from reportgen.metrics.slo import verdict_value, verdict_word
 
 ARTICLES = {"paiton": PAITON, "measured": MEASURED}
 
@@ -88,7 +89,11 @@ def _converted(folder: Path, metric: str, unit: str, decimals: int) -> str:
 
 
 def _wrong(text: str) -> str:
-    """`text` off by three units of its last digit: outside what it rounds from."""
+    """`text` off by three units of its last digit: outside what it rounds from (an SLO
+    verdict's word: the other word)."""
+    verdict = verdict_value(text)
+    if verdict is not None:
+        return verdict_word(1.0 - verdict)
     decimals = len(text.partition(".")[2])
     value = float(text.replace(",", "")) + 3 * 10.0**-decimals
     return f"{value:,.{decimals}f}"
@@ -248,7 +253,8 @@ def test_a_true_post_in_each_table_layout_passes(slug: str, layout: str) -> None
 @pytest.mark.sampled
 @pytest.mark.parametrize(("slug", "layout"), CASES, ids=[f"{s}-{n}" for s, n in CASES])
 def test_a_wrong_cell_is_an_error_at_its_line_in_each_layout(slug: str, layout: str) -> None:
-    """In each table, the last row's last number wrong: one error, at that row's line."""
+    """In each table, the last row's last number (or verdict) wrong: one error, at that row's
+    line."""
     folder = ARTICLES[slug]
     for target in _tables(folder):
         label, texts = target.rows[-1]

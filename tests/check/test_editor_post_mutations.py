@@ -13,7 +13,9 @@ of every post changed, each copy judged by an oracle from the metrics, never typ
   values ("(ms, median)" over tok/s, "(tok/s)" over times): an error at the header's own line;
 - in the HTML posts, text hidden from the reader: the true number in `display:none`,
   `font-size:0`, `visibility:hidden` or a `hidden` element, and a false one shown through CSS
-  `::after`/`::before` content or an SVG <text>, or nothing shown at all: caught.
+  `::after`/`::before` content or an SVG <text>, or nothing shown at all: caught;
+- an SLO verdict of the measured article's posts flipped ("meets" for "misses" and back):
+  caught at its line.
 
 A copy "is caught at line N" when check reports an error at line N that it did not report for
 the true post, and no new error at a line the edit has nothing to do with; an edit that keeps
@@ -37,6 +39,7 @@ from helpers_posts import Filled, Post, built, check, posts, said, shown
 from helpers_sweeps import Sweep
 
 from reportgen.check.result import Item
+from reportgen.metrics.slo import verdict_word
 
 POSTS = {p.name: p for p in posts()}
 HTML_POSTS = sorted(name for name, p in POSTS.items() if p.html)
@@ -71,7 +74,17 @@ def _off(n: Filled, new: str) -> bool:
 
 
 def _judged(post: Post) -> list[Filled]:
-    return [n for n in post.numbers if not n.label]
+    """The numbers the mutations change (a verdict's word has no digits: `_verdicts`)."""
+    return [n for n in post.numbers if not n.label and not n.word]
+
+
+def _verdicts(post: Post) -> Iterator[Case]:
+    """An SLO verdict flipped ("meets" <-> "misses"): caught at its line, and nowhere else."""
+    for n in (n for n in post.numbers if n.word):
+        new = verdict_word(0.0 if n.value else 1.0)
+        where = f"line {n.line} {{{{ {n.expr} }}}}: {n.text} -> {new}"
+        text = _replace(post.text, n.line, n.col, n.text, new)
+        yield Case(post, "verdict", where, text, frozenset({n.line}))
 
 
 def _digits(post: Post) -> Iterator[Case]:
@@ -265,7 +278,14 @@ def _shown_elsewhere(post: Post, n: Filled) -> bool:
 
 
 def corpus(post: Post) -> tuple[Case, ...]:
-    return (*_digits(post), *_precision(post), *_units(post), *_headers(post), *_hidden(post))
+    return (
+        *_digits(post),
+        *_precision(post),
+        *_units(post),
+        *_headers(post),
+        *_hidden(post),
+        *_verdicts(post),
+    )
 
 
 @functools.cache
@@ -319,6 +339,7 @@ def test_the_corpus_covers_every_class_on_both_articles() -> None:
     for name in POSTS:
         for case in _corpus(name):
             kinds.setdefault(case.kind, set()).add(case.post.article)
+    assert kinds.pop("verdict") == {"measured"}  # the Kimi article declares no objectives
     assert kinds == {
         kind: {"paiton", "measured"}
         for kind in ("digit", "precision", "unit", "header-unit", "caption-unit", "hidden")
@@ -356,6 +377,11 @@ def test_a_caption_unit_that_does_not_fit_its_values_is_an_error_at_the_header(
     name: str, sweep: Sweep
 ) -> None:
     _verdict(name, "caption-unit", sweep)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in POSTS if n.startswith("measured/")))
+def test_a_flipped_slo_verdict_is_caught_at_its_line(name: str, sweep: Sweep) -> None:
+    _verdict(name, "verdict", sweep)
 
 
 @pytest.mark.parametrize("name", HTML_POSTS)

@@ -38,7 +38,7 @@ def _result(*sources: SourceResult, findings: tuple[Finding, ...] = (), strict: 
     return CheckResult(article="my-article", sources=sources, findings=findings, strict=strict)
 
 
-BUILT = SourceResult("my-article (built in memory)", "built", 12, ())
+BUILT = SourceResult(source="my-article (built in memory)", kind="built", matched=12, items=())
 
 
 def _cells(row: str) -> list[str]:
@@ -48,10 +48,10 @@ def _cells(row: str) -> list[str]:
 
 def test_a_row_per_text_and_one_for_the_lints() -> None:
     copy = SourceResult(
-        "post.md",
-        "published",
-        9,
-        (_item("mismatch"), _item("unverified"), _item("unverified"), _item("missing")),
+        source="post.md",
+        kind="published",
+        matched=9,
+        items=(_item("mismatch"), _item("unverified"), _item("unverified"), _item("missing")),
     )
     rows = summary.rows(_result(BUILT, copy, findings=(_finding("warning", "known"),)))
     assert len(rows) == 3
@@ -77,7 +77,7 @@ def test_a_row_per_text_and_one_for_the_lints() -> None:
 
 
 def test_warnings_pass_unless_strict() -> None:
-    copy = SourceResult("post.md", "published", 4, (_item("unverified"),))
+    copy = SourceResult(source="post.md", kind="published", matched=4, items=(_item("unverified"),))
     lax = summary.rows(_result(BUILT, copy, findings=(_finding("warning"),)))
     strict = summary.rows(_result(BUILT, copy, findings=(_finding("warning"),), strict=True))
     assert _cells(lax[1])[-1] == "pass: 1 unverified"
@@ -92,7 +92,7 @@ def test_a_lint_error_fails_the_lint_row() -> None:
 
 
 def test_names_from_files_are_shown_as_text() -> None:
-    copy = SourceResult("a|b <img src=x> `c`\n.md", "published", 1, ())
+    copy = SourceResult(source="a|b <img src=x> `c`\n.md", kind="published", matched=1, items=())
     row = summary.rows(_result(BUILT, copy))[1]
     assert "a\\|b &lt;img src=x&gt; &#96;c&#96;\\n.md" in row
     assert "<img" not in row and "\n" not in row

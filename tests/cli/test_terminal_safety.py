@@ -128,7 +128,9 @@ def test_every_rendering_of_a_hostile_item_is_data() -> None:
         table=HOSTILE,
     )
     result = CheckResult(
-        article="art", sources=(SourceResult(item.source, "published", 1, (item,)),), findings=()
+        article="art",
+        sources=(SourceResult(source=item.source, kind="published", matched=1, items=(item,)),),
+        findings=(),
     )
     github = report.to_github(result).splitlines()
     assert github[0].startswith("::error file=a%2Cb%3Ac%25d\\n%3A%3Aerror%3A%3Ax.md,line=3,col=7,")

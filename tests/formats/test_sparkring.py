@@ -150,6 +150,42 @@ def test_a_window_that_differs_between_files_is_no_run_wide_value() -> None:
         assert f"{window:g}" in said
 
 
+def test_each_repetitions_p99_has_the_interval_numpy_and_scipy_give() -> None:
+    """TTFT p99 of each repeated cell: each repetition's p99 by numpy from its own request
+    samples (the positive values), then their count, median, mean, sd, CV and t interval."""
+    import numpy as np
+    from scipy import stats as sps
+
+    by_cell: dict[tuple[int, int], list[float]] = defaultdict(list)
+    for path in RECEIPTS:
+        for cell in raw(path)["results"]:
+            ttfts = [s["ttft"] for s in cell.get("request_samples") or [] if s["ttft"] > 0]
+            if cell.get("failure_reason") is None and ttfts:
+                at = (cell["context_tokens"], cell["concurrency"])
+                by_cell[at].append(float(np.percentile(ttfts, 99)))
+    repeated = {k: np.array(v) for k, v in by_cell.items() if len(v) > 1}
+    assert repeated, "the set repeats cells"
+    metrics = compute(load(RECEIPTS).runs)
+    for (context, concurrency), x in repeated.items():
+        ctx = f"{context // 1024}K" if context else "0"
+        base = f"decode.{ctx}.c{concurrency}.ttft_s.p99"
+        half = float(sps.t.ppf(0.975, len(x) - 1) * sps.sem(x))
+        want = {
+            "": float(np.median(x)),
+            ".reps": float(len(x)),
+            ".rep_mean": float(x.mean()),
+            ".rep_sd": float(x.std(ddof=1)),
+            ".rep_cv": float(x.std(ddof=1) / x.mean() * 100),
+            ".rep_hw": half,
+            ".rep_ci_lo": float(x.mean()) - half,
+            ".rep_ci_hi": float(x.mean()) + half,
+        }
+        for suffix, expected in want.items():
+            found = metrics.get(base + suffix)
+            assert found is not None, base + suffix
+            assert found.value == pytest.approx(expected, rel=1e-9, abs=1e-12), base + suffix
+
+
 @pytest.mark.pdf
 def test_init_from_the_whole_set_builds_and_checks(tmp_path: Path) -> None:
     article = tmp_path / "sparkring"
@@ -160,8 +196,11 @@ def test_init_from_the_whole_set_builds_and_checks(tmp_path: Path) -> None:
     html = (built / "index.html").read_text(encoding="utf-8")
     for table in ("aggregate", "repetitions", "prefill"):
         assert f'id="table-{table}"' in html, table
-    aggregate = html[html.index('id="table-aggregate"') : html.index('id="table-repetitions"')]
+    aggregate = html[html.index('id="table-aggregate"') : html.index('id="table-per-request"')]
     assert aggregate.count(" ± ") > 10  # each repeated cell: its mean and interval
+    # the medians over requests too (TTFT p50): each statistic has its repetitions' interval
+    ttft = html[html.index('id="table-ttft"') : html.index('id="table-repetitions"')]
+    assert ttft.count(" ± ") > 10 and ".ttft_s.rep_hw" in ttft
     assert "median of its" in html  # the appendix says how repetitions combine
     copies = [built / "article.pdf"]  # read back as people copy it: the ± cells included
     assert not check_article(article, copies, build_dir=out).failed

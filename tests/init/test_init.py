@@ -182,3 +182,51 @@ def test_init_s_draft_text_fails_check_strict_until_it_is_replaced(
     manifest.write_text(manifest.read_text().replace(NO_ENGINE, "vLLM"))
     intro.write_text(intro.read_text().replace(DRAFT, "We measured"))
     assert drafts(strict=True)[1] == []
+
+
+def test_repeated_load_points_get_an_interval_on_each_percentile_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three repetitions of two load points (synthetic: the rate-sweep files, their TTFTs
+    scaled by 1.00, 1.03 and 1.06): init shows each quantity and percentile column as the
+    repetitions' mean ± its interval, the request counts without one, and check reads it."""
+    import numpy as np
+    from scipy import stats as sps  # here: the workers that run no such test never import it
+
+    from reportgen.metrics.display import display_of, format_number
+
+    files, p99s = [], []
+    for k in range(3):
+        folder = tmp_path / f"r{k + 1}"
+        folder.mkdir()
+        for name in ("vllm-1qps.json", "vllm-2qps.json"):
+            doc = json.loads((ARTICLES / "rate-sweep" / name).read_text(encoding="utf-8"))
+            scale = 1 + 0.03 * k
+            doc["ttfts"] = [t * scale for t in doc["ttfts"]]
+            for field in [f for f in doc if f.endswith("_ttft_ms")]:
+                doc[field] *= scale
+            (folder / name).write_text(json.dumps(doc), encoding="utf-8")
+            files.append(str(folder / name))
+            if name == "vllm-2qps.json":
+                p99s.append(float(np.percentile([t for t in doc["ttfts"] if t > 0], 99)))
+    article = tmp_path / "article"
+    assert _init(capsys, str(article), "--from", *files)[0] == 0
+    manifest = tomllib.loads((article / "article.toml").read_text())
+    [table] = [t for s in manifest["sections"] for t in s.get("table", [])]
+    modes = {c["metric"]: c.get("uncertainty") for c in table["columns"]}
+    assert modes["load.ttft_s.p99"] == modes["load.output_tok_s"] == "pm"
+    assert modes["load.requests"] is None  # a count of requests: its median, no interval
+    built = render_article(article, {}, charts=False)
+    x = np.array(p99s)
+    half = float(sps.t.ppf(0.975, len(x) - 1) * sps.sem(x))
+    mean_id = next(
+        v.id
+        for v in built.metrics.values
+        if v.metric == "load.ttft_s.p99.rep_mean" and v.rate == 2.0
+    )
+    shown = display_of("load.ttft_s", "p99")
+    cell = built.html[built.html.index(f'data-metric="{mean_id}"') :]
+    cell = cell[: cell.index("</td>")]
+    assert f">{format_number(float(x.mean()), shown)}</span> \u00b1 " in cell
+    assert f">{format_number(half, shown)}</span>" in cell
+    assert not check_article(article, strict=False).failed

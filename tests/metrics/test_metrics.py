@@ -353,9 +353,12 @@ def test_a_cell_measured_in_several_files_is_their_median_with_its_spread() -> N
     assert value(metrics, "decode.8K.c1.aggregate_tok_s.rep_max").value == 120.0
     reps_value = value(metrics, "decode.8K.c1.aggregate_tok_s.reps")
     assert (reps_value.value, reps_value.unit) == (3.0, "repetitions")
-    # each statistic is the median of the repetitions' own; the spread is of the median only
+    # each statistic is the median of the repetitions' own, with a spread of its own; a count
+    # of requests (.n) has none
     assert value(metrics, "decode.8K.c1.itl_s.p99").source == "repetitions"
-    assert metrics.get("decode.8K.c1.itl_s.p99.rep_min") is None
+    p99_reps = value(metrics, "decode.8K.c1.itl_s.p99.reps")
+    assert (p99_reps.value, p99_reps.stat) == (3.0, "p99.reps")
+    assert metrics.get("decode.8K.c1.itl_s.n.rep_min") is None
     assert value(metrics, "decode.8K.c1.aggregate_tok_s").as_json()["repetitions"] == [
         {"file": f, "value": t / 10} for t, f in reps
     ]

@@ -3,8 +3,8 @@ against an independent numpy computation on the same per-request arrays; the `[s
 article.toml; and a published copy with one goodput number changed.
 
 The load points here are synthetic (drawn from a seeded generator) and labelled so in their
-provenance; the article tests use a copy of the measured two-tool article with objectives
-declared (`tests/data/slo/`: its `[slo]`, a section with a table per tool, and its prose).
+provenance; the article tests use the measured two-tool article, which declares objectives
+(its `[slo]`, a section with a table per tool, and `slo.md`).
 """
 
 from __future__ import annotations
@@ -36,27 +36,6 @@ SLO = Slo(
     ),
     0.5,
 )
-
-
-SLO_PARTS = Path(__file__).resolve().parents[1] / "data" / "slo"
-
-
-@pytest.fixture(scope="module")
-def slo_article(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The measured two-tool article with objectives declared, and a section judging each load
-    point against them."""
-    folder = tmp_path_factory.mktemp("slo") / "tiny-llamacpp-two-tools"
-    shutil.copytree(MEASURED, folder)
-    toml = folder / "article.toml"
-    text = toml.read_text(encoding="utf-8")
-    slo = (SLO_PARTS / "slo.toml").read_text(encoding="utf-8")
-    section = (SLO_PARTS / "section.toml").read_text(encoding="utf-8")
-    setup = '[[sections]]\nkind = "setup"'
-    assert "\n[[runs]]" in text and setup in text
-    text = text.replace("\n[[runs]]", f"\n{slo}\n[[runs]]", 1).replace(setup, f"{section}\n{setup}")
-    toml.write_text(text, encoding="utf-8")
-    shutil.copy(SLO_PARTS / "slo.md", folder / "slo.md")
-    return folder
 
 
 def _arrays(seed: int, n: int) -> dict[str, np.ndarray]:
@@ -172,13 +151,31 @@ def test_a_summary_only_file_gets_percentile_verdicts_and_no_attainment() -> Non
     assert ("load.c4.slo_met" in ids) == (p90 > 0.4)
 
 
-def test_the_table_says_why_a_summary_only_file_has_no_goodput(slo_article: Path) -> None:
-    built, _ = built_article(slo_article)
+def test_the_summary_only_run_gets_its_percentile_verdicts_and_says_so() -> None:
+    """AIPerf's files in the measured article hold summaries only: each load point gets its
+    percentile objectives' verdicts (judged from the percentiles its table shows), no
+    attainment or goodput, and the page says why."""
+    built, _ = built_article(MEASURED)
+    slo = built.article.slo
+    assert slo is not None and slo.per_request and slo.at_percentile
+    by_id = built.metrics.by_id()
+    points = [c.point for c in built.metrics.cells if c.kind == "load" and c.run == "aiperf"]
+    assert points
+    for point in points:
+        stem = f"aiperf.load.{point}"
+        assert not {f"{stem}.{k}" for k in ("slo_attainment", "goodput_req_s")} & by_id.keys()
+        for o in slo.at_percentile:
+            shown = by_id[f"{stem}.{o.quantity}.p{o.percentile}"].value
+            assert by_id[f"{stem}.{o.verdict_key.split('.')[1]}"].value == (shown <= o.limit_s)
     view = next(t for t in built.tables if t.decl.id == "slo-aiperf")
     notes = " ".join(str(text) for _, text in view.footnotes)
     assert "summary statistics, not each request" in notes
-    goodput = view.columns.index("goodput (req/s)")
-    assert all(row[goodput].missing for _, row in view.rows)
+    assert view.decl.note is not None and "no attainment or goodput" in view.decl.note.text
+    overall = view.columns.index("all SLOs")
+    # the overall verdict stands only where a percentile objective misses
+    for label, row in view.rows:
+        misses = any(not by_id[c.metric].value for c in row if c.metric and "slo_" in c.metric)
+        assert (row[overall].metric is not None) == misses, label
 
 
 @pytest.mark.parametrize(
@@ -213,9 +210,9 @@ def test_max_load_comes_out_of_the_computed_points() -> None:
     assert (None if found is None else found.value) == want
 
 
-def _with_slo(tmp_path: Path, block: str, slo_article: Path) -> Path:
+def _with_slo(tmp_path: Path, block: str) -> Path:
     folder = tmp_path / "article"
-    shutil.copytree(slo_article, folder)
+    shutil.copytree(MEASURED, folder)
     toml = folder / "article.toml"
     text = re.sub(r"(?ms)^\[slo\]\n.*?\n\n", block + "\n\n", toml.read_text(encoding="utf-8"))
     toml.write_text(text, encoding="utf-8")
@@ -238,10 +235,8 @@ def _with_slo(tmp_path: Path, block: str, slo_article: Path) -> Path:
         ("[slo]\nattainment = 1.5\nttft_ms = { p = 90, max = 1 }", "attainment"),
     ],
 )
-def test_slo_errors_are_located(
-    tmp_path: Path, block: str, message: str, slo_article: Path
-) -> None:
-    folder = _with_slo(tmp_path, block, slo_article)
+def test_slo_errors_are_located(tmp_path: Path, block: str, message: str) -> None:
+    folder = _with_slo(tmp_path, block)
     with pytest.raises(InputError) as caught:
         load_article(folder)
     problems = caught.value.problems
@@ -252,8 +247,8 @@ def test_slo_errors_are_located(
     assert all(p.line > slo_line for p in problems), [p.format() for p in problems]
 
 
-def test_a_copy_with_a_changed_goodput_is_one_mismatch(tmp_path: Path, slo_article: Path) -> None:
-    page = render_article(slo_article, {"SOURCE_DATE_EPOCH": "0"}).html
+def test_a_copy_with_a_changed_goodput_is_one_mismatch(tmp_path: Path) -> None:
+    page = render_article(MEASURED, {"SOURCE_DATE_EPOCH": "0"}).html
     span = re.compile(
         r'(<span class="num" data-metric="guidellm\.load\.c4\.goodput_tok_s"[^>]*>)'
         r"([^<]+)(</span>)"
@@ -263,7 +258,7 @@ def test_a_copy_with_a_changed_goodput_is_one_mismatch(tmp_path: Path, slo_artic
     changed = f"{float(found[2].replace(',', '')) + 5:.1f}"
     copy = tmp_path / "copy.html"
     copy.write_text(page[: found.start(2)] + changed + page[found.end(2) :], encoding="utf-8")
-    built = render_article(slo_article, {}, charts=True)  # as the page was: its charts too
+    built = render_article(MEASURED, {}, charts=True)  # as the page was: its charts too
     shape = article_shape(built, built.html)
     expected = expected_numbers(built.article, built.metrics, built.tables)
     read = read_published(copy)
@@ -271,3 +266,63 @@ def test_a_copy_with_a_changed_goodput_is_one_mismatch(tmp_path: Path, slo_artic
     bad = [i for i in result.items if i.severity == "error"]
     assert [i.kind for i in bad] == ["mismatch"], [(i.kind, i.shown) for i in bad]
     assert changed in (bad[0].shown or "")
+
+
+def test_the_prose_states_the_objectives_by_reference_as_slo_declares_them(
+    tmp_path: Path,
+) -> None:
+    """`{{ slo.NAME }}` writes what `[slo]` declares: declared again, the page says the new
+    limits, and a copy that keeps an old limit is a mismatch at it."""
+    page = render_article(MEASURED, {}, charts=True).html
+    built, _ = built_article(MEASURED)
+    slo = built.article.slo
+    assert slo is not None
+    said = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page).replace("\u00a0", " "))
+    for o in slo.objectives:
+        within = "within" if o.percentile is None else "at most"
+        assert f"{within} {o.limit:,g} {o.name.rsplit('_', 1)[1]}" in said, o
+    assert f"at least {slo.attainment:.0%} of the requests" in said
+    folder = _with_slo(
+        tmp_path,
+        "[slo]\nttft_ms = { p = 99, max = 1500 }\nitl_ms = { p = 50, max = 25 }\n"
+        "e2e_s = { per_request = true, max = 3 }\nattainment = 0.75",
+    )
+    again = re.sub(r"<[^>]+>", "", render_article(folder, {}, charts=False).html)
+    again = re.sub(r"\s+", " ", again.replace("\u00a0", " "))
+    for words in ("at most 1,500 ms at the 99th", "at most 25 ms at the 50th", "within 3 s"):
+        assert words in again, words
+    assert "at least 75% of the requests" in again
+    old = re.compile(r"at most\s+1,000\u00a0ms")
+    assert len(old.findall(page)) == 1
+    copy = tmp_path / "copy.html"
+    copy.write_text(old.sub("at most 1,200\u00a0ms", page), encoding="utf-8")
+    rebuilt = render_article(MEASURED, {}, charts=True)  # as the page was: its charts too
+    read = read_published(copy)
+    expected = expected_numbers(rebuilt.article, rebuilt.metrics, rebuilt.tables)
+    shape = article_shape(rebuilt, rebuilt.html)
+    result = check_published(
+        read.lines, read.label, rebuilt.metrics, expected, shape, page=read.page
+    )
+    bad = [(i.kind, i.shown) for i in result.items if i.severity == "error"]
+    assert bad == [("mismatch", "1,200")], bad
+
+
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        ("{{ slo.ttft }}", "did you mean 'slo.ttft_ms'?"),
+        ("{{ slo.e2e_s.percentile }}", "e2e_s is judged for each request"),
+        ("{{ slo.itl_ms.max }}", "unknown reference slo.itl_ms.max"),
+    ],
+)
+def test_a_wrong_slo_reference_is_an_error_at_it(
+    tmp_path: Path, reference: str, message: str
+) -> None:
+    folder = tmp_path / "article"
+    shutil.copytree(MEASURED, folder)
+    prose = folder / "slo.md"
+    prose.write_text(prose.read_text(encoding="utf-8") + f"\nSee {reference}.\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        render_article(folder, {}, charts=False)
+    found = [p.format() for p in caught.value.problems]
+    assert any(message in f and f.startswith(f"{prose}:") for f in found), found

@@ -190,7 +190,7 @@ def _line(
         for v in values:
             at = (v.coord(series_axis) if series_axis else None, v.coord(decl.x))
             mean, half = (metrics.get(f"{v.id}.{stat}") for stat in ("rep_mean", "rep_hw"))
-            if v.stat is None and mean is not None and half is not None:
+            if mean is not None and half is not None:  # of the bare value or a percentile
                 index[at], errors[at] = mean.value * display.scale, half.value * display.scale
 
     y_label = _label(
@@ -336,7 +336,12 @@ def _caption(decl: ChartDecl, article: ArticleSource, metrics: MetricSet) -> Mar
     if decl.caption is None:
         return Markup("")
     resolver = Resolver(
-        metrics=metrics, setup=article.setup, tools=tool_versions(metrics.runs), date=article.date
+        metrics=metrics,
+        setup=article.setup,
+        tools=tool_versions(metrics.runs),
+        date=article.date,
+        price=article.cost,
+        slo=article.slo,
     )
     return render_inline(decl.caption, resolver)
 

@@ -45,7 +45,13 @@ from reportgen.fileio import read_input
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import claim_problem, claim_value
 from reportgen.metrics.lints.findings import Finding, group
-from reportgen.metrics.registry import DEFINITIONS, UNCERTAINTY_STATS, MetricDef, MetricSet
+from reportgen.metrics.registry import (
+    DEFINITIONS,
+    UNCERTAINTY_STATS,
+    MetricDef,
+    MetricSet,
+    repeat_part,
+)
 from reportgen.model import MatrixRun, SourceFile, SweepRun
 from reportgen.resources import template_dir
 from reportgen.terminal import visible
@@ -70,7 +76,8 @@ REPETITIONS = (
 
 INTERVALS = (
     " Where a cell was measured in several run files, a value shown as m \u00b1 h, or as m [lo, "
-    "hi], is the repetitions' mean m with its 95% confidence interval from Student's t: h = "
+    "hi], is the repetitions' mean m (of a statistic such as p99, the mean of each repetition's "
+    "own p99) with its 95% confidence interval from Student's t: h = "
     "t(0.975, n - 1) x s / sqrt(n), s their standard deviation (n - 1) and n their number, and "
     "lo, hi = m -/+ h; error bars on a chart are the same interval. The median's own 95% "
     "interval is distribution-free (the order statistics whose binomial coverage is at least "
@@ -281,7 +288,7 @@ def _method(shown: list[Markup], metrics: MetricSet, article: ArticleSource) -> 
     them; how intervals are computed only when the page shows one (a number or an error bar)."""
     text = PERCENTILES + (REPETITIONS if any(v.repeats for v in metrics.values) else "")
     by_id = metrics.by_id()
-    stats = {by_id[i].stat for i in _shown_ids(shown) if i in by_id}
+    stats = {repeat_part(by_id[i].stat) for i in _shown_ids(shown) if i in by_id}
     if stats & set(UNCERTAINTY_STATS) or any(c.error_bars for c in article.charts()):
         text += INTERVALS
     return text
@@ -330,7 +337,13 @@ def build_context(
         FrozenDict((r.id, r.setup) for r in article.runs) if len(article.runs) > 1 else FrozenDict()
     )
     resolver = Resolver(
-        metrics=metrics, setup=article.setup, tools=tools, date=article.date, setups=setups
+        metrics=metrics,
+        setup=article.setup,
+        tools=tools,
+        date=article.date,
+        setups=setups,
+        price=article.cost,
+        slo=article.slo,
     )
     inputs = tuple(_input(run.source) for run in metrics.runs)
 

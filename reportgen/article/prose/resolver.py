@@ -1,6 +1,11 @@
 """What a reference in article text names: `Resolver` turns `{{ metric.id }}`, `{{ setup.FIELD }}`,
 `{{ version.TOOL }}`, a cell's status or reason and `{{ article.date }}` into HTML, or says why
-it has no value."""
+it has no value.
+
+A cost (a value in USD/Mtok) is written with the price it comes from, its source and its date
+after it ("1.65 USD/Mtok at 2.50 USD per GPU-hour (an example price, 2026-11-01)"), as every
+cost in a table carries them in a note: the author cannot leave them out, and they change with
+the price. `| number` is refused for a cost, since the number alone would drop them."""
 
 from __future__ import annotations
 
@@ -15,12 +20,15 @@ from reportgen.article.page.numbers import gated_html, number_html
 from reportgen.errors import did_you_mean
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import claim_problem, claim_value, is_claim
-from reportgen.metrics.registry import CellState, MetricSet
+from reportgen.metrics.cost import Price
+from reportgen.metrics.registry import CellState, MetricSet, MetricValue
+from reportgen.metrics.slo import Slo
 from reportgen.model import Hardware, Run, Setup, context_label
 
 # {{ name }} or {{ name | filter }}; the only filter is `number` (the number without its unit).
 REFERENCE = re.compile(r"\{\{\s*([^{}\s|]*)\s*(?:\|\s*([A-Za-z]*)\s*)?\}\}")
 FILTERS = ("number",)
+COST_UNIT = "USD/Mtok"  # the unit of every cost (`reportgen.metrics.cost`)
 # The fields `{{ setup.FIELD }}` takes: the hardware's, then the setup's own scalars.
 HARDWARE_FIELDS = tuple(f.name for f in fields(Hardware))
 SETUP_FIELDS = HARDWARE_FIELDS + tuple(f.name for f in fields(Setup) if f.name != "hardware")
@@ -50,6 +58,12 @@ class Unresolved(Exception):
     """A reference names something real that has no value here; the message says why."""
 
 
+def ordinal(n: int) -> str:
+    """90 -> "90th", 1 -> "1st", 22 -> "22nd", 13 -> "13th"."""
+    last = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{last}"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Resolver:
     """Turns reference names into HTML."""
@@ -59,6 +73,8 @@ class Resolver:
     tools: FrozenDict[str, str]  # tool name -> version
     date: str
     setups: FrozenDict[str, Setup] = FrozenDict()  # run id -> setup, in an article of several runs
+    price: Price | None = None  # the article's [cost]: written after every cost
+    slo: Slo | None = None  # the article's [slo]: `{{ slo.NAME }}` states what it declares
 
     def resolve(self, name: str, flt: str | None = None) -> Markup | None:
         """The HTML for a reference, None when nothing has that name; `Unresolved` when it
@@ -72,10 +88,14 @@ class Resolver:
         if value is not None and value.gate is not None:
             return gated_html(value)
         if value is not None:
+            if value.unit == COST_UNIT and self.price is not None:
+                return self._cost(name, value, flt)
             return number_html(value, unit=flt != "number")
         kind, _, rest = name.partition(".")
         if kind == "setup":
             return self._setup(rest)
+        if kind == "slo":
+            return self._slo(rest)
         if kind == "version":
             version = self.tools.get(rest)
             if version == "":
@@ -87,6 +107,40 @@ class Resolver:
         if varying is not None:
             raise Unresolved(f"{name} is not one value for the run: {varying}")
         return self._cell(name)
+
+    def _cost(self, name: str, value: MetricValue, flt: str | None) -> Markup:
+        """A cost with its price, source and date after it."""
+        assert self.price is not None
+        if flt == "number":
+            raise Unresolved(
+                f"{{{{ {name} | number }}}}: a cost is written with the price it comes from; "
+                f"refer to {{{{ {name} }}}}, which adds the price, its source and its date"
+            )
+        return Markup('{} <span class="price">at {}</span>').format(
+            number_html(value, unit=True), self.price.words()
+        )
+
+    def _slo(self, rest: str) -> Markup:
+        """What `[slo]` declares, as the article states it: an objective ({{ slo.ttft_ms }}) is
+        its limit with its unit ("1,000 ms"), the objective's name and then `percentile` its
+        percentile ("90th"), and the attainment the share of requests ("90%")."""
+        if self.slo is None:
+            raise Unresolved(f"slo.{rest}: the article declares no [slo]")
+        if rest == "attainment":
+            return escape(f"{self.slo.attainment:.0%}")
+        name, _, field = rest.partition(".")
+        objective = next((o for o in self.slo.objectives if o.name == name), None)
+        if objective is None or field not in ("", "percentile"):
+            names = [o.name for o in self.slo.objectives]
+            wanted = [f"slo.{n}{f}" for n in names for f in ("", ".percentile")]
+            hint = did_you_mean(f"slo.{rest}", [*wanted, "slo.attainment"])
+            declared = ", ".join(names)
+            raise Unresolved(f"unknown reference slo.{rest}: [slo] declares {declared}{hint}")
+        if field == "":
+            return escape(f"{objective.limit:,g}\u00a0{objective.name.rsplit('_', 1)[1]}")
+        if objective.percentile is None:
+            raise Unresolved(f"slo.{rest}: {name} is judged for each request, not at a percentile")
+        return escape(ordinal(objective.percentile))
 
     def _cells(self) -> dict[str, CellState]:
         many = len({c.run for c in self.metrics.cells}) > 1

@@ -125,6 +125,9 @@ class TableDecl:
     series: str | None = None
     levels: tuple[float, ...] = ()
     cost: bool = False  # add each series' cost per million output tokens ([cost] price)
+    # cost = "only": the table shows the costs alone, a column per series (the throughput in a
+    # table of its own beside it keeps each table narrow enough to read without scrolling)
+    cost_only: bool = False
     # a repeated cell as its repetitions' mean with its 95% interval: "pm" or "interval"
     uncertainty: Uncertainty | None = None
 

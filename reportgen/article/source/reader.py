@@ -173,6 +173,7 @@ class ManifestReader:
             series=raw.get("series"),
             levels=tuple(float(v) for v in raw.get("levels", ())),
             cost=bool(raw.get("cost", False)),
+            cost_only=raw.get("cost") == "only",
             uncertainty=raw.get("uncertainty"),
         )
 

@@ -14,7 +14,14 @@ from reportgen.article.source.declarations import ArticleSource, Column, TableDe
 from reportgen.errors import InputError
 from reportgen.metrics.display import Display, format_number, shown_in
 from reportgen.metrics.lints.findings import LINTS, Finding
-from reportgen.metrics.registry import DEFINITIONS, CellState, MetricSet, MetricValue, split_metric
+from reportgen.metrics.registry import (
+    DEFINITIONS,
+    CellState,
+    MetricSet,
+    MetricValue,
+    repeat_part,
+    split_metric,
+)
 from reportgen.metrics.slo import NO_RECORDS, PER_REQUEST_KEYS, VERDICT_KEYS
 from reportgen.model import Scalar
 
@@ -136,8 +143,8 @@ class CellBuilder:
         self.footnotes = Footnotes(tuple(notes.lint_marks.values()))
 
     def number(self, value: MetricValue, column: Column | None) -> CellView:
-        if value.key in VERDICT_KEYS:  # an SLO's verdict, in words
-            return CellView(Markup("meets" if value.value else "misses"), missing=True)  # a word
+        if value.key in VERDICT_KEYS:  # an SLO's verdict, a word check reads back as its value
+            return CellView(number_html(value, css="num slo-verdict"), metric=value.id)
         if value.gate is not None:  # computed, but not shown as a measurement
             text = Markup(escape(value.gate.words()[0].upper() + value.gate.words()[1:] + "."))
             mark = self.footnotes.mark(
@@ -176,8 +183,9 @@ class CellBuilder:
     ) -> tuple[Markup, str] | None:
         """A repeated cell as its repetitions' mean with the half-width of its 95% interval
         ("pm") or the interval ("interval"), each number a span of its own; None for a value
-        that is not a median over repetitions."""
-        if value.stat is not None or value.source != "repetitions":
+        that is not a median over repetitions. A percentile's repetitions are shown as the bare
+        value's are (`X.p99.rep_mean` ± `X.p99.rep_hw`)."""
+        if repeat_part(value.stat) is not None or value.source != "repetitions":
             return None
         stats = ("rep_mean", "rep_hw") if mode == "pm" else ("rep_mean", "rep_ci_lo", "rep_ci_hi")
         found = [self.metrics.get(f"{value.id}.{stat}") for stat in stats]

@@ -22,7 +22,7 @@ from reportgen.article.axes import (
     sort_values,
     unknown_setting,
 )
-from reportgen.article.frontiers import table_levels
+from reportgen.article.frontiers import TableLevels, table_levels
 from reportgen.article.page.numbers import number_html
 from reportgen.article.source.declarations import ArticleSource, Column, TableDecl
 from reportgen.article.tables.cells import (
@@ -201,7 +201,11 @@ def _check_units(decl: TableDecl) -> None:
     """A unit the caption or a header names must be the unit its numbers are shown in: a caption
     saying (s) over numbers in ms is a build error, not a table a reader misreads."""
     if decl.metric is not None and decl.unit_words:
-        shown = display_of(*check_metric(decl, decl.metric)).unit
+        shown = (
+            display_of("frontier.usd_per_mtok", None).unit
+            if decl.cost_only  # the costs of the metric's frontier
+            else display_of(*check_metric(decl, decl.metric)).unit
+        )
         named = units_named(decl.unit_words)
         if named and shown not in named:
             raise table_problem(
@@ -302,6 +306,8 @@ def _at_interactivity(b: CellBuilder) -> TableView:
     there, then the ratio of the compared series, then each series' cost (`cost = true`)."""
     decl = b.decl
     found = table_levels(decl, b.article, b.metrics)
+    if decl.cost_only:
+        return _costs_at_interactivity(b, found)
     headers = list(found.names)
     if found.ratios and decl.compare is not None:
         headers.append(
@@ -329,16 +335,34 @@ def _at_interactivity(b: CellBuilder) -> TableView:
             else:
                 cells.append(b.number(ratio, None))
         if decl.cost:
-            for name, row in zip(found.names, found.levels, strict=True):
-                cost = row[i].cost
-                cells.append(
-                    b.number(cost, None) if cost is not None else _unreachable(b, name, row[i])
-                )
+            cells += [
+                _cost_cell(b, name, row[i])
+                for name, row in zip(found.names, found.levels, strict=True)
+            ]
         out_rows.append((f"{level:g}", tuple(cells)))
     return TableView(
         decl=decl,
         corner=decl.corner if decl.corner is not None else "tok/s per user",
         columns=tuple(headers),
+        rows=tuple(out_rows),
+        footnotes=b.footnotes.items(),
+    )
+
+
+def _costs_at_interactivity(b: CellBuilder, found: TableLevels) -> TableView:
+    """`cost = "only"`: a row per level of tok/s per user, a column per series with its cost
+    per million output tokens on its frontier there."""
+    decl = b.decl
+    out_rows = []
+    for i, level in enumerate(decl.levels):
+        cells = [
+            _cost_cell(b, name, row[i]) for name, row in zip(found.names, found.levels, strict=True)
+        ]
+        out_rows.append((f"{level:g}", tuple(cells)))
+    return TableView(
+        decl=decl,
+        corner=decl.corner if decl.corner is not None else "tok/s per user",
+        columns=tuple(found.names),
         rows=tuple(out_rows),
         footnotes=b.footnotes.items(),
     )
@@ -353,6 +377,12 @@ def _level_cell(b: CellBuilder, name: str, level: Level) -> CellView:
     if level.throughput is None:
         return _unreachable(b, name, level)
     return b.number(level.throughput, None)
+
+
+def _cost_cell(b: CellBuilder, name: str, level: Level) -> CellView:
+    if level.cost is None:
+        return _unreachable(b, name, level)
+    return b.number(level.cost, None)
 
 
 def _unreachable(b: CellBuilder, name: str, level: Level) -> CellView:

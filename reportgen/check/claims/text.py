@@ -53,7 +53,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from reportgen.check.claims import labels
-from reportgen.check.claims.labels import Said, best, said
+from reportgen.check.claims.labels import Said, best, said, score
 from reportgen.check.claims.words import (
     OBJECT,
     QUOTED,
@@ -64,6 +64,7 @@ from reportgen.check.claims.words import (
     hedged,
     operands,
     says_bigger,
+    up_to,
     word,
 )
 from reportgen.check.readers.published import parse_number
@@ -77,6 +78,9 @@ from reportgen.metrics.display import unit_factor
 # sentence, and a copy of one endless "sentence" of numbers is read in linear time.
 LONG = 200
 WINDOW = 40
+# the statistics that are a cell's value as a table shows it: its median (p50), or the mean of
+# its repetitions
+_VALUE_STATS = (None, "p50", "rep_mean")
 
 
 class _Sentence:
@@ -255,8 +259,44 @@ class _Sentence:
             in_prose=True,
         )
 
+    def ranged(self, s: Said, unit: str) -> list[Metric]:
+        """The metrics shown in `unit` that fit `s` best, all of one key and statistic: what
+        an "up to" ranges over (the axes its words leave open). Empty when none fits, or when
+        the best fits are of two quantities."""
+        pool = [m for m in self.shown if unit_factor(m.unit, unit) is not None]
+        scored = [(score(m, s), m) for m in pool]
+        top = max((x for x, m in scored if s.words & m.words), default=0)
+        if top <= 0:
+            return []
+        found = [m for x, m in scored if x == top and s.words & m.words]
+        if "stat" not in s.axes:  # the value itself, not an end of its interval
+            found = [m for m in found if m.axes.get("stat") in _VALUE_STATS]
+        kinds = {(m.key, m.axes.get("stat")) for m in found}
+        if len(kinds) != 1:
+            return []
+        for (axis, value), at in s.at.items():
+            if all(m.axes.get(axis) == value for m in found):
+                self.used.update(dict.fromkeys(at))
+        return found
+
+    def quote_up_to(self, i: int, unit: str, values: Sequence[int]) -> Reported | None:
+        """A quote said "up to": tied to every cell its sentence's words range over."""
+        at = bisect.bisect_left(values, i)
+        before = max(values[at - 1] if at else -1, self.span.start - 1)
+        after = min(values[at + 1] if at + 1 < len(values) else self.span.stop, self.span.stop)
+        s = self.said(range(before + 1, after))
+        s.words |= self.words()
+        found = self.ranged(s, unit)
+        tied = self.tied(i, unit, found[0]) if found else None
+        if tied is None:
+            return None
+        self.last = (i, found[0])
+        return replace(tied, up_to=tuple(m.id for m in found))
+
     def quote(self, i: int, unit: str, values: Sequence[int]) -> Reported | None:
         """`values`: the sentence's claims and quotes, in order."""
+        if up_to(self.toks, i):
+            return self.quote_up_to(i, unit, values)
         at = bisect.bisect_left(values, i)
         before = max(values[at - 1] if at else -1, self.span.start - 1)
         after = min(values[at + 1] if at + 1 < len(values) else self.span.stop, self.span.stop)

@@ -143,6 +143,12 @@ def counted(toks: Sequence[Token], k: int) -> str | None:
     return None if between.startswith(("concurr", "parall", "simult")) else unit
 
 
+def up_to(toks: Sequence[Token], k: int) -> bool:
+    """Whether the number at `k` is said as the most it reaches ("up to 2,000 tok/s", "up to
+    1.4x faster"): the highest of the cells its words range over."""
+    return word(toks, k - 1) == "to" and word(toks, k - 2) == "up"
+
+
 def hedged(toks: Sequence[Token], k: int) -> bool:
     """Whether the number at `k` is said as a bound or an estimate ("about 3x", "within 0.5 s",
     "under 2 s"): not a value to judge at the precision shown."""

@@ -2,7 +2,8 @@
 
 Lines and the article's `Shape` in, `Reported` numbers out (pure). Tables are found and named
 by their own titles (`pipetables.py`), cells by their row and column labels, each read in the
-unit its cell, column header or the table's caption names; headline numbers by their declared
+unit its cell, column header or the table's caption names (an SLO verdict's cell, "meets" or
+"misses", as the verdict's 1 or 0, in no unit); headline numbers by their declared
 captions, beside them or on the line above or below; sentences with numbers from data by their
 declared words. Each reported number keeps its line, column and the precision it was shown with.
 
@@ -24,6 +25,8 @@ from reportgen.check.readers.reported import Lines, Reported
 from reportgen.check.readers.shape import Shape, normalize
 from reportgen.metrics.display import QUANTITIES
 from reportgen.metrics.display import UNITS as SHOWN_UNITS
+from reportgen.metrics.registry import key_of
+from reportgen.metrics.slo import VERDICT_KEYS, verdict_value
 
 
 def alternatives(words: Iterable[str]) -> str:
@@ -84,6 +87,44 @@ _MEASURE = rf"{alternatives(QUANTITIES)}|(?:x|\u00d7|%){_ENDS}"
 HEADLINE = re.compile(rf"^\s*+(\d{{1,3}}(?:,\d{{3}})+|\d+)(\.\d+)?\s*+({_MEASURE})\s*+(.*)$")
 # a number and its unit alone on a line, well formed or not ("-183 tok/s", "183K tok/s")
 _LONE = re.compile(rf"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:{_MEASURE})\s*+$")
+
+
+def verdict_cell(
+    text: str, at: tuple[int, int], metric: str | None, where: tuple[str, str, str]
+) -> Reported | None:
+    """A verdict cell's word read as its value ("meets" 1, "misses" 0), in no unit (a header's
+    "at most 1,000 ms" is the objective's, not the cell's), at `at` (line, col) of the table,
+    row and column `where`; only where the article's cell shows an SLO verdict (`metric`)."""
+    found = None if metric is None else key_of(metric)
+    if found is None or found[0] not in VERDICT_KEYS:
+        return None
+    value = verdict_value(text.rstrip(_MARKS))
+    if value is None:
+        return None
+    table, row, column = where
+    return Reported(
+        line=at[0],
+        col=at[1],
+        text=text.strip(),
+        value=value,
+        decimals=0,
+        unit=None,
+        metric_id=metric,
+        table=table,
+        row=row,
+        column=column,
+    )
+
+
+def misplaced_verdict(text: str, metric: str | None) -> str | None:
+    """Why a verdict's word ("meets") stands where the article's cell shows a number of
+    `metric`; None when it does not (another word, or a verdict's own cell)."""
+    if metric is None or verdict_value(text.rstrip(_MARKS)) is None:
+        return None
+    found = key_of(metric)
+    if found is not None and found[0] in VERDICT_KEYS:
+        return None
+    return "a verdict's word where the article shows a number"
 
 
 def parse_number(text: str) -> tuple[float, int, str | None] | None:
@@ -215,8 +256,14 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
                     )
                 continue
             parsed = parse_number(cell)
+            verdict = (
+                None if parsed else verdict_cell(cell, (line, col), metric, (name, row_label, head))
+            )
+            if verdict is not None:
+                yield verdict
+                continue
             if parsed is None:
-                why = malformed(cell)
+                why = malformed(cell) or misplaced_verdict(cell, metric)
                 if why is not None:
                     yield Reported(
                         line=line,

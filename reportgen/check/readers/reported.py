@@ -44,6 +44,9 @@ class Reported:
     several: bool = False
     # a ratio written beside its operands ("3.5x ... (420 vs 120 tok/s)"): their texts
     operands: tuple[str, str] | None = None
+    # said "up to" ("up to 2,000 tok/s"): the ids of every cell the words range over. It is
+    # judged against the highest of them (`metric_id` is then that one's id), and check names it
+    up_to: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

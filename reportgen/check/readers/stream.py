@@ -33,9 +33,11 @@ from reportgen.check.readers.published import (
     alternatives,
     header_unit,
     malformed,
+    misplaced_verdict,
     parse_number,
     sibling_id,
     unit_named,
+    verdict_cell,
 )
 from reportgen.check.readers.reported import Lines, Reported, Token
 from reportgen.check.readers.shape import Grid, TableShape, normalize
@@ -207,7 +209,8 @@ def _header_words(grid: Grid) -> tuple[str, ...]:
 def _stacked(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
     """The header at token `at` when its labels are stacked over several lines (`pdftotext
     -layout` of narrow columns): exactly the labels' words, in some order. The columns are then
-    taken to be in the built order, and their units as built."""
+    taken to be in the built order, and their units as built: the one each built label names
+    ("TTFT p99 (ms)"), placed where the header starts."""
     want = _header_words(grid)
     got: list[str] = []
     i = at
@@ -219,7 +222,13 @@ def _stacked(toks: Sequence[Token], at: int, grid: Grid) -> _Header | None:
         i += 1
     if tuple(sorted(got)) != want:
         return None
-    return _Header(start=at, end=i, columns=tuple((k, None) for k in range(len(grid.columns))))
+    units = tuple(header_unit(c) for c in grid.columns)
+    return _Header(
+        start=at,
+        end=i,
+        columns=tuple(enumerate(units)),
+        places=tuple(_place(toks, at, at + 1) if u else None for u in units),
+    )
 
 
 def _cells(
@@ -249,8 +258,17 @@ def _cells(
         metric = shape.cell(label, column)
         text = tok.text if parse_number(tok.text) else shape.unmarked(tok.text)
         parsed = parse_number(text)
+        verdict = (
+            None
+            if parsed
+            else verdict_cell(text, (tok.line, tok.col), metric, (shape.id, label, column))
+        )
+        if verdict is not None:
+            yield verdict
+            i += 1
+            continue
         if parsed is None:
-            why = malformed(text)
+            why = malformed(text) or misplaced_verdict(text, metric)
             if why is None:
                 break  # not this table any more
             yield Reported(

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from reportgen import tolerances as tol
 from reportgen.metrics.lints.findings import Finding, cell_label, count, finding, finds
-from reportgen.metrics.registry import CellState, MetricSet
+from reportgen.metrics.registry import SPREAD_OF, CellState, MetricSet
 from reportgen.model import MatrixRun
 from reportgen.stats import median
 
@@ -44,13 +44,14 @@ def _repeated(metrics: MetricSet) -> Iterator[list[CellState]]:
 
 
 def _combined_ids(metrics: MetricSet, c: CellState) -> tuple[str, ...]:
-    """The ids of the cell's values that its repetitions combine into (their medians)."""
+    """The ids of the cell's values that its repetitions combine into (their medians), of the
+    bare values and of each statistic with a spread (`X.p99`): a lint on the cell is on each."""
     at = (c.run, c.context, c.concurrency, c.point)
     return tuple(
         v.id
         for v in metrics.values
         if v.source == "repetitions"
-        and v.stat is None
+        and (v.stat is None or v.stat in SPREAD_OF)
         and (v.run, v.context, v.concurrency, v.point) == at
     )
 

@@ -303,3 +303,53 @@ def test_a_misspelled_metric_gets_the_near_id_of_its_cell(resolver: Resolver) ->
     assert [p.message for p in info.value.problems] == [
         f"unknown metric {wrong}: the cell {cell} has none; did you mean {right!r}?"
     ]
+
+
+THREE_CONFIGS = Path(__file__).resolve().parents[2] / "articles" / "three-configs"
+
+
+def _three_configs_resolver() -> Resolver:
+    from reportgen.article.frontiers import with_frontiers
+    from reportgen.article.rundata import article_metrics
+
+    article, metrics = article_metrics(THREE_CONFIGS)
+    return Resolver(
+        metrics=with_frontiers(article, metrics),
+        setup=article.setup,
+        tools=FrozenDict(),
+        date=article.date,
+        price=article.cost,
+    )
+
+
+def test_a_cost_in_prose_is_written_with_its_price_source_and_date() -> None:
+    resolver = _three_configs_resolver()
+    price = resolver.price
+    assert price is not None
+    cost = resolver.metrics.get("frontier.tp4.at_50.usd_per_mtok")
+    throughput = resolver.metrics.get("frontier.tp4.at_50.tok_s_per_gpu")
+    assert cost is not None and throughput is not None
+    text = Text(
+        text="for {{ frontier.tp4.at_50.usd_per_mtok }}.", file="p.md", line=1, markdown=True
+    )
+    html = str(render_block(text, resolver))
+    shown = re.sub(r"<[^>]+>", "", html).replace("\u00a0", " ").strip()
+    assert shown == f"for {cost.value:.2f} USD/Mtok at {price.words()}."
+    assert price.source in shown and price.date in shown
+    # a value that is not a cost is written as before: no price after it
+    text = Text(text="{{ frontier.tp4.at_50.tok_s_per_gpu }}", file="p.md", line=1, markdown=True)
+    assert price.source not in str(render_block(text, resolver))
+
+
+def test_a_cost_as_a_bare_number_is_refused_at_its_place() -> None:
+    resolver = _three_configs_resolver()
+    text = Text(
+        text="for\n{{ frontier.tp4.at_50.usd_per_mtok | number }} USD",
+        file="p.md",
+        line=3,
+        markdown=True,
+    )
+    with pytest.raises(InputError) as info:
+        render_block(text, resolver)
+    (problem,) = info.value.problems
+    assert problem.line == 4 and "written with the price" in problem.message
