@@ -37,11 +37,13 @@ from reportgen.check.readers.published import (
     parse_number,
     sibling_id,
     unit_named,
+    not_measurable_cell,
     verdict_cell,
 )
 from reportgen.check.readers.reported import Lines, Reported, Token
-from reportgen.check.readers.shape import Grid, TableShape, normalize
+from reportgen.check.readers.shape import GATED, Grid, TableShape, normalize
 from reportgen.metrics.display import QUANTITIES
+from reportgen.metrics.slo import verdict_value
 
 _MARK = re.compile(r"^[*†‡§¶#,]+$")
 
@@ -251,11 +253,32 @@ def _cells(
         if i >= limit:
             break
         number, size, _ = kinds[k]
+        tok = toks[i]
+        if _not_measurable(toks, i, limit, shape):  # a gated cell's words, or misplaced ones
+            metric = shape.cell(label, column)
+            if metric is not None:
+                yield not_measurable_cell(
+                    f"{tok.text} {toks[i + 1].text[: len('measurable')]}",
+                    (tok.line, tok.col),
+                    metric,
+                    (shape.id, label, column),
+                )
+            i += 2
+            continue
+        metric = shape.cell(label, column)
+        if kinds[k] == GATED:  # the number the gate keeps out, or other words than the build's
+            shown = shape.unmarked(tok.text)
+            if shown[-1:] in shape.marks and verdict_value(shown[:-1]) is not None:
+                shown = shown[:-1]  # "meetsa": a verdict's word, its cell's mark run in
+            if parse_number(shown) is not None:
+                number, size = True, 1
+            elif (why := malformed(shown) or misplaced_verdict(shown, metric)) is not None:
+                yield _malformed(tok, metric, (shape.id, label, column), why)
+                i += 1
+                continue
         if not number:  # a cell of words: as many tokens as the built one
             i += size
             continue
-        tok = toks[i]
-        metric = shape.cell(label, column)
         text = tok.text if parse_number(tok.text) else shape.unmarked(tok.text)
         parsed = parse_number(text)
         verdict = (
@@ -271,19 +294,7 @@ def _cells(
             why = malformed(text) or misplaced_verdict(text, metric)
             if why is None:
                 break  # not this table any more
-            yield Reported(
-                line=tok.line,
-                col=tok.col,
-                text=tok.text,
-                value=math.nan,
-                decimals=0,
-                unit=None,
-                metric_id=metric,
-                table=shape.id,
-                row=label,
-                column=column,
-                malformed=why,
-            )
+            yield _malformed(tok, metric, (shape.id, label, column), why)
             i += 1
             continue
         value, decimals, written = parsed
@@ -340,6 +351,24 @@ def _cells(
     yield i
 
 
+def _malformed(tok: Token, metric: str | None, where: tuple[str, str, str], why: str) -> Reported:
+    """A cell's token that is no well-formed number where the article shows one (`why`)."""
+    table, row, column = where
+    return Reported(
+        line=tok.line,
+        col=tok.col,
+        text=tok.text,
+        value=math.nan,
+        decimals=0,
+        unit=None,
+        metric_id=metric,
+        table=table,
+        row=row,
+        column=column,
+        malformed=why,
+    )
+
+
 def _uncertainty(
     toks: Sequence[Token], i: int, limit: int
 ) -> tuple[list[tuple[Token, str, tuple[float, int]]], int]:
@@ -362,6 +391,15 @@ def _uncertainty(
 
 
 _MARKS = "*†‡§¶#"
+
+
+def _not_measurable(toks: Sequence[Token], i: int, limit: int, shape: TableShape) -> bool:
+    """Whether the tokens at `i` are the words "not measurable" (a footnote mark after them,
+    run in as a copy of `<sup>` gives it: "measurablea")."""
+    if i + 1 >= limit or toks[i].text.lower() != "not":
+        return False
+    word = toks[i + 1].text.rstrip(_MARKS).lower()
+    return word == "measurable" or (word[:-1] == "measurable" and word[-1] in shape.marks)
 
 
 def _read_at(
@@ -430,9 +468,11 @@ def _bare(
             continue  # no row label starts here (most starts end here)
         found = _rows(toks, _Header(start=start, end=start, columns=columns), shape, grid, limit)
         # Without a header to go by, numbers are this table's only when every cell is there,
-        # each written as the built table writes it (a chart's axis ticks are not).
-        if len(found) == len(built) and all(
-            built.get((r.row or "", r.column or "")) == r.decimals for r in found
+        # each written as the built table writes it (a chart's axis ticks are not); a gated
+        # cell's words, or a number in it, come beside them.
+        numbers = [r for r in found if (r.row or "", r.column or "") in built]
+        if len(numbers) == len(built) and all(
+            built.get((r.row or "", r.column or "")) == r.decimals for r in numbers
         ):
             return found
     return []
