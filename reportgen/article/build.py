@@ -24,7 +24,7 @@ from reportgen import __version__
 from reportgen.article.claims import claim_findings
 from reportgen.article.consistency import consistency
 from reportgen.article.frontiers import with_frontiers
-from reportgen.article.gates import shown_gate_findings
+from reportgen.article.gates import shown_by
 from reportgen.article.page.quality import review
 from reportgen.article.page.render import (
     DATA_DIR,
@@ -143,8 +143,7 @@ def render_article(
     found = (
         *consistency(article, metrics),
         *claim_findings(article, metrics),
-        *lint(metrics),
-        *shown_gate_findings(article, metrics),
+        *lint(metrics, shown=shown_by(article)),
     )
     reviewed = review(article, found)
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]

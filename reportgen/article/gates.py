@@ -1,16 +1,15 @@
-"""The gate lints of what an article shows (`reportgen.metrics.lints.gates`): a gated value
-is a finding when a table or chart of the article shows its metric, or a headline or a
-reference in its text names it; one that stays in metrics.json alone is not.
+"""What an article shows, for the gate lints (`reportgen.metrics.lints.gates`, registered
+`shown_only`): a gated value is a finding when a table or chart of the article shows its metric,
+or a headline or a reference in its text names it; one that stays in metrics.json alone is not.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from reportgen.article.source.declarations import ArticleSource
-from reportgen.metrics.lints.findings import Finding
-from reportgen.metrics.lints.gates import gate_findings
-from reportgen.metrics.registry import MetricSet, MetricValue
+from reportgen.metrics.registry import MetricValue
 
 _REFERENCE = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)")
 
@@ -31,11 +30,11 @@ def _shown(article: ArticleSource) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(metrics), frozenset(ids)
 
 
-def shown_gate_findings(article: ArticleSource, metrics: MetricSet) -> tuple[Finding, ...]:
-    """The gate findings of the values `article` shows."""
+def shown_by(article: ArticleSource) -> Callable[[MetricValue], bool]:
+    """Whether `article` shows a value: in a table or chart, a headline or a reference."""
     keys, ids = _shown(article)
 
     def shown(v: MetricValue) -> bool:
         return v.metric in keys or v.id in ids
 
-    return gate_findings(metrics, shown)
+    return shown

@@ -20,6 +20,7 @@ from reportgen.check.compare import check_published
 from reportgen.check.result import Item, expected_numbers
 from reportgen.formats.load import load_document, parse_run_file
 from reportgen.metrics.gates import gate_point, need
+from reportgen.metrics.lints import LINTS, lint
 from reportgen.metrics.registry import MetricValue
 from reportgen.metrics.steady import steady
 from reportgen.model import LoadPoint, SweepRun
@@ -209,8 +210,37 @@ def test_check_warns_at_a_number_shown_where_the_build_says_not_measurable(
     lines = text.split("\n")
     lines[line] = lines[line].replace("not measurablea", shown + "a", 1)
     items = _copy_items("\n".join(lines), False)
-    # a plain-text table: the number is a finding at its line, but the word-stream reader
-    # cannot yet tie it to the gated metric: it reads the row as unaligned (and the numbers
-    # after it as missing), where an HTML or Markdown copy gets the "gated" warning
-    assert items and items[0].line == line + 1 and items[0].severity == "warning"
-    assert all(i.severity == "warning" for i in items if i.kind != "missing")
+    # a plain-text table: the number is read in the gated cell, the one warning at its line
+    assert [(i.kind, i.metric, i.line) for i in items] == [("gated", value.id, line + 1)]
+
+
+def test_not_measurable_where_the_build_shows_a_number_is_a_mismatch() -> None:
+    text = plain_copy(MEASURED)
+    b, _ = built_article(MEASURED)
+    value = b.metrics.by_id()["guidellm.load.c4.output_tok_s"]
+    assert value.gate is None
+    lines = text.split("\n")
+    at = next(k for k, t in enumerate(lines) if t.startswith("4\t") and f"{value.value:.1f}" in t)
+    lines[at] = lines[at].replace(f"{value.value:.1f}", "not measurable", 1)
+    items = _copy_items("\n".join(lines), False)
+    assert [(i.kind, i.metric, i.line) for i in items] == [("mismatch", value.id, at + 1)]
+
+
+def test_the_gate_lints_name_the_cells_the_article_shows(measured: Built) -> None:
+    few = [f for f in measured.findings if f.id == "percentile-too-few-samples"]
+    # one per run file (each tool's c1 and c4 files)
+    assert sorted(f.run or "" for f in few) == ["aiperf", "aiperf", "guidellm", "guidellm"]
+    c1 = [f for f in few if "c1 n 6 (p90 needs 10, p99 needs 100)" in f.evidence]
+    assert sorted(f.run or "" for f in c1) == ["aiperf", "guidellm"]
+    (unsteady,) = [f for f in measured.findings if f.id == "cell-not-steady"]
+    assert unsteady.where == "guidellm c4" and "p90 needs 10" in unsteady.evidence
+
+
+
+def test_a_shown_only_lint_sees_only_what_the_article_shows() -> None:
+    _, metrics = article_metrics(MEASURED)
+    every = {f.id for f in lint(metrics)}
+    assert {"percentile-too-few-samples", "cell-not-steady"} <= every
+    hidden = {f.id for f in lint(metrics, shown=lambda v: False)}
+    assert not hidden & {"percentile-too-few-samples", "cell-not-steady"}
+    assert LINTS["cell-not-steady"].shown_only and not LINTS["few-samples"].shown_only

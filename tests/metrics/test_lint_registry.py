@@ -322,7 +322,12 @@ HAIR_TRIGGER = dataclasses.replace(
 
 
 def _metric_sets() -> list[MetricSet]:
-    articles = ["runs/paiton-kimi-k3.1-pro", "tests/articles/rate-sweep", "tests/articles/small"]
+    articles = [
+        "runs/paiton-kimi-k3.1-pro",
+        "runs/tiny-llamacpp-two-tools",  # a load point that never reaches a steady state
+        "tests/articles/rate-sweep",
+        "tests/articles/small",
+    ]
     sets = [article_metrics(ROOT / a)[1] for a in articles]
     run = with_cell(matrix(), K8, 2, num_errors=1)
     run = with_cell(run, K8, 4, aggregate_source="none")

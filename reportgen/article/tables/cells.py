@@ -151,7 +151,11 @@ class CellBuilder:
                 f"gate:{value.gate.reason}", self.notes.text(text, self.decl.title)
             )
             html = Markup('<span class="gated">not measurable</span>')
-            return CellView(html, mark, missing=True, metric=value.id, gated=True)
+            # the lints about the cell still mark it (its failed requests: the gate's cause)
+            note = "".join(
+                sorted(dict.fromkeys([mark, *self._lint_marks(value)]), key=self.footnotes.rank)
+            )
+            return CellView(html, note, missing=True, metric=value.id, gated=True)
         try:
             display = _column_display(value, column)
         except ValueError as exc:
@@ -169,14 +173,20 @@ class CellBuilder:
         price = self.article.cost
         if value.unit == "USD/Mtok" and price is not None:  # the price beside every cost
             marks.append(self.footnotes.mark("price", Markup(escape(f"Cost at {price.words()}."))))
+        marks += self._lint_marks(value)
+        note = "".join(sorted(dict.fromkeys(marks), key=self.footnotes.rank)) or None
+        return CellView(html, note, metric=shown_id)
+
+    def _lint_marks(self, value: MetricValue) -> list[str]:
+        """The marks of the lints whose findings name `value`."""
+        marks = []
         for f in self.flags.get(value.id, []):
             text = Markup('{} (see <a href="#data-quality">Data quality</a>)').format(
                 LINTS[f.id].title
             )
             fixed = self.notes.lint_marks.get(f.id, "")
             marks.append(self.footnotes.mark(f"lint:{f.id}", text, symbol=True, fixed=fixed))
-        note = "".join(sorted(dict.fromkeys(marks), key=self.footnotes.rank)) or None
-        return CellView(html, note, metric=shown_id)
+        return marks
 
     def _uncertain(
         self, value: MetricValue, display: Display | None, mode: Uncertainty

@@ -34,10 +34,10 @@ from reportgen.check.readers.published import (
     header_unit,
     malformed,
     misplaced_verdict,
+    not_measurable_cell,
     parse_number,
     sibling_id,
     unit_named,
-    not_measurable_cell,
     verdict_cell,
 )
 from reportgen.check.readers.reported import Lines, Reported, Token
@@ -252,33 +252,14 @@ def _cells(
             i += 1
         if i >= limit:
             break
-        number, size, _ = kinds[k]
         tok = toks[i]
-        if _not_measurable(toks, i, limit, shape):  # a gated cell's words, or misplaced ones
-            metric = shape.cell(label, column)
-            if metric is not None:
-                yield not_measurable_cell(
-                    f"{tok.text} {toks[i + 1].text[: len('measurable')]}",
-                    (tok.line, tok.col),
-                    metric,
-                    (shape.id, label, column),
-                )
-            i += 2
-            continue
         metric = shape.cell(label, column)
-        if kinds[k] == GATED:  # the number the gate keeps out, or other words than the build's
-            shown = shape.unmarked(tok.text)
-            if shown[-1:] in shape.marks and verdict_value(shown[:-1]) is not None:
-                shown = shown[:-1]  # "meetsa": a verdict's word, its cell's mark run in
-            if parse_number(shown) is not None:
-                number, size = True, 1
-            elif (why := malformed(shown) or misplaced_verdict(shown, metric)) is not None:
-                yield _malformed(tok, metric, (shape.id, label, column), why)
-                i += 1
-                continue
-        if not number:  # a cell of words: as many tokens as the built one
-            i += size
+        words = _words(toks, i, limit, shape, kinds[k], metric, (shape.id, label, column))
+        if words is not None:
+            yield from words[0]
+            i = words[1]
             continue
+        size = 1 if kinds[k] == GATED else kinds[k][1]  # a gated cell's number stands alone
         text = tok.text if parse_number(tok.text) else shape.unmarked(tok.text)
         parsed = parse_number(text)
         verdict = (
@@ -349,6 +330,41 @@ def _cells(
             else None,
         )
     yield i
+
+
+def _words(
+    toks: Sequence[Token],
+    i: int,
+    limit: int,
+    shape: TableShape,
+    kind: tuple[bool, int, int],
+    metric: str | None,
+    where: tuple[str, str, str],
+) -> tuple[list[Reported], int] | None:
+    """A cell of words at token `i`: what it reports and the token after it; None for a cell
+    to read as a number. The words "not measurable" are read in any cell (a match where the
+    article gates it); a gated cell that shows a number is read as one, a verdict's word or a
+    malformed number there is reported; a built cell of words is as many tokens as it has."""
+    tok = toks[i]
+    if _not_measurable(toks, i, limit, shape):
+        text = f"{tok.text} {toks[i + 1].text[: len('measurable')]}"
+        found = (
+            []
+            if metric is None
+            else [not_measurable_cell(text, (tok.line, tok.col), metric, where)]
+        )
+        return found, i + 2
+    if kind == GATED:  # the number the gate keeps out, or other words than the build's
+        shown = shape.unmarked(tok.text)
+        if shown[-1:] in shape.marks and verdict_value(shown[:-1]) is not None:
+            shown = shown[:-1]  # "meetsa": a verdict's word, its cell's mark run in
+        if parse_number(shown) is not None:
+            return None
+        why = malformed(shown) or misplaced_verdict(shown, metric)
+        if why is not None:
+            return [_malformed(tok, metric, where, why)], i + 1
+    number, size, _ = kind
+    return None if number else ([], i + size)
 
 
 def _malformed(tok: Token, metric: str | None, where: tuple[str, str, str], why: str) -> Reported:

@@ -4,17 +4,19 @@ needs. They are warnings: the article already shows the words, not the number, a
 acknowledge them like any other lint.
 
 A gated value that no table, chart, headline or reference shows stays marked in metrics.json and
-is no finding (a matrix of two-request cells would otherwise list every cell's unused p99). So
-these lints are defined here with `define_lint` and made by the article stage, which knows what
-it shows (`reportgen.article.gates`), from `gate_findings`.
+is no finding (a matrix of two-request cells would otherwise list every cell's unused p99): each
+lint is registered `shown_only`, and `lint()` gives it the values the article shows
+(`reportgen.article.gates`). A cell gated because requests failed is no lint of its own here:
+`requests-failed` and `load-requests-failed` state that fact, once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
+from reportgen import tolerances as tol
 from reportgen.metrics.gates import PERCENTILES, need
-from reportgen.metrics.lints.findings import Finding, cell_label, define_lint, finding
+from reportgen.metrics.lints.findings import Finding, cell_label, finding, finds
 from reportgen.metrics.registry import GateKind, MetricSet, MetricValue
 
 
@@ -41,19 +43,19 @@ def _stats(values: list[MetricValue]) -> str:
     return ", ".join(f"{s} needs {need(PERCENTILES[s]):,}" for s in stats)
 
 
-TOO_FEW = define_lint(
+@finds(
     "percentile-too-few-samples",
     severity="warning",
     rule="a percentile over fewer requests than 1 / (1 - p), or over a count the file omits",
     title="Percentiles over too few requests: not measurable",
     why="With fewer requests than the percentile needs, the value is about the slowest request; "
     "the article shows these as not measurable.",
+    shown_only=True,
 )
-
-
-def too_few(gated: Iterable[MetricValue]) -> Iterator[Finding]:
+def too_few(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
     """One finding per run file: each cell with a percentile gated by its count (or by a
     missing count), with its count and what its percentiles need."""
+    gated = metrics.values
     by_file: dict[str, list[tuple[str, list[MetricValue]]]] = {}
     for (file, _run, cell), values in _by_cell(gated, ("too-few-samples", "count-unknown")).items():
         by_file.setdefault(file, []).append((cell, values))
@@ -76,45 +78,18 @@ def _n(v: MetricValue) -> str:
     return "not stated" if v.n is None else f"{v.n:,}"
 
 
-INCOMPLETE = define_lint(
-    "cell-incomplete",
-    severity="warning",
-    rule="a cell whose requests did not all complete shows no latency or throughput",
-    title="Cells whose requests did not all complete: not measurable",
-    why="Their statistics leave out the requests that failed, so the article shows none of them.",
-)
-
-
-def incomplete(gated: Iterable[MetricValue]) -> Iterator[Finding]:
-    """One finding per cell gated as incomplete."""
-    for (file, _run, cell), values in _by_cell(gated, ("incomplete",)).items():
-        gate = values[0].gate
-        assert gate is not None
-        yield finding(
-            "cell-incomplete",
-            file,
-            values[0].pointer,
-            cell,
-            f"{gate.n:,} of {gate.need:,} requests completed",
-            f"The {cell} cell is not measurable: {gate.reason}.",
-            concurrency=values[0].concurrency,
-            context=values[0].context,
-        )
-
-
-NOT_STEADY = define_lint(
+@finds(
     "cell-not-steady",
     severity="warning",
     rule="a load point's steady window (from per-request times) is empty, or holds fewer "
     "requests than a percentile needs",
     title="Load points without enough steady-state requests: not measurable",
     why="Requests sent while the load ramped up or drained did not see the load the label says.",
+    shown_only=True,
 )
-
-
-def not_steady(gated: Iterable[MetricValue]) -> Iterator[Finding]:
+def not_steady(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
     """One finding per load point gated as not steady."""
-    for (file, _run, cell), values in _by_cell(gated, ("not-steady",)).items():
+    for (file, _run, cell), values in _by_cell(metrics.values, ("not-steady",)).items():
         gate = values[0].gate
         assert gate is not None
         needs = _stats(values) or "any value needs 1"
@@ -128,10 +103,3 @@ def not_steady(gated: Iterable[MetricValue]) -> Iterator[Finding]:
             concurrency=values[0].concurrency,
             context=values[0].context,
         )
-
-
-def gate_findings(metrics: MetricSet, shown: Callable[[MetricValue], bool]) -> tuple[Finding, ...]:
-    """The gate lints' findings over the gated values of `metrics` that `shown` says the
-    article shows."""
-    gated = [v for v in metrics.values if v.gate is not None and shown(v)]
-    return (*too_few(gated), *incomplete(gated), *not_steady(gated))
