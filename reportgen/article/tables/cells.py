@@ -28,7 +28,7 @@ from reportgen.model import Scalar
 MARKS = "*†‡§¶#"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CellView:
     """One table cell: a number, or a word; with its footnote marks."""
 
@@ -144,7 +144,7 @@ class CellBuilder:
 
     def number(self, value: MetricValue, column: Column | None) -> CellView:
         if value.key in VERDICT_KEYS:  # an SLO's verdict, a word check reads back as its value
-            return CellView(number_html(value, css="num slo-verdict"), metric=value.id)
+            return CellView(html=number_html(value, css="num slo-verdict"), metric=value.id)
         if value.gate is not None:  # computed, but not shown as a measurement
             text = Markup(escape(value.gate.words()[0].upper() + value.gate.words()[1:] + "."))
             mark = self.footnotes.mark(
@@ -155,7 +155,7 @@ class CellBuilder:
             note = "".join(
                 sorted(dict.fromkeys([mark, *self._lint_marks(value)]), key=self.footnotes.rank)
             )
-            return CellView(html, note, missing=True, metric=value.id, gated=True)
+            return CellView(html=html, note=note, missing=True, metric=value.id, gated=True)
         try:
             display = _column_display(value, column)
         except ValueError as exc:
@@ -175,7 +175,7 @@ class CellBuilder:
             marks.append(self.footnotes.mark("price", Markup(escape(f"Cost at {price.words()}."))))
         marks += self._lint_marks(value)
         note = "".join(sorted(dict.fromkeys(marks), key=self.footnotes.rank)) or None
-        return CellView(html, note, metric=shown_id)
+        return CellView(html=html, note=note, metric=shown_id)
 
     def _lint_marks(self, value: MetricValue) -> list[str]:
         """The marks of the lints whose findings name `value`."""
@@ -216,7 +216,7 @@ class CellBuilder:
         else:
             text, word = state.reason or state.status, STATUS_WORDS[state.status]
         mark = self.footnotes.mark(f"state:{text}", self.notes.text(text, self.decl.title))
-        return CellView(Markup(escape(word)), mark, missing=True)
+        return CellView(html=Markup(escape(word)), note=mark, missing=True)
 
 
 def _coords(value: MetricValue) -> dict[str, Scalar]:

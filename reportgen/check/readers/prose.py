@@ -360,6 +360,16 @@ def prose_numbers(
             and _digits(tok.text) != _digits(partner.text)
         ):
             partner = None
+        # a literal aligned with another of the article's literals after the same word: the
+        # two met in another order (a PDF's text gives a table's notes after all their marks,
+        # "a b Not measurable: 6 ... Not measurable: 12 ..."); the identical pair is taken
+        if (
+            partner is not None
+            and partner.metric is None
+            and core(tok.text) != core(partner.text)
+            and _anchored(pub, i, literals)
+        ):
+            partner = None
         if _page_footer(pub, i):
             continue
         if partner is not None and partner.metric is not None:
