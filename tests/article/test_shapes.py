@@ -159,7 +159,9 @@ def test_failed_requests_mark_the_load_points_latencies(built: dict[str, Built])
     # the failed requests gate the row's statistics (not its counts); the latencies keep the
     # lint's mark beside the gate's note, the throughput has the gate's note alone
     row = html.split('scope="row">8/s</th>', 1)[1].split("</tr>", 1)[0]
-    marks = re.findall(r'<span class="gated">not measurable</span><sup class="fn">([^<]*)</sup>', row)
+    marks = re.findall(
+        r'<span class="gated">not measurable</span><sup class="fn">([^<]*)</sup>', row
+    )
     assert marks == ["a", "a*", "a*", "a*", "a*", "a*"]
     assert 'data-metric="load.r8.failed"' in row
     # one finding for the fact: the failed requests' lint, not a second one for the gate

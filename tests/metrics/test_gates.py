@@ -236,7 +236,6 @@ def test_the_gate_lints_name_the_cells_the_article_shows(measured: Built) -> Non
     assert unsteady.where == "guidellm c4" and "p90 needs 10" in unsteady.evidence
 
 
-
 def test_a_shown_only_lint_sees_only_what_the_article_shows() -> None:
     _, metrics = article_metrics(MEASURED)
     every = {f.id for f in lint(metrics)}
