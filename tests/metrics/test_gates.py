@@ -240,6 +240,6 @@ def test_a_shown_only_lint_sees_only_what_the_article_shows() -> None:
     _, metrics = article_metrics(MEASURED)
     every = {f.id for f in lint(metrics)}
     assert {"percentile-too-few-samples", "cell-not-steady"} <= every
-    hidden = {f.id for f in lint(metrics, shown=lambda v: False)}
+    hidden = {f.id for f in lint(metrics, shown=lambda _: False)}
     assert not hidden & {"percentile-too-few-samples", "cell-not-steady"}
     assert LINTS["cell-not-steady"].shown_only and not LINTS["few-samples"].shown_only

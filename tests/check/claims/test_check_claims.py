@@ -174,7 +174,8 @@ def test_runs_and_statistics_are_named_by_their_words() -> None:
     for stat, word, true_kind in (("", "median", None), (".p99", "p99", "gated")):
         a, b = f"aiperf.load.c4.ttft_s{stat}", f"guidellm.load.c4.ttft_s{stat}"
         ratio = half_up(by_id[a].value / by_id[b].value, 2)
-        text = f"AIPerf's {word} time to first token at 4 concurrent requests is {ratio}x GuideLLM's.\n"
+        said = f"AIPerf's {word} time to first token at 4 concurrent requests"
+        text = f"{said} is {ratio}x GuideLLM's.\n"
         result = check_published(text, "copy.txt", built.metrics, expected, shape)
         claims = [(i.kind, i.metric) for i in result.items if i.line == 1 and i.kind != "missing"]
         assert claims == ([] if true_kind is None else [(true_kind, f"{a}/{b}")])
