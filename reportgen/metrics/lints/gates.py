@@ -75,7 +75,9 @@ def too_few(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
 
 
 def _n(v: MetricValue) -> str:
-    return "not stated" if v.n is None else f"{v.n:,}"
+    """The count the gate judged (a repeated cell's: its first repetition's, not their sum)."""
+    n = v.gate.n if v.gate is not None and v.gate.n is not None else v.n
+    return "not stated" if n is None else f"{n:,}"
 
 
 @finds(
