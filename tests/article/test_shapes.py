@@ -170,6 +170,21 @@ def test_failed_requests_mark_the_load_points_latencies(built: dict[str, Built])
     ]
 
 
+def test_a_chart_leaves_a_gated_point_out_and_says_why(built: dict[str, Built]) -> None:
+    html = built["rate-sweep"].html
+    figure = html[html.index('id="chart-ttft-tail"') :].split("</figure>", 1)[0]
+    gate = built["rate-sweep"].metrics.by_id()["load.r8.ttft_s.p99"].gate
+    assert gate is not None and gate.kind == "incomplete"
+    caption = figure[figure.index("</svg>") :]
+    assert "at 8/s (" in caption
+    assert gate.reason in caption
+    # four of the five rates drawn: the line's vertices, and its markers
+    line = figure[figure.index('<g id="chart-ttft-tail-line">') :].split("</defs>", 1)
+    path = re.search(r'<path d="([^"]*)"', line[0])
+    assert path is not None and len(re.findall(r"[ML] ", path.group(1))) == 4
+    assert line[1].split("</g>", 1)[0].count("<use ") == 4
+
+
 def test_a_standalone_time_of_seconds_is_shown_in_seconds(built: dict[str, Built]) -> None:
     html = built["rate-sweep"].html
     key = html.split('id="key-results"', 1)[1].split("</section>", 1)[0]

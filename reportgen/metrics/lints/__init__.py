@@ -45,11 +45,9 @@ def lint(
 ) -> tuple[Finding, ...]:
     """Every finding of every lint in `LINTS` over `metrics` and its runs: errors first, then by
     file, cell and lint id. `shown`: which values an article shows; a lint defined `shown_only`
-    sees those values alone (every value when `shown` is None)."""
-    visible = metrics
-    if shown is not None:
-        values = tuple(filter(shown, metrics.values))
-        visible = MetricSet(values=values, cells=metrics.cells, runs=metrics.runs)
+    sees those values alone (none when `shown` is None: without an article, nothing is shown)."""
+    values = () if shown is None else tuple(filter(shown, metrics.values))
+    visible = MetricSet(values=values, cells=metrics.cells, runs=metrics.runs)
     found = [
         f
         for d in LINTS.values()
