@@ -158,7 +158,12 @@ def expected_numbers(
         price=article.cost,
         slo=article.slo,
     )
-    out = [Shown(metric=h.metric, row=plain(h.caption, resolver)) for h in article.headlines]
+    gated = {v.id for v in metrics.values if v.gate is not None}  # shown as "not measurable"
+    out = [
+        Shown(metric=h.metric, row=plain(h.caption, resolver))
+        for h in article.headlines
+        if h.metric not in gated
+    ]
     for view in views:
         for row, cells in view.rows:
             for column, cell in zip(view.columns, cells, strict=True):

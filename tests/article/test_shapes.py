@@ -19,6 +19,7 @@ import numpy
 import pytest
 
 from reportgen.article.build import Built, render_article
+from reportgen.article.page.numbers import number_html
 from reportgen.check.compare import check_article
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -188,8 +189,10 @@ def test_a_chart_leaves_a_gated_point_out_and_says_why(built: dict[str, Built]) 
 def test_a_standalone_time_of_seconds_is_shown_in_seconds(built: dict[str, Built]) -> None:
     html = built["rate-sweep"].html
     key = html.split('id="key-results"', 1)[1].split("</section>", 1)[0]
-    p99 = built["rate-sweep"].metrics.by_id()["load.r8.ttft_s.p99"].value
-    assert f">{p99:.1f}\u00a0s</span>" in key  # not thousands of ms
+    p99 = built["rate-sweep"].metrics.by_id()["load.r8.ttft_s.p99"]
+    assert f">{p99.value:.1f}\u00a0s</span>" in number_html(p99, unit=True)  # not thousands of ms
+    # the key result itself is gated (the point's failed requests): the words, no number
+    assert p99.gate is not None and f"not measurable ({p99.gate.reason})" in key
 
 
 # --- the two-engine comparison -----------------------------------------------------------------

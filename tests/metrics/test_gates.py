@@ -6,6 +6,7 @@ metrics.json, the table, the CSV and the prose, and in check's reading of a copy
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -244,3 +245,27 @@ def test_a_shown_only_lint_sees_only_what_the_article_shows() -> None:
     for hidden in (lint(metrics, shown=lambda _: False), lint(metrics)):  # no article: none
         assert not {f.id for f in hidden} & {"percentile-too-few-samples", "cell-not-steady"}
     assert LINTS["cell-not-steady"].shown_only and not LINTS["few-samples"].shown_only
+
+
+@pytest.mark.parametrize("html", [False, True])
+def test_a_number_in_prose_where_the_build_says_not_measurable_is_gated(html: bool) -> None:
+    # the synthetic rate sweep: its r8 point lost requests, and its prose and key result name
+    # that point's p99; a copy that writes the gate's words matches, one with the number warns
+    folder = Path(__file__).resolve().parents[1] / "articles" / "rate-sweep"
+    b, shape = built_article(folder)
+    value = b.metrics.by_id()["load.r8.ttft_s.p99"]
+    assert value.gate is not None
+    words = f"not measurable ({value.gate.reason})"
+    text = b.html if html else plain_copy(folder)
+    if html:  # the page as a blog keeps it: the words without the build's span around them
+        text = re.sub(r'<span class="gated" data-gate="[^"]*">([^<]*)</span>', r"\1", text)
+    assert text.count(words) == 2  # the key result and the sentence
+
+    def gated(copy: str) -> list[int]:
+        expected = expected_numbers(b.article, b.metrics, b.tables)
+        items = check_published(copy, "copy", b.metrics, expected, shape, html=html).items
+        return sorted(i.line for i in items if i.kind == "gated" and i.metric == value.id)
+
+    assert gated(text) == []
+    lines = [n for n, line in enumerate(text.split("\n"), 1) if words in line]
+    assert gated(text.replace(words, f"{value.value:.1f} s")) == lines
