@@ -100,11 +100,11 @@ def test_a_space_aligned_table_with_columns_dropped_reads_the_columns_it_keeps()
         lines = ["TOOLING WEEKLY", "", table.title, "", *_spaced(rows), "", "See you next week."]
         items = _items(MEASURED, "\n".join(lines) + "\n", set(table.metrics.values()))
         # a gated cell shows no number, so a copy that drops it misses nothing
-        texts = {(r, c): t for r, ts in table.rows for c, t in zip(table.columns, ts, strict=True)}
+        words = {(r, c): t for r, ts in table.rows for c, t in zip(table.columns, ts, strict=True)}
         dropped = {
             m
             for (r, c), m in table.metrics.items()
-            if c not in kept and texts[r, c] != "not measurable"
+            if c not in kept and words[r, c] != "not measurable"
         }
         assert {i.metric for i in items if i.kind == "missing"} == dropped
         errors = [(i.kind, i.line) for i in items if i.kind != "missing"]

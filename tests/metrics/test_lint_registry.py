@@ -79,7 +79,7 @@ def test_a_lint_id_cannot_be_defined_twice() -> None:
         define_lint("cell-invalid", severity="warning", **texts)
     with pytest.raises(ValueError, match="'few-samples' is defined twice"):
 
-        @finds("few-samples", severity="warning", **texts)
+        @finds("few-samples", severity="warning", rule="r", title="t", why="w")
         def again(_metrics: MetricSet, _: Thresholds) -> Iterator[Finding]:
             yield from ()
 

@@ -152,10 +152,10 @@ class CellBuilder:
             )
             html = Markup('<span class="gated">not measurable</span>')
             # the lints about the cell still mark it (its failed requests: the gate's cause)
-            note = "".join(
+            marked = "".join(
                 sorted(dict.fromkeys([mark, *self._lint_marks(value)]), key=self.footnotes.rank)
             )
-            return CellView(html=html, note=note, missing=True, metric=value.id, gated=True)
+            return CellView(html=html, note=marked, missing=True, metric=value.id, gated=True)
         try:
             display = _column_display(value, column)
         except ValueError as exc:
