@@ -111,6 +111,31 @@ def test_a_space_aligned_table_with_columns_dropped_reads_the_columns_it_keeps()
         assert errors == ([] if wrong is None else [("mismatch", len(lines) - 2)])
 
 
+def test_a_number_in_a_gated_cell_of_a_space_aligned_table_is_a_gated_warning() -> None:
+    """The load-point table as an editor aligns it with spaces, or writes it in Markdown: the
+    gate's words match; the p99 written instead (as the build computes it) is one `gated`
+    warning, at its row."""
+    table = _table(MEASURED, "load-points-guidellm")
+    built, _ = _article(MEASURED)
+    label, _ = table.rows[-1]
+    column = "TTFT p99 (ms)"
+    value = built.metrics.by_id()[table.metrics[(label, column)]]
+    assert value.gate is not None
+    for shown in ("not measurable", f"{value.value * 1000:.1f}"):
+        rows = [[table.corner, *table.columns]]
+        for row, texts in table.rows:
+            cells = dict(zip(table.columns, texts, strict=True))
+            rows.append([row, *(shown if (row, c) == (label, column) else cells[c] for c in cells)])
+        piped = ["| " + " | ".join(r) + " |" for r in rows]
+        piped.insert(1, "|" + "---|" * len(rows[0]))
+        for layout in (_spaced(rows), piped):  # aligned with spaces, and as Markdown
+            lines = ["TOOLING WEEKLY", "", table.title, "", *layout, "", "See you next week."]
+            items = _items(MEASURED, "\n".join(lines) + "\n", set(table.metrics.values()))
+            found = [(i.kind, i.metric, i.line) for i in items]
+            gated = [("gated", value.id, len(lines) - 2)]
+            assert found == ([] if shown == "not measurable" else gated), (shown, layout)
+
+
 def test_a_corner_naming_the_rows_axis_alone_is_read_with_any_true_precision() -> None:
     """'context' for the built 'context \\ concurrent', a cell at one decimal more: the header
     is read, so the table does not hang on every cell being written as built."""
