@@ -133,3 +133,18 @@ def replace_drafts(folder: Path, engine: str = "the engine") -> None:
     manifest, intro = folder / "article.toml", folder / "intro.md"
     manifest.write_text(manifest.read_text().replace(NO_ENGINE, engine))
     intro.write_text(intro.read_text().replace(DRAFT, "We measured the runs below."))
+
+
+def acknowledge(folder: Path, lint: str, reason: str) -> None:
+    """What an author does with a lint `reportgen init` listed as a commented-out
+    acknowledgement, having reviewed its findings: the block uncommented, with a reason."""
+    manifest = folder / "article.toml"
+    text = manifest.read_text()
+    pattern = (
+        rf'# \[\[acknowledge\]\]\n# lint = "{re.escape(lint)}"\n'
+        r'(?:# cells = .*\n)?# reason = "\.\.\."\n'
+    )
+    block = re.search(pattern, text)
+    assert block is not None, f"init listed no {lint} finding"
+    reviewed = re.sub(r"(?m)^# ", "", block.group()).replace('"..."', f'"{reason}"')
+    manifest.write_text(text.replace(block.group(), reviewed))

@@ -13,6 +13,9 @@ layout; every number from data in it is a placeholder naming where it comes from
     {{ guidellm.load.c4.slo_met | verdict }}  an SLO verdict, as the article writes it:
                                              "meets" or "misses"
 
+A placeholder of one metric the article shows as "not measurable" (a gate) is filled with those
+words, as the article writes them; it is then no number of the post.
+
 An expression is metric ids, numbers, `+ - * /` and parentheses, separated by spaces. A format is
 the decimals shown, after a "," when thousands are separated. Values are rounded half up, as the
 article rounds them. Axis labels (a context "8K", a concurrency "16") are written as text.
@@ -149,6 +152,7 @@ def fill(article: str, kind: str) -> Post:
     """The post of `article` in `kind`, every placeholder filled from the built metrics."""
     done, _ = built(article)
     values = {k: v.value for k, v in done.metrics.by_id().items()}
+    gated = {k: v.gate is not None for k, v in done.metrics.by_id().items()}
     template = (POSTS / ARTICLES[article].name / f"post.{kind}.tmpl").read_text("utf-8")
     out_lines: list[str] = []
     numbers: list[Filled] = []
@@ -164,6 +168,9 @@ def fill(article: str, kind: str) -> Post:
                 continue
             expr, spec, *flags = fields
             value, metrics = _evaluate(expr, values)
+            if len(metrics) == 1 and gated[metrics[0]]:
+                line += "not measurable"  # the words the article shows for a gated value
+                continue
             word = spec == "verdict"
             text, decimals = (verdict_word(value), 0) if word else shown(value, spec)
             numbers.append(

@@ -24,6 +24,7 @@ from reportgen import __version__
 from reportgen.article.claims import claim_findings
 from reportgen.article.consistency import consistency
 from reportgen.article.frontiers import with_frontiers
+from reportgen.article.gates import shown_by
 from reportgen.article.page.quality import review
 from reportgen.article.page.render import (
     DATA_DIR,
@@ -139,7 +140,11 @@ def render_article(
     its metrics as `article_metrics(folder)` gave them already, for a caller that renders the
     article twice)."""
     article, metrics = loaded if loaded is not None else article_metrics(folder)
-    found = (*consistency(article, metrics), *claim_findings(article, metrics), *lint(metrics))
+    found = (
+        *consistency(article, metrics),
+        *claim_findings(article, metrics),
+        *lint(metrics, shown=shown_by(article)),
+    )
     reviewed = review(article, found)
     pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
     metrics = with_slo(with_frontiers(article, with_comparisons(metrics, pairs)), article.slo)

@@ -96,6 +96,8 @@ def _settled(r: Reported, value: MetricValue | None) -> bool:
     writes there, or the ratio of its operands."""
     if r.malformed is not None:
         return False
+    if r.not_measurable:
+        return value is not None and value.gate is not None
     if r.expected_text is not None:
         return _same_text(r.text, r.expected_text)
     if value is None:
@@ -255,6 +257,8 @@ class _Judge:
         """The items of one number: none when it checks out."""
         if r.malformed is not None:
             return [self.malformed(r, value)]
+        if r.not_measurable:
+            return self.not_measurable(r, value)
         if r.expected_text is not None:
             return self.literal(r)
         if value is None and r.operands is not None and r.metric_id is None:
@@ -266,7 +270,35 @@ class _Judge:
                 else f"would be {r.metric_id}, which the run files do not give"
             )
             return [self.item("unverified", r, f"{r.text} {why}", None)]
+        if value.gate is not None:
+            return [self.gated(r, value)]
         return self.valued(r, value)
+
+    def gated(self, r: Reported, value: MetricValue) -> Item:
+        """A number shown where the article shows "not measurable": seen, but not a measurement."""
+        assert r.metric_id is not None and value.gate is not None
+        self.first_at.setdefault(r.metric_id, r)
+        message = (
+            f"shows {r.text} for {value.id}, which the article shows as {value.gate.words()} "
+            f"(gate {value.gate.kind})"
+        )
+        return self.item("gated", r, message, value)
+
+    def not_measurable(self, r: Reported, value: MetricValue | None) -> list[Item]:
+        """A cell's words "not measurable": a match where the article gates the cell, else a
+        mismatch (the article shows its number)."""
+        assert r.metric_id is not None
+        self.first_at.setdefault(r.metric_id, r)
+        if value is not None and value.gate is not None:
+            self.matched += 1
+            return []
+        if value is None:
+            return [self.item("unverified", r, f"{r.text} for {r.metric_id}, not given", None)]
+        message = (
+            f"shows {r.text!r} for {value.id}, which the article shows as a number "
+            f"({value.value:.6g}): no gate holds it back"
+        )
+        return [self.item("mismatch", r, message, value)]
 
     def item(self, kind: Kind, r: Reported, message: str, value: MetricValue | None) -> Item:
         """An item about `r`, at its table, row and column."""

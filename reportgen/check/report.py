@@ -29,6 +29,7 @@ def _counts(result: CheckResult) -> dict[str, int]:
         "unread",
         "unresolved",
         "stale",
+        "gated",
     )
     counts = {k: 0 for k in kinds}
     for item in result.items:
@@ -51,6 +52,8 @@ def verdict(result: CheckResult) -> str:
         empty += f", {c['unresolved']} unresolved reference(s)"
     if c["stale"]:
         empty += ", the build is older than its sources"
+    if c["gated"]:
+        empty += f", {c['gated']} shown where the article says not measurable"
     acknowledged = f" ({c['lint_acknowledged']} acknowledged)" if c["lint_acknowledged"] else ""
     return (
         f"{word}: {c['matched']} numbers match in {len(result.sources)} source(s); "

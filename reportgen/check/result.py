@@ -27,6 +27,7 @@ Kind = Literal[
     "unread",
     "unresolved",
     "stale",
+    "gated",
 ]
 SEVERITY: dict[Kind, Severity] = {
     "mismatch": "error",
@@ -45,6 +46,8 @@ SEVERITY: dict[Kind, Severity] = {
     "unresolved": "error",
     # a build made from other sources than the article has now: what it shows is not checked
     "stale": "error",
+    # a number where the article shows "not measurable" (a gate): a warning, an error with --strict
+    "gated": "warning",
 }
 
 
@@ -155,11 +158,16 @@ def expected_numbers(
         price=article.cost,
         slo=article.slo,
     )
-    out = [Shown(metric=h.metric, row=plain(h.caption, resolver)) for h in article.headlines]
+    gated = {v.id for v in metrics.values if v.gate is not None}  # shown as "not measurable"
+    out = [
+        Shown(metric=h.metric, row=plain(h.caption, resolver))
+        for h in article.headlines
+        if h.metric not in gated
+    ]
     for view in views:
         for row, cells in view.rows:
             for column, cell in zip(view.columns, cells, strict=True):
-                if cell.metric:
+                if cell.metric and not cell.gated:  # a gated cell shows no number
                     out.append(
                         Shown(
                             metric=cell.metric,

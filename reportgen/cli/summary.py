@@ -34,6 +34,7 @@ _WORDS = {
     "unread": "not read",
     "unresolved": "unresolved reference",
     "stale": "build older than its sources",
+    "gated": "a number where the article says not measurable",
 }
 
 

@@ -13,6 +13,7 @@ from dataclasses import replace
 from reportgen.errors import InputError, whole_file
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.efficiency import efficiency
+from reportgen.metrics.gates import gate_decode, gate_point
 from reportgen.metrics.registry import CellState, MetricSet, MetricValue, Source
 from reportgen.metrics.repeats import combine, varying_settings
 from reportgen.metrics.values import Cell, Emitter, distribution, run_settings
@@ -198,7 +199,7 @@ def _matrix(run: MatrixRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
         state = replace(state, reason=cell.reason, file=src.label, pointer=cell.pointer)
         yield replace(state, run=emit.run, point=cell.point, extra=cell.settings)
         if cell.status == "ok":
-            yield from _decode(cell, emit)
+            yield from gate_decode(cell, _decode(cell, emit))
 
 
 def _cell(point: LoadPoint) -> Cell:
@@ -278,7 +279,7 @@ def _sweep(run: SweepRun, emit: Emitter) -> Iterator[MetricValue | CellState]:
             rate=point.rate,
         )
         if point.status == "ok":
-            yield from _point(point, emit)
+            yield from gate_point(point, _point(point, emit))
         else:  # no latency or throughput, but how many requests completed and failed
             yield from _counts(point, emit)
 

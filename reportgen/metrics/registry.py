@@ -654,6 +654,27 @@ DEFINITIONS: dict[str, MetricDef] = {
 }
 
 
+GateKind = Literal["too-few-samples", "count-unknown", "incomplete", "not-steady"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Gate:
+    """Why a computed value is not shown as a measurement (`reportgen.metrics.gates`): its kind,
+    the reason in words, the requests it rests on and the requests it needs (None: not known)."""
+
+    kind: GateKind
+    reason: str  # the words after "not measurable: "
+    n: int | None = None
+    need: int | None = None
+
+    def words(self) -> str:
+        """How the article shows the value: "not measurable: <reason>"."""
+        return f"not measurable: {self.reason}"
+
+    def as_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "reason": self.reason, "n": self.n, "need": self.need}
+
+
 @dataclass(frozen=True, kw_only=True)
 class MetricValue:
     """One computed number with everything needed to trust and trace it."""
@@ -680,6 +701,7 @@ class MetricValue:
     extra: FrozenDict[str, Scalar] = field(default=FrozenDict())  # other axes (prompt_tokens, ...)
     # (file, value) of each repetition, when the value is their median (or their spread)
     repeats: tuple[tuple[str, float], ...] = ()
+    gate: Gate | None = None  # computed, but not measurable as shown (the reason)
 
     @property
     def definition(self) -> MetricDef:
@@ -722,6 +744,8 @@ class MetricValue:
             doc["basis"] = self.basis
         if self.repeats:
             doc["repetitions"] = [{"file": f, "value": v} for f, v in self.repeats]
+        if self.gate is not None:
+            doc["gate"] = self.gate.as_json()
         return doc
 
 

@@ -19,6 +19,7 @@ import numpy
 import pytest
 
 from reportgen.article.build import Built, render_article
+from reportgen.article.page.numbers import number_html
 from reportgen.check.compare import check_article
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,9 +111,12 @@ def test_per_gpu_throughput_is_the_aggregate_over_the_gpu_count(built: dict[str,
 
 
 def test_counts_show_beside_each_p99(built: dict[str, Built]) -> None:
+    # no cell of the matrix holds the requests a p99 needs: each shows the words, and its
+    # count in the gate's note
     rows = _cells(built["matrix-4x4"].html, "ttft-p99")
     n = built["matrix-4x4"].metrics.by_id()["decode.2K.c3.ttft_s.n"].value
-    assert rows[0][1].endswith(f"n={n:.0f}")
+    assert n < 100 and rows[0][1] == "not measurable"
+    assert f"Not measurable: {n:.0f} requests, p99 needs 100." in built["matrix-4x4"].html
 
 
 # --- the rate sweep ----------------------------------------------------------------------------
@@ -153,15 +157,42 @@ def test_failed_requests_mark_the_load_points_latencies(built: dict[str, Built])
     assert rows[4][2] == "2"  # failed
     html = built["rate-sweep"].html.split('data-table="load-points"', 1)[1].split("</figure>")[0]
     assert "Load points with failed requests" in html
-    marked = re.findall(r'data-metric="(load\.r8\.[a-z_.0-9]+)"[^<]*</span><sup', html)
-    assert "load.r8.ttft_s.p99" in marked and "load.r8.output_tok_s" not in marked
+    # the failed requests gate the row's statistics (not its counts); the latencies keep the
+    # lint's mark beside the gate's note, the throughput has the gate's note alone
+    row = html.split('scope="row">8/s</th>', 1)[1].split("</tr>", 1)[0]
+    marks = re.findall(
+        r'<span class="gated">not measurable</span><sup class="fn">([^<]*)</sup>', row
+    )
+    assert marks == ["a", "a*", "a*", "a*", "a*", "a*"]
+    assert 'data-metric="load.r8.failed"' in row
+    # one finding for the fact: the failed requests' lint, not a second one for the gate
+    assert [f.id for f in built["rate-sweep"].findings if f.cell == "r8"] == [
+        "load-requests-failed"
+    ]
+
+
+def test_a_chart_leaves_a_gated_point_out_and_says_why(built: dict[str, Built]) -> None:
+    html = built["rate-sweep"].html
+    figure = html[html.index('id="chart-ttft-tail"') :].split("</figure>", 1)[0]
+    gate = built["rate-sweep"].metrics.by_id()["load.r8.ttft_s.p99"].gate
+    assert gate is not None and gate.kind == "incomplete"
+    caption = figure[figure.index("</svg>") :]
+    assert "at 8/s (" in caption
+    assert gate.reason in caption
+    # four of the five rates drawn: the line's vertices, and its markers
+    line = figure[figure.index('<g id="chart-ttft-tail-line">') :].split("</defs>", 1)
+    path = re.search(r'<path d="([^"]*)"', line[0])
+    assert path is not None and len(re.findall(r"[ML] ", path.group(1))) == 4
+    assert line[1].split("</g>", 1)[0].count("<use ") == 4
 
 
 def test_a_standalone_time_of_seconds_is_shown_in_seconds(built: dict[str, Built]) -> None:
     html = built["rate-sweep"].html
     key = html.split('id="key-results"', 1)[1].split("</section>", 1)[0]
-    p99 = built["rate-sweep"].metrics.by_id()["load.r8.ttft_s.p99"].value
-    assert f">{p99:.1f}\u00a0s</span>" in key  # not thousands of ms
+    p99 = built["rate-sweep"].metrics.by_id()["load.r8.ttft_s.p99"]
+    assert f">{p99.value:.1f}\u00a0s</span>" in number_html(p99, unit=True)  # not thousands of ms
+    # the key result itself is gated (the point's failed requests): the words, no number
+    assert p99.gate is not None and f"not measurable ({p99.gate.reason})" in key
 
 
 # --- the two-engine comparison -----------------------------------------------------------------

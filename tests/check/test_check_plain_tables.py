@@ -90,7 +90,7 @@ def test_a_space_aligned_table_with_columns_dropped_reads_the_columns_it_keeps()
     """An editor keeps three of the load-point table's columns, in another order: they are
     read (a wrong one is an error at its line) and the dropped ones are missing."""
     table = _table(MEASURED, "load-points-guidellm")
-    kept = [table.columns[k] for k in (4, 0, 1)]
+    kept = [table.columns[k] for k in (3, 0, 1)]  # TTFT p50 first (its p99 is not measurable)
     label, _ = table.rows[-1]
     for wrong in (None, (label, kept[0])):
         rows = [[table.corner, *kept]]
@@ -99,10 +99,41 @@ def test_a_space_aligned_table_with_columns_dropped_reads_the_columns_it_keeps()
             rows.append([row, *(_wrong(cells[c]) if (row, c) == wrong else cells[c] for c in kept)])
         lines = ["TOOLING WEEKLY", "", table.title, "", *_spaced(rows), "", "See you next week."]
         items = _items(MEASURED, "\n".join(lines) + "\n", set(table.metrics.values()))
-        dropped = {m for (_, c), m in table.metrics.items() if c not in kept}
+        # a gated cell shows no number, so a copy that drops it misses nothing
+        words = {(r, c): t for r, ts in table.rows for c, t in zip(table.columns, ts, strict=True)}
+        dropped = {
+            m
+            for (r, c), m in table.metrics.items()
+            if c not in kept and words[r, c] != "not measurable"
+        }
         assert {i.metric for i in items if i.kind == "missing"} == dropped
         errors = [(i.kind, i.line) for i in items if i.kind != "missing"]
         assert errors == ([] if wrong is None else [("mismatch", len(lines) - 2)])
+
+
+def test_a_number_in_a_gated_cell_of_a_space_aligned_table_is_a_gated_warning() -> None:
+    """The load-point table as an editor aligns it with spaces, or writes it in Markdown: the
+    gate's words match; the p99 written instead (as the build computes it) is one `gated`
+    warning, at its row."""
+    table = _table(MEASURED, "load-points-guidellm")
+    built, _ = _article(MEASURED)
+    label, _ = table.rows[-1]
+    column = "TTFT p99 (ms)"
+    value = built.metrics.by_id()[table.metrics[(label, column)]]
+    assert value.gate is not None
+    for shown in ("not measurable", f"{value.value * 1000:.1f}"):
+        rows = [[table.corner, *table.columns]]
+        for row, texts in table.rows:
+            cells = dict(zip(table.columns, texts, strict=True))
+            rows.append([row, *(shown if (row, c) == (label, column) else cells[c] for c in cells)])
+        piped = ["| " + " | ".join(r) + " |" for r in rows]
+        piped.insert(1, "|" + "---|" * len(rows[0]))
+        for layout in (_spaced(rows), piped):  # aligned with spaces, and as Markdown
+            lines = ["TOOLING WEEKLY", "", table.title, "", *layout, "", "See you next week."]
+            items = _items(MEASURED, "\n".join(lines) + "\n", set(table.metrics.values()))
+            found = [(i.kind, i.metric, i.line) for i in items]
+            gated = [("gated", value.id, len(lines) - 2)]
+            assert found == ([] if shown == "not measurable" else gated), (shown, layout)
 
 
 def test_a_corner_naming_the_rows_axis_alone_is_read_with_any_true_precision() -> None:

@@ -188,6 +188,36 @@ def _cells_under(post: Post, i: int, tables: dict[str, set[str]]) -> frozenset[i
 _HEADER_UNIT = re.compile(r"\((?:output )?(tok/s|ms|s)(?=[,)])")
 
 
+def _no_number_under(post: Post, i: int, at: int, cells: frozenset[int]) -> bool:
+    """Whether the column of a header whose unit is at `at` of line `i` shows "not measurable"
+    in every row of `cells` (a gated value: no number)."""
+    lines = post.text.split("\n")
+    if post.kind == "html":
+        return _no_number_under_html(post.text, sum(len(x) + 1 for x in lines[: i - 1]) + at)
+
+    def split(text: str) -> list[str]:
+        return text.split("|") if post.kind == "md" else re.split(r"\s{2,}", text.strip())
+
+    k = len(split(lines[i - 1][:at])) - 1
+    column = [split(lines[n - 1]) for n in sorted(cells) if n != i]
+    return bool(column) and all(k < len(c) and c[k].strip() == "not measurable" for c in column)
+
+
+def _no_number_under_html(text: str, offset: int) -> bool:
+    """Whether the HTML table column whose header holds `offset` shows "not measurable" in each
+    of its body rows."""
+    start = text.rfind("<table", 0, offset)
+    end = text.find("</table>", offset)
+    rows = list(re.finditer(r"(?s)<tr>(.*?)</tr>", text[start:end]))
+    head = next((r for r in rows if r.start() <= offset - start < r.end()), None)
+    if start < 0 or head is None:
+        return False
+    k = len(re.findall(r"<t[hd]\b", text[start + head.start() : offset])) - 1
+    body = [re.findall(r"(?s)<t[hd][^>]*>(.*?)</t[hd]>", r.group(1)) for r in rows if r is not head]
+    column = [re.sub(r"<[^>]+>", "", cells[k]).strip() if k < len(cells) else "" for cells in body]
+    return bool(column) and all(c.startswith("not measurable") for c in column)
+
+
 def _headers(post: Post) -> Iterator[Case]:
     """A header's or caption's unit changed: to the other unit of time, or to one that does not
     fit its values."""
@@ -199,6 +229,8 @@ def _headers(post: Post) -> Iterator[Case]:
         for found in _HEADER_UNIT.finditer(line):
             unit = found.group(1)
             cells = _cells_under(post, i, tables)
+            if _no_number_under(post, i, found.start(1), cells):
+                continue  # a column of gated cells: its unit labels no number
             at = found.start(1)
             header = f"line {i} {line.strip()[:60]!r}"
             if unit in ("ms", "s"):

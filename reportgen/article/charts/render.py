@@ -181,6 +181,14 @@ def _line(
         and numeric
         and decl.x in ("concurrency", "context", "rate", "prompt_tokens", "max_tokens")
     )
+    # a gated value is left out, its gate's words in the caption: a point, hollow or not, would
+    # be read as the number the table does not show
+    gated = {
+        (v.coord(series_axis) if series_axis else None, v.coord(decl.x)): v.gate.words()
+        for v in values
+        if v.gate is not None
+    }
+    values = [v for v in values if v.gate is None]
     index = {
         (v.coord(series_axis) if series_axis else None, v.coord(decl.x)): v.value * display.scale
         for v in values
@@ -223,7 +231,7 @@ def _line(
         legend=_legend(decl, len(series)),
         mark=provenance_mark(values),
     )
-    missing = gaps(decl, article, series, xs, index, cells, notes)
+    missing = gaps(decl, article, series, xs, index, cells, notes, gated)
     return missing, plot
 
 

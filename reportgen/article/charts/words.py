@@ -73,8 +73,10 @@ def gaps(
     index: Mapping[tuple[Scalar, Scalar], float],
     cells: Sequence[CellState],
     notes: Notes,
+    gated: Mapping[tuple[Scalar, Scalar], str] | None = None,
 ) -> Markup:
-    """The caption's words for the points a line lacks, and why (each reason said once)."""
+    """The caption's words for the points a line lacks, and why (each reason said once): a
+    cell not measured, or a value its gate (`gated`: its words) leaves out."""
     s_axis = decl.series
     state = {(c.coord(s_axis) if s_axis else None, c.coord(decl.x)): c for c in cells}
     missing: dict[tuple[Scalar, str | None], list[Scalar]] = {}
@@ -83,6 +85,7 @@ def gaps(
             if (s, x) not in index:
                 cell = state.get((s, x))
                 why = cell.reason if cell is not None and cell.status != "ok" else None
+                why = (gated or {}).get((s, x), why)
                 missing.setdefault((s, why), []).append(x)
     out = Markup("")
     if missing:

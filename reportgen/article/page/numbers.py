@@ -28,3 +28,12 @@ def number_html(
     return Markup(
         '<span class="{}" data-metric="{}" data-value="{}" data-display="{}">{}</span>'
     ).format(css, value.id, repr(value.value), display_attr(display), escape(text))
+
+
+def gated_html(value: MetricValue) -> Markup:
+    """A gated value as prose shows it: "not measurable (REASON)", in a span that names the
+    metric (`data-gate`) but carries no number for a checker to read."""
+    assert value.gate is not None
+    return Markup('<span class="gated" data-gate="{}">not measurable ({})</span>').format(
+        value.id, value.gate.reason
+    )

@@ -17,7 +17,7 @@ import jinja2
 from markupsafe import Markup
 
 from reportgen import __version__
-from reportgen.article.page.numbers import number_html
+from reportgen.article.page.numbers import gated_html, number_html
 from reportgen.article.page.setup import setup_rows
 from reportgen.article.page.view import (
     ArticleContext,
@@ -249,7 +249,9 @@ def _headlines(
             continue
         out.append(
             HeadlineView(
-                number_html(value, unit=True, css="num headline-number"),
+                gated_html(value)  # a gated value: the words and the reason, no number
+                if value.gate is not None
+                else number_html(value, unit=True, css="num headline-number"),
                 render_inline(h.caption, resolver),
             )
         )

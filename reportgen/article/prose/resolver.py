@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from markupsafe import Markup, escape
 
 from reportgen.article.axes import STATUS_WORDS
-from reportgen.article.page.numbers import number_html
+from reportgen.article.page.numbers import gated_html, number_html
 from reportgen.errors import did_you_mean
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import claim_problem, claim_value, is_claim
@@ -85,6 +85,8 @@ class Resolver:
             if problem is not None:
                 raise Unresolved(problem)
             value = claim_value(name, self.metrics.get)
+        if value is not None and value.gate is not None:
+            return gated_html(value)
         if value is not None:
             if value.unit == COST_UNIT and self.price is not None:
                 return self._cost(name, value, flt)

@@ -28,7 +28,7 @@ from reportgen.model import Scalar
 MARKS = "*†‡§¶#"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CellView:
     """One table cell: a number, or a word; with its footnote marks."""
 
@@ -36,6 +36,7 @@ class CellView:
     note: str | None = None  # footnote marks ("a", "*", "a,*")
     missing: bool = False
     metric: str | None = None  # the id of the metric shown
+    gated: bool = False  # the metric's value is computed but not measurable (its gate's words)
 
 
 @dataclass
@@ -143,7 +144,18 @@ class CellBuilder:
 
     def number(self, value: MetricValue, column: Column | None) -> CellView:
         if value.key in VERDICT_KEYS:  # an SLO's verdict, a word check reads back as its value
-            return CellView(number_html(value, css="num slo-verdict"), metric=value.id)
+            return CellView(html=number_html(value, css="num slo-verdict"), metric=value.id)
+        if value.gate is not None:  # computed, but not shown as a measurement
+            text = Markup(escape(value.gate.words()[0].upper() + value.gate.words()[1:] + "."))
+            mark = self.footnotes.mark(
+                f"gate:{value.gate.reason}", self.notes.text(text, self.decl.title)
+            )
+            html = Markup('<span class="gated">not measurable</span>')
+            # the lints about the cell still mark it (its failed requests: the gate's cause)
+            marked = "".join(
+                sorted(dict.fromkeys([mark, *self._lint_marks(value)]), key=self.footnotes.rank)
+            )
+            return CellView(html=html, note=marked, missing=True, metric=value.id, gated=True)
         try:
             display = _column_display(value, column)
         except ValueError as exc:
@@ -161,14 +173,20 @@ class CellBuilder:
         price = self.article.cost
         if value.unit == "USD/Mtok" and price is not None:  # the price beside every cost
             marks.append(self.footnotes.mark("price", Markup(escape(f"Cost at {price.words()}."))))
+        marks += self._lint_marks(value)
+        note = "".join(sorted(dict.fromkeys(marks), key=self.footnotes.rank)) or None
+        return CellView(html=html, note=note, metric=shown_id)
+
+    def _lint_marks(self, value: MetricValue) -> list[str]:
+        """The marks of the lints whose findings name `value`."""
+        marks = []
         for f in self.flags.get(value.id, []):
             text = Markup('{} (see <a href="#data-quality">Data quality</a>)').format(
                 LINTS[f.id].title
             )
             fixed = self.notes.lint_marks.get(f.id, "")
             marks.append(self.footnotes.mark(f"lint:{f.id}", text, symbol=True, fixed=fixed))
-        note = "".join(sorted(dict.fromkeys(marks), key=self.footnotes.rank)) or None
-        return CellView(html, note, metric=shown_id)
+        return marks
 
     def _uncertain(
         self, value: MetricValue, display: Display | None, mode: Uncertainty
@@ -198,7 +216,7 @@ class CellBuilder:
         else:
             text, word = state.reason or state.status, STATUS_WORDS[state.status]
         mark = self.footnotes.mark(f"state:{text}", self.notes.text(text, self.decl.title))
-        return CellView(Markup(escape(word)), mark, missing=True)
+        return CellView(html=Markup(escape(word)), note=mark, missing=True)
 
 
 def _coords(value: MetricValue) -> dict[str, Scalar]:

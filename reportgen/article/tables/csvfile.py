@@ -43,6 +43,8 @@ def table_csv(view: TableView, metrics: MetricSet) -> str:
         for column, cell in zip(view.columns, cells, strict=True):
             value = by_id.get(cell.metric) if cell.metric else None
             shown = re.sub(r"<[^>]+>", "", str(cell.html)).replace("\u00a0", " ")
+            if cell.gated and value is not None and value.gate is not None:
+                shown = value.gate.words()  # the reason with the words
             fields = (
                 row,
                 column,

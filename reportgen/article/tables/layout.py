@@ -273,8 +273,8 @@ def _compare(b: CellBuilder) -> TableView:
                 )
                 cells.append(
                     CellView(
-                        Markup("—"),
-                        b.footnotes.mark(f"cmp:{text}", Markup(escape(text))),
+                        html=Markup("—"),
+                        note=b.footnotes.mark(f"cmp:{text}", Markup(escape(text))),
                         missing=True,
                     )
                 )
@@ -282,7 +282,7 @@ def _compare(b: CellBuilder) -> TableView:
             shown = number_html(change)
             if decl.compare.judge:
                 shown = Markup("{} {}").format(shown, verdict(key, change))
-            cells.append(CellView(shown, metric=change.id))
+            cells.append(CellView(html=shown, metric=change.id))
         out_rows.append((axis_label(decl.rows, r, b.article), tuple(cells)))
     labels = [b.article.run(run).label for run in runs]  # type: ignore[union-attr]
     words = {"delta": f"change ({labels[1]} - {labels[0]})", "ratio": f"{labels[1]} / {labels[0]}"}
@@ -327,8 +327,8 @@ def _at_interactivity(b: CellBuilder) -> TableView:
                 text = "unreachable for one of the two series"
                 cells.append(
                     CellView(
-                        Markup("—"),
-                        b.footnotes.mark(f"cmp:{text}", Markup(escape(text))),
+                        html=Markup("—"),
+                        note=b.footnotes.mark(f"cmp:{text}", Markup(escape(text))),
                         missing=True,
                     )
                 )
@@ -396,7 +396,7 @@ def _unreachable(b: CellBuilder, name: str, level: Level) -> CellView:
             "values are interpolated between its points, never extrapolated"
         )
     mark = b.footnotes.mark(f"unreachable:{text}", b.notes.text(text, b.decl.title))
-    return CellView(Markup("unreachable"), mark, missing=True)
+    return CellView(html=Markup("unreachable"), note=mark, missing=True)
 
 
 def table_views(

@@ -104,7 +104,8 @@ class _Prose(HTMLParser):
             self.chart_words.append([])
         if tag == "span":
             skipped = "headline-number" in (a.get("class") or "")
-            self._spans.append((a.get("data-metric"), skipped))
+            gate = a.get("data-gate")  # a gated reference's words: their metric, marked
+            self._spans.append((GATED + gate if gate else a.get("data-metric"), skipped))
             self._skip += skipped
         elif tag == "table":
             self._tables.append(bool(a.get("data-table")))
@@ -134,6 +135,39 @@ class _Prose(HTMLParser):
         metric = next((m for m, _ in reversed(self._spans) if m), None)
         self.chars.extend(data)
         self.owner.extend([metric] * len(data))
+
+
+# The mark of the built prose's tokens that a gated reference writes ("not measurable (6
+# requests, p99 needs 100)"), before the metric's id: a copy that writes the same words matches
+# them, and a number in their place is the metric's, shown where the article says not measurable.
+GATED = "gate:"
+
+
+def _gated_at(i: int, pairs: dict[int, int], exp: Sequence[Expected]) -> str | None:
+    """The metric of the gated reference whose place the number at `i` takes: the built
+    tokens right after the copy's last aligned word (within three tokens) are its words."""
+    for k in range(i - 1, max(-1, i - 4), -1):
+        j = pairs.get(k)
+        if j is not None:
+            after = exp[j + 1].metric if j + 1 < len(exp) else None
+            return after.removeprefix(GATED) if after and after.startswith(GATED) else None
+    return None
+
+
+def _through_gates(
+    tok: Token, i: int, partner: Expected | None, pairs: dict[int, int], exp: Sequence[Expected]
+) -> Expected | None:
+    """The partner of the number at `i` where a gated reference stands: its own words are
+    literals; another number there is the gated metric's (check warns that the article says
+    not measurable)."""
+    gated = partner.metric if partner is not None else None
+    if partner is not None and gated is not None and gated.startswith(GATED):
+        if core(tok.text) == core(partner.text):
+            return replace(partner, metric=None)  # the gate's own words, as the article has them
+        return replace(partner, metric=gated.removeprefix(GATED))
+    if partner is None and (gate := _gated_at(i, pairs, exp)) is not None:
+        return Expected(tok.text, gate, "#")
+    return partner
 
 
 def expected_prose(html: str) -> tuple[list[Expected], ChartText]:
@@ -360,8 +394,19 @@ def prose_numbers(
             and _digits(tok.text) != _digits(partner.text)
         ):
             partner = None
+        # a literal aligned with another of the article's literals after the same word: the
+        # two met in another order (a PDF's text gives a table's notes after all their marks,
+        # "a b Not measurable: 6 ... Not measurable: 12 ..."); the identical pair is taken
+        if (
+            partner is not None
+            and partner.metric is None
+            and core(tok.text) != core(partner.text)
+            and _anchored(pub, i, literals)
+        ):
+            partner = None
         if _page_footer(pub, i):
             continue
+        partner = _through_gates(tok, i, partner, pairs, exp)
         if partner is not None and partner.metric is not None:
             found = _reported(tok, before, unit_after(pub, i, tok.text), partner.metric)
             if found is not None:

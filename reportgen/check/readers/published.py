@@ -89,6 +89,10 @@ HEADLINE = re.compile(rf"^\s*+(\d{{1,3}}(?:,\d{{3}})+|\d+)(\.\d+)?\s*+({_MEASURE
 _LONE = re.compile(rf"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:{_MEASURE})\s*+$")
 
 
+# a gated cell's words (a footnote mark may follow)
+_NOT_MEASURABLE = re.compile(r"\s*not\s+measurable\s*[a-z]?\s*[*†‡§¶#]*\s*$", re.IGNORECASE)
+
+
 def verdict_cell(
     text: str, at: tuple[int, int], metric: str | None, where: tuple[str, str, str]
 ) -> Reported | None:
@@ -113,6 +117,28 @@ def verdict_cell(
         table=table,
         row=row,
         column=column,
+    )
+
+
+def not_measurable_cell(
+    text: str, at: tuple[int, int], metric: str, where: tuple[str, str, str]
+) -> Reported:
+    """A cell's words "not measurable" (`text`), at `at` (line, col) of the table, row and column
+    `where`, as what the copy shows for `metric`: check matches them where the article gates the
+    cell, and finds them wrong where it shows a number."""
+    table, row, column = where
+    return Reported(
+        line=at[0],
+        col=at[1],
+        text=text.strip(),
+        value=0.0,  # no number: the words are judged by the cell's gate alone
+        decimals=0,
+        unit=None,
+        metric_id=metric,
+        table=table,
+        row=row,
+        column=column,
+        not_measurable=True,
     )
 
 
@@ -261,6 +287,9 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
             )
             if verdict is not None:
                 yield verdict
+                continue
+            if parsed is None and metric is not None and _NOT_MEASURABLE.match(cell):
+                yield not_measurable_cell(cell, (line, col), metric, (name, row_label, head))
                 continue
             if parsed is None:
                 why = malformed(cell) or misplaced_verdict(cell, metric)

@@ -350,9 +350,16 @@ def from_views(article: ArticleSource, views: Iterable[TableView]) -> Shape:
     return Shape(tables=tuple(tables), headlines=_headlines(article), phrases=_phrases(notes))
 
 
+# a gated cell's size: no number, the two words "not measurable" (a copy may show the number
+# the gate keeps out: it is read, and judged as shown where the article says not measurable)
+GATED = (False, 2, -1)
+
+
 def _size(cell: CellView) -> tuple[bool, int, int]:
     """Whether the cell shows a number, how many words it shows (a verdict after it), and the
     decimals of the number it shows."""
+    if cell.gated:  # "not measurable", two words, where a copy may show the number instead
+        return GATED
     words = html_text(cell.html).split()
     decimals = len(words[0].partition(".")[2].rstrip(MARKS)) if words else 0
     return bool(cell.metric and not cell.missing), max(1, len(words)), decimals

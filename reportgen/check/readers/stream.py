@@ -34,14 +34,16 @@ from reportgen.check.readers.published import (
     header_unit,
     malformed,
     misplaced_verdict,
+    not_measurable_cell,
     parse_number,
     sibling_id,
     unit_named,
     verdict_cell,
 )
 from reportgen.check.readers.reported import Lines, Reported, Token
-from reportgen.check.readers.shape import Grid, TableShape, normalize
+from reportgen.check.readers.shape import GATED, Grid, TableShape, normalize
 from reportgen.metrics.display import QUANTITIES
+from reportgen.metrics.slo import verdict_value
 
 _MARK = re.compile(r"^[*†‡§¶#,]+$")
 
@@ -250,12 +252,14 @@ def _cells(
             i += 1
         if i >= limit:
             break
-        number, size, _ = kinds[k]
-        if not number:  # a cell of words: as many tokens as the built one
-            i += size
-            continue
         tok = toks[i]
         metric = shape.cell(label, column)
+        words = _words(toks, i, limit, shape, kinds[k], metric, (shape.id, label, column))
+        if words is not None:
+            yield from words[0]
+            i = words[1]
+            continue
+        size = 1 if kinds[k] == GATED else kinds[k][1]  # a gated cell's number stands alone
         text = tok.text if parse_number(tok.text) else shape.unmarked(tok.text)
         parsed = parse_number(text)
         verdict = (
@@ -271,19 +275,7 @@ def _cells(
             why = malformed(text) or misplaced_verdict(text, metric)
             if why is None:
                 break  # not this table any more
-            yield Reported(
-                line=tok.line,
-                col=tok.col,
-                text=tok.text,
-                value=math.nan,
-                decimals=0,
-                unit=None,
-                metric_id=metric,
-                table=shape.id,
-                row=label,
-                column=column,
-                malformed=why,
-            )
+            yield _malformed(tok, metric, (shape.id, label, column), why)
             i += 1
             continue
         value, decimals, written = parsed
@@ -340,6 +332,59 @@ def _cells(
     yield i
 
 
+def _words(
+    toks: Sequence[Token],
+    i: int,
+    limit: int,
+    shape: TableShape,
+    kind: tuple[bool, int, int],
+    metric: str | None,
+    where: tuple[str, str, str],
+) -> tuple[list[Reported], int] | None:
+    """A cell of words at token `i`: what it reports and the token after it; None for a cell
+    to read as a number. The words "not measurable" are read in any cell (a match where the
+    article gates it); a gated cell that shows a number is read as one, a verdict's word or a
+    malformed number there is reported; a built cell of words is as many tokens as it has."""
+    tok = toks[i]
+    if _not_measurable(toks, i, limit, shape):
+        text = f"{tok.text} {toks[i + 1].text[: len('measurable')]}"
+        found = (
+            []
+            if metric is None
+            else [not_measurable_cell(text, (tok.line, tok.col), metric, where)]
+        )
+        return found, i + 2
+    if kind == GATED:  # the number the gate keeps out, or other words than the build's
+        shown = shape.unmarked(tok.text)
+        if shown[-1:] in shape.marks and verdict_value(shown[:-1]) is not None:
+            shown = shown[:-1]  # "meetsa": a verdict's word, its cell's mark run in
+        if parse_number(shown) is not None:
+            return None
+        why = malformed(shown) or misplaced_verdict(shown, metric)
+        if why is not None:
+            return [_malformed(tok, metric, where, why)], i + 1
+    number, size, _ = kind
+    return None if number else ([], i + size)
+
+
+def _malformed(tok: Token, metric: str | None, where: tuple[str, str, str], why: str) -> Reported:
+    """A cell's token that is no well-formed number where the article shows one (`why`)."""
+    table, row, column = where
+    return Reported(
+        line=tok.line,
+        col=tok.col,
+        text=tok.text,
+        value=math.nan,
+        decimals=0,
+        unit=None,
+        metric_id=metric,
+        table=table,
+        row=row,
+        column=column,
+        malformed=why,
+    )
+
+
 def _uncertainty(
     toks: Sequence[Token], i: int, limit: int
 ) -> tuple[list[tuple[Token, str, tuple[float, int]]], int]:
@@ -362,6 +407,15 @@ def _uncertainty(
 
 
 _MARKS = "*†‡§¶#"
+
+
+def _not_measurable(toks: Sequence[Token], i: int, limit: int, shape: TableShape) -> bool:
+    """Whether the tokens at `i` are the words "not measurable" (a footnote mark after them,
+    run in as a copy of `<sup>` gives it: "measurablea")."""
+    if i + 1 >= limit or toks[i].text.lower() != "not":
+        return False
+    word = toks[i + 1].text.rstrip(_MARKS).lower()
+    return word == "measurable" or (word[:-1] == "measurable" and word[-1] in shape.marks)
 
 
 def _read_at(
@@ -430,9 +484,11 @@ def _bare(
             continue  # no row label starts here (most starts end here)
         found = _rows(toks, _Header(start=start, end=start, columns=columns), shape, grid, limit)
         # Without a header to go by, numbers are this table's only when every cell is there,
-        # each written as the built table writes it (a chart's axis ticks are not).
-        if len(found) == len(built) and all(
-            built.get((r.row or "", r.column or "")) == r.decimals for r in found
+        # each written as the built table writes it (a chart's axis ticks are not); a gated
+        # cell's words, or a number in it, come beside them.
+        numbers = [r for r in found if (r.row or "", r.column or "") in built]
+        if len(numbers) == len(built) and all(
+            built.get((r.row or "", r.column or "")) == r.decimals for r in numbers
         ):
             return found
     return []

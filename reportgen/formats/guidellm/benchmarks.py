@@ -38,6 +38,7 @@ Definitions:
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from reportgen.errors import Problem
@@ -297,7 +298,7 @@ def _point(
         if not window_rate:
             _rate_check(bench, inside, at, report)
     tokens = metrics["output_token_count"]["successful"]["total_sum"]
-    return statistics_point(
+    point = statistics_point(
         bench,
         at,
         label=label,
@@ -311,6 +312,21 @@ def _point(
         with_records=complete,
         itl_counts_requests=False,
     )
+    return replace(point, spans=_spans(bench)) if complete else point
+
+
+def _spans(bench: dict[str, Any]) -> tuple[tuple[float, float], ...]:
+    """Each successful and errored record's [request_start, request_end] (epoch seconds), for
+    the steady-state gate; () when a record lacks either."""
+    found = []
+    for kind in ("successful", "errored"):
+        for record in (bench.get("requests") or {}).get(kind) or ():
+            timings = (record.get("info") or {}).get("timings") or {}
+            start, end = timings.get("request_start"), timings.get("request_end")
+            if not isinstance(start, int | float) or not isinstance(end, int | float):
+                return ()
+            found.append((float(start), float(end)))
+    return tuple(found)
 
 
 def _model(raw: dict[str, Any]) -> str | None:

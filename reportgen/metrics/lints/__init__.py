@@ -17,14 +17,17 @@ acknowledgement) is defined where they are made, with `define_lint`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 # Importing the modules of lints registers their lints in `LINTS`.
 import reportgen.metrics.lints.cells
 import reportgen.metrics.lints.cross
+import reportgen.metrics.lints.gates
 import reportgen.metrics.lints.repetitions
 import reportgen.metrics.lints.samples  # noqa: F401
 from reportgen import tolerances as tol
 from reportgen.metrics.lints.findings import LINTS, Finding
-from reportgen.metrics.registry import MetricSet
+from reportgen.metrics.registry import MetricSet, MetricValue
 
 _RANK = {"error": 0, "warning": 1}
 
@@ -35,8 +38,20 @@ def _order(f: Finding) -> tuple[int, str, int, int, str, str, str]:
     return (_RANK[f.severity], f.file, ctx, conc, f.id, f.pointer, f.evidence)
 
 
-def lint(metrics: MetricSet, thresholds: tol.Thresholds = tol.THRESHOLDS) -> tuple[Finding, ...]:
+def lint(
+    metrics: MetricSet,
+    thresholds: tol.Thresholds = tol.THRESHOLDS,
+    shown: Callable[[MetricValue], bool] | None = None,
+) -> tuple[Finding, ...]:
     """Every finding of every lint in `LINTS` over `metrics` and its runs: errors first, then by
-    file, cell and lint id."""
-    found = [f for d in LINTS.values() if d.find for f in d.find(metrics, thresholds)]
+    file, cell and lint id. `shown`: which values an article shows; a lint defined `shown_only`
+    sees those values alone (none when `shown` is None: without an article, nothing is shown)."""
+    values = () if shown is None else tuple(filter(shown, metrics.values))
+    visible = MetricSet(values=values, cells=metrics.cells, runs=metrics.runs)
+    found = [
+        f
+        for d in LINTS.values()
+        if d.find
+        for f in d.find(visible if d.shown_only else metrics, thresholds)
+    ]
     return tuple(sorted(found, key=_order))

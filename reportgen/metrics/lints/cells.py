@@ -103,7 +103,8 @@ def requests_failed(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Finding]:
             label,
             f"num_errors {cell.num_errors}, {len(cell.samples)} request samples",
             f"{count(cell.num_errors, 'request')} failed in the {label} cell, so for part of its "
-            f"window fewer than {conc} streams were decoding.",
+            f"window fewer than {conc} streams were decoding; the article shows its values as "
+            "not measurable.",
             cell_ids(metrics, cell, file),
             context=cell.context_tokens,
             concurrency=cell.concurrency,
@@ -142,7 +143,7 @@ def load_requests_failed(metrics: MetricSet, _: tol.Thresholds) -> Iterator[Find
                 f"{point.requests_failed} of {sent} requests failed",
                 f"{count(point.requests_failed, 'request')} of the {point.label} load point's "
                 f"{sent} failed; its latencies are those of the {point.requests_ok} that "
-                "completed.",
+                "completed, so the article shows them as not measurable.",
                 ids,
                 concurrency=point.concurrency,
             )

@@ -46,6 +46,9 @@ class LintDef:
     title: str
     why: str  # one sentence for readers: what the findings mean
     find: Finder | None = None
+    # a lint about values as an article shows them (a gate): `lint()` runs it over the values
+    # the article shows, so a value that stays in metrics.json alone is no finding
+    shown_only: bool = False
 
 
 # Every lint by id, filled by `finds` and `define_lint` where each lint is found.
@@ -58,13 +61,25 @@ def define_lint(id: str, *, severity: Severity, rule: str, title: str, why: str)
     return _add(LintDef(id=id, severity=severity, rule=rule, title=title, why=why))
 
 
-def finds(id: str, *, severity: Severity, rule: str, title: str, why: str) -> Callable[[F], F]:
+def finds(
+    id: str, *, severity: Severity, rule: str, title: str, why: str, shown_only: bool = False
+) -> Callable[[F], F]:
     """Decorator: the function finds the lint `id`, which it defines. `lint()` runs it with the
     metrics and the thresholds, and it yields the lint's findings (made with `finding(id, ...)`).
-    """
+    `shown_only`: the lint is about values as an article shows them; `lint()` gives it only the
+    values the article shows."""
 
     def register(find: F) -> F:
-        _add(LintDef(id=id, severity=severity, rule=rule, title=title, why=why, find=find))
+        lint = LintDef(
+            id=id,
+            severity=severity,
+            rule=rule,
+            title=title,
+            why=why,
+            find=find,
+            shown_only=shown_only,
+        )
+        _add(lint)
         return find
 
     return register

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_articles import replace_drafts
+from helpers_articles import acknowledge, replace_drafts
 
 from reportgen.check.compare import check_article
 from reportgen.cli.main import main
@@ -257,6 +257,8 @@ def test_init_builds_and_checks_an_article_from_the_real_files(
     folder, out = tmp_path / "article", tmp_path / "build"
     assert main(["init", str(folder), "--from", *files]) == 0, capsys.readouterr().err
     replace_drafts(folder)  # --strict fails on init's draft text until the author replaces it
+    # and on its findings until the author reviews them: 6 and 12 requests hold no p99
+    acknowledge(folder, "percentile-too-few-samples", "A p99 over 6 or 12 requests: shown so.")
     assert main(["build", str(folder), "--out", str(out)]) == 0, capsys.readouterr().err
     built = json.loads((out / folder.name / "metrics.json").read_text())["metrics"]
     shown = {m["id"]: m["value"] for m in built}
