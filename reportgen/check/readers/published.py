@@ -90,7 +90,7 @@ _LONE = re.compile(rf"^\s*+[-+\u2212]?\s*+\d[\d,.]*+[kKM]?\s*+(?:{_MEASURE})\s*+
 
 
 # a gated cell's words (a footnote mark may follow)
-_NOT_MEASURABLE = re.compile(r"\s*not\s+measurable\s*[a-z]?\s*[*†‡§¶#]*\s*$", re.IGNORECASE)
+_NOT_MEASURABLE = re.compile(r"^\s*+not\s++measurable\s*+[a-z]?+\s*+[*†‡§¶#]*+\s*+$", re.IGNORECASE)
 
 
 def verdict_cell(
