@@ -312,3 +312,33 @@ def test_a_spread_of_repetitions_is_neither_better_nor_worse() -> None:
             key="decode.aggregate_tok_s",
         )
         assert moved.verdict == verdict, stat
+
+
+def test_a_version_1_metrics_json_of_repetitions_reads_as_the_version_2_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Version 2 writes a spread of repetitions with `repetitions_of`, the id of the value that
+    lists them, where version 1 repeated the list: the list is written once per cell, and a
+    version-1 file (the OLD side after an upgrade) still reads, with the same values."""
+    repeated = Path(__file__).resolve().parent / "articles" / "repetitions"
+    doc = json.loads(render_article(repeated, {}).metrics_json)
+    assert doc["schema_version"] == schema_version("metrics") == 2
+    by_id = {m["id"]: m for m in doc["metrics"]}
+    spreads = [m for m in doc["metrics"] if "repetitions_of" in m]
+    assert spreads and all("repetitions" not in m for m in spreads)
+    for m in spreads:
+        assert m["id"].rpartition(".")[0] == m["repetitions_of"]
+        assert by_id[m["repetitions_of"]]["repetitions"], m["id"]
+    old = json.loads(json.dumps(doc))  # as version 1 wrote it: each spread with the list
+    old["schema_version"] = 1
+    for m in old["metrics"]:
+        if "repetitions_of" in m:
+            m["repetitions"] = by_id[m.pop("repetitions_of")]["repetitions"]
+    new_path, old_path = tmp_path / "new.json", tmp_path / "old.json"
+    new_path.write_text(json.dumps(doc), encoding="utf-8")
+    old_path.write_text(json.dumps(old), encoding="utf-8")
+    assert len(new_path.read_bytes()) < 0.8 * len(old_path.read_bytes())
+    assert main(["diff", str(old_path), str(new_path)]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert f"{len(doc['metrics'])} unchanged" in out or "0 added, 0 removed" in out, out

@@ -742,7 +742,10 @@ class MetricValue:
             doc["run"] = self.run
         if self.basis is not None:
             doc["basis"] = self.basis
-        if self.repeats:
+        if self.repeats and repeat_part(self.stat) is not None:
+            # a spread names the value that lists the repetitions (metrics.json version 2)
+            doc["repetitions_of"] = self.id.rpartition(".")[0]
+        elif self.repeats:
             doc["repetitions"] = [{"file": f, "value": v} for f, v in self.repeats]
         if self.gate is not None:
             doc["gate"] = self.gate.as_json()

@@ -111,9 +111,10 @@ def schema(name: str, folder: Path | None = None) -> dict[str, Any]:
 
 
 def schema_version(name: str, folder: Path | None = None) -> int:
-    """The layout version schema `name` describes (its `schema_version` const): what the file's
-    writer records, and the newest its reader knows."""
-    version: int = schema(name, folder)["properties"]["schema_version"]["const"]
+    """The layout version schema `name` describes (its `schema_version` const, or the maximum of
+    the versions it reads): what the file's writer records, and the newest its reader knows."""
+    declared = schema(name, folder)["properties"]["schema_version"]
+    version: int = declared["const"] if "const" in declared else declared["maximum"]
     return version
 
 
