@@ -103,8 +103,29 @@ def verdict_cell(
     if found is None or found[0] not in VERDICT_KEYS:
         return None
     value = verdict_value(text.rstrip(_MARKS))
-    if value is None:
-        return None
+    return None if value is None else _word_cell(text, at, metric, where, value=value)
+
+
+def not_measurable_cell(
+    text: str, at: tuple[int, int], metric: str, where: tuple[str, str, str]
+) -> Reported:
+    """A cell's words "not measurable" (`text`), at `at` (line, col) of the table, row and column
+    `where`, as what the copy shows for `metric`: check matches them where the article gates the
+    cell, and finds them wrong where it shows a number."""
+    # no number: the words are judged by the cell's gate alone
+    return _word_cell(text, at, metric, where, value=0.0, not_measurable=True)
+
+
+def _word_cell(
+    text: str,
+    at: tuple[int, int],
+    metric: str | None,
+    where: tuple[str, str, str],
+    *,
+    value: float,
+    not_measurable: bool = False,
+) -> Reported:
+    """A table cell that shows words, not a number, read as `value` in no unit."""
     table, row, column = where
     return Reported(
         line=at[0],
@@ -117,28 +138,7 @@ def verdict_cell(
         table=table,
         row=row,
         column=column,
-    )
-
-
-def not_measurable_cell(
-    text: str, at: tuple[int, int], metric: str, where: tuple[str, str, str]
-) -> Reported:
-    """A cell's words "not measurable" (`text`), at `at` (line, col) of the table, row and column
-    `where`, as what the copy shows for `metric`: check matches them where the article gates the
-    cell, and finds them wrong where it shows a number."""
-    table, row, column = where
-    return Reported(
-        line=at[0],
-        col=at[1],
-        text=text.strip(),
-        value=0.0,  # no number: the words are judged by the cell's gate alone
-        decimals=0,
-        unit=None,
-        metric_id=metric,
-        table=table,
-        row=row,
-        column=column,
-        not_measurable=True,
+        not_measurable=not_measurable,
     )
 
 
