@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from reportgen.article.prose.render import plain
-from reportgen.article.prose.resolver import Resolver, tool_versions
+from reportgen.article.prose.resolver import Resolver
 from reportgen.article.source.declarations import ArticleSource
 from reportgen.article.tables.layout import TableView
 from reportgen.errors import Severity
@@ -150,14 +150,7 @@ def expected_numbers(
     article: ArticleSource, metrics: MetricSet, views: Iterable[TableView]
 ) -> tuple[Shown, ...]:
     """Every number the built article shows in a headline or a table, where it shows it."""
-    resolver = Resolver(
-        metrics=metrics,
-        setup=article.setup,
-        tools=tool_versions(metrics.runs),
-        date=article.date,
-        price=article.cost,
-        slo=article.slo,
-    )
+    resolver = Resolver.of(article, metrics)
     gated = {v.id for v in metrics.values if v.gate is not None}  # shown as "not measurable"
     out = [
         Shown(metric=h.metric, row=plain(h.caption, resolver))

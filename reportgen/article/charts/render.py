@@ -27,7 +27,7 @@ from reportgen.article.charts.words import axis_words, default_label, gaps, seri
 from reportgen.article.frontiers import pairs as cell_pairs
 from reportgen.article.frontiers import series_frontiers
 from reportgen.article.prose.render import render_inline
-from reportgen.article.prose.resolver import Resolver, tool_versions
+from reportgen.article.prose.resolver import Resolver
 from reportgen.article.source.declarations import ArticleSource, ChartDecl
 from reportgen.article.tables.cells import Notes
 from reportgen.article.workers import Stage
@@ -343,15 +343,7 @@ def _legend(decl: ChartDecl, series: int) -> str | None:
 def _caption(decl: ChartDecl, article: ArticleSource, metrics: MetricSet) -> Markup:
     if decl.caption is None:
         return Markup("")
-    resolver = Resolver(
-        metrics=metrics,
-        setup=article.setup,
-        tools=tool_versions(metrics.runs),
-        date=article.date,
-        price=article.cost,
-        slo=article.slo,
-    )
-    return render_inline(decl.caption, resolver)
+    return render_inline(decl.caption, Resolver.of(article, metrics))
 
 
 def _number(value: Scalar) -> float:

@@ -29,7 +29,7 @@ from reportgen.article.page.view import (
     SetupView,
 )
 from reportgen.article.prose.render import plain, render_block, render_inline
-from reportgen.article.prose.resolver import Resolver, long_date, tool_versions
+from reportgen.article.prose.resolver import Resolver, long_date
 from reportgen.article.source.declarations import (
     ArticleSource,
     ChartDecl,
@@ -42,7 +42,6 @@ from reportgen.article.tables.layout import TableView, table_views
 from reportgen.article.workers import Stage
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
-from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import claim_problem, claim_value
 from reportgen.metrics.lints.findings import Finding, group
 from reportgen.metrics.registry import (
@@ -334,19 +333,7 @@ def build_context(
     """The template context for one article; without `charts` (for `check`, which reads only
     numbers), no chart is drawn: each shows its title and caption alone. `chart_cache`: a folder
     of charts drawn before (article/charts/cache.py); `chart_drawer`: who draws the others."""
-    tools = tool_versions(metrics.runs)
-    setups = (
-        FrozenDict((r.id, r.setup) for r in article.runs) if len(article.runs) > 1 else FrozenDict()
-    )
-    resolver = Resolver(
-        metrics=metrics,
-        setup=article.setup,
-        tools=tools,
-        date=article.date,
-        setups=setups,
-        price=article.cost,
-        slo=article.slo,
-    )
+    resolver = Resolver.of(article, metrics)
     inputs = tuple(_input(run.source) for run in metrics.runs)
 
     def inline(text: Text | None) -> Markup | None:

@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 
 from reportgen.article.axes import STATUS_WORDS
 from reportgen.article.page.numbers import gated_html, number_html
+from reportgen.article.source.declarations import ArticleSource
 from reportgen.errors import did_you_mean
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import claim_problem, claim_value, is_claim
@@ -75,6 +76,21 @@ class Resolver:
     setups: FrozenDict[str, Setup] = FrozenDict()  # run id -> setup, in an article of several runs
     price: Price | None = None  # the article's [cost]: written after every cost
     slo: Slo | None = None  # the article's [slo]: `{{ slo.NAME }}` states what it declares
+
+    @classmethod
+    def of(cls, article: ArticleSource, metrics: MetricSet) -> Resolver:
+        """The references of `article` over `metrics`: what the page, its charts' captions and
+        `check` resolve alike."""
+        runs = article.runs
+        return cls(
+            metrics=metrics,
+            setup=article.setup,
+            tools=tool_versions(metrics.runs),
+            date=article.date,
+            setups=FrozenDict((r.id, r.setup) for r in runs) if len(runs) > 1 else FrozenDict(),
+            price=article.cost,
+            slo=article.slo,
+        )
 
     def resolve(self, name: str, flt: str | None = None) -> Markup | None:
         """The HTML for a reference, None when nothing has that name; `Unresolved` when it
