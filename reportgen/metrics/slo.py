@@ -13,6 +13,11 @@ A percentile objective judges the load point's own percentile, the value its tab
 statistics, so a file with summaries alone is still judged on it. A load point meets the SLOs
 when every percentile objective holds and its attainment reaches the declared share; the
 highest load of a run that meets them is `slo.max_concurrency` (or `slo.max_rate`).
+
+A verdict is no better than the percentile it judges: one judged by a percentile the article
+shows as not measurable (`reportgen.metrics.gates`) is computed but carries that gate, and so
+is the load point's overall verdict unless an objective that can be judged already misses, and
+the highest load that meets them when a verdict it rests on is gated.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from reportgen.frozendict import FrozenDict
-from reportgen.metrics.registry import CellState, MetricSet, MetricValue
+from reportgen.metrics.registry import CellState, Gate, MetricSet, MetricValue
 from reportgen.model import LoadPoint, RequestSample, SweepRun
 
 # objective name -> (the request's quantity, the factor from seconds to the name's unit, words)
@@ -125,7 +130,9 @@ def request_meets(r: RequestSample, objectives: Sequence[Objective]) -> bool:
 class Judged:
     """One load point judged: requests counted (completed + failed), those that meet every
     per-request objective and their output tokens (None: the file has no per-request records);
-    each percentile objective's verdict (None: the file has no such percentile)."""
+    each percentile objective's verdict (None: the file has no such percentile) and the gate
+    of the percentile it was judged by (None: shown as measured); the overall verdict and its
+    gate."""
 
     total: int | None
     good: int | None
@@ -133,6 +140,8 @@ class Judged:
     duration_s: float | None
     verdicts: tuple[tuple[Objective, bool | None], ...]
     meets: bool | None
+    gates: FrozenDict[Objective, Gate] = FrozenDict()
+    meets_gate: Gate | None = None
 
 
 def has_records(point: LoadPoint) -> bool:
@@ -141,17 +150,25 @@ def has_records(point: LoadPoint) -> bool:
     return done > 0 and (point.requests_ok is None or done == point.requests_ok)
 
 
-def judge(point: LoadPoint, slo: Slo, percentile: dict[Objective, float | None]) -> Judged:
+def judge(
+    point: LoadPoint,
+    slo: Slo,
+    percentile: dict[Objective, float | None],
+    gates: dict[Objective, Gate] | None = None,
+) -> Judged:
     """`point` judged against `slo`; `percentile` gives each percentile objective the load
-    point's value of it (seconds), None where there is none."""
+    point's value of it (seconds), None where there is none; `gates` the gate of each that the
+    article shows as not measurable."""
     verdicts = tuple(
         (o, None if percentile.get(o) is None else percentile[o] <= o.limit_s)  # type: ignore[operator]
         for o in slo.at_percentile
     )
+    gated = {o: g for o, g in (gates or {}).items() if o in slo.at_percentile}
     total = good = tokens = None
     if point.status != "ok":
         total, good, tokens = (point.requests_ok or 0) + point.requests_failed, 0, 0
         verdicts = tuple((o, False) for o, _ in verdicts)
+        gated = {}  # a load point that did not finish misses, whatever its percentiles
     elif has_records(point):
         samples = list(point.samples)
         done = sum(1 for r in samples if r.completed)
@@ -160,13 +177,16 @@ def judge(point: LoadPoint, slo: Slo, percentile: dict[Objective, float | None])
         good, tokens = len(met), sum(r.output_tokens for r in met)
     elif not slo.per_request and point.requests_ok is not None:  # the counts are enough
         total, good = point.requests_ok + point.requests_failed, point.requests_ok
+    meets = _meets(verdicts, total, good, slo.attainment)
     return Judged(
         total=total,
         good=good,
         good_tokens=tokens,
         duration_s=point.duration_s,
         verdicts=verdicts,
-        meets=_meets(verdicts, total, good, slo.attainment),
+        meets=meets,
+        gates=FrozenDict(gated),
+        meets_gate=_meets_gate(verdicts, gated, total, good, slo.attainment, meets),
     )
 
 
@@ -181,6 +201,26 @@ def _meets(
     if total is None or good is None or any(v is None for _, v in verdicts):
         return None
     return total > 0 and good / total >= attainment
+
+
+def _meets_gate(
+    verdicts: Sequence[tuple[Objective, bool | None]],
+    gated: dict[Objective, Gate],
+    total: int | None,
+    good: int | None,
+    attainment: float,
+    meets: bool | None,
+) -> Gate | None:
+    """The gate of the overall verdict: none when it is unknown, or when something judged on
+    measurable values already misses; else the gate of the first verdict it rests on that is
+    gated."""
+    if meets is None or not gated:
+        return None
+    if any(v is False and o not in gated for o, v in verdicts):
+        return None
+    if total and good is not None and good / total < attainment:
+        return None  # the attainment misses, whatever the percentiles say
+    return next(g for o, _ in verdicts if (g := gated.get(o)) is not None)
 
 
 def highest(loads: Iterable[tuple[float, bool | None]]) -> float | None:
@@ -227,9 +267,11 @@ def _point_values(base: MetricValue, judged: Judged, slo: Slo) -> Iterator[Metri
             )
     for o, verdict in judged.verdicts:
         if verdict is not None:
-            yield _derived(base, o.verdict_key, float(verdict), "verdict", o.words())
+            value = _derived(base, o.verdict_key, float(verdict), "verdict", o.words())
+            yield replace(value, gate=judged.gates.get(o))
     if judged.meets is not None:
-        yield _derived(base, "load.slo_met", float(judged.meets), "verdict", where)
+        value = _derived(base, "load.slo_met", float(judged.meets), "verdict", where)
+        yield replace(value, gate=judged.meets_gate)
 
 
 def _points_of(run: SweepRun) -> dict[str, LoadPoint]:
@@ -243,16 +285,18 @@ def slo_values(metrics: MetricSet, slo: Slo) -> list[MetricValue]:
         run.source.label: _points_of(run) for run in metrics.runs if isinstance(run, SweepRun)
     }
     out: list[MetricValue] = []
-    by_run: dict[str | None, list[tuple[CellState, MetricValue, bool | None]]] = {}
+    by_run: dict[str | None, list[tuple[CellState, MetricValue, Judged]]] = {}
     for cell in (c for c in metrics.cells if c.kind == "load"):
         point = points.get(cell.file, {}).get(cell.pointer)
         base = metrics.find("load.failed", run=cell.run, point=cell.point)
         if point is None or base is None or base.repeats:
             continue  # a cell measured in several files: judged by none of them alone
         found = {o: _percentile(metrics, o, cell.run, cell.point) for o in slo.at_percentile}
-        judged = judge(point, slo, found)
+        values = {o: None if v is None else v.value for o, v in found.items()}
+        gates = {o: _verdict_gate(o, v.gate) for o, v in found.items() if v and v.gate}
+        judged = judge(point, slo, values, gates)
         out += _point_values(base, judged, slo)
-        by_run.setdefault(cell.run, []).append((cell, base, judged.meets))
+        by_run.setdefault(cell.run, []).append((cell, base, judged))
     for judged_points in by_run.values():
         out += _max_load(judged_points, slo)
     return out
@@ -260,34 +304,50 @@ def slo_values(metrics: MetricSet, slo: Slo) -> list[MetricValue]:
 
 def _percentile(
     metrics: MetricSet, o: Objective, run: str | None, point: str | None
-) -> float | None:
+) -> MetricValue | None:
     stat = "" if o.percentile == 50 else f".p{o.percentile}"
-    found = metrics.find(f"load.{o.quantity}{stat}", run=run, point=point)
-    return None if found is None else found.value
+    return metrics.find(f"load.{o.quantity}{stat}", run=run, point=point)
+
+
+def _verdict_gate(o: Objective, gate: Gate) -> Gate:
+    """The gate of a verdict judged by a percentile with `gate`: of the same kind, naming it."""
+    name = f"{QUANTITIES[o.name][2]} p{o.percentile}"
+    return replace(gate, reason=f"the {name} it judges is not measurable ({gate.reason})")
 
 
 def _max_load(
-    judged: Sequence[tuple[CellState, MetricValue, bool | None]], slo: Slo
+    judged: Sequence[tuple[CellState, MetricValue, Judged]], slo: Slo
 ) -> Iterator[MetricValue]:
     for axis, key, unit in (
         ("concurrency", "slo.max_concurrency", "requests"),
         ("rate", "slo.max_rate", "req/s"),
     ):
-        loads = [(c.coord(axis), b, m) for c, b, m in judged]
-        if not loads or any(not isinstance(x, int | float) for x, _, _ in loads):
+        coords = [(c.coord(axis), b, j) for c, b, j in judged]
+        if not coords or any(not isinstance(x, int | float) for x, _, _ in coords):
             continue
-        best = highest((float(x), m) for x, _, m in loads)  # type: ignore[arg-type]
+        loads = sorted(((float(x), b, j) for x, b, j in coords), key=lambda t: -t[0])  # type: ignore[arg-type]
+        best = highest((x, j.meets) for x, _, j in loads)
         if best is None:
             return
         base = next(b for x, b, _ in loads if x == best)
+        # the load found is no firmer than the verdicts at and above it
+        gate = next(
+            (
+                replace(g, reason=f"at {_load(b)}, {g.reason}")
+                for x, b, j in loads
+                if x >= best and (g := j.meets_gate) is not None
+            ),
+            None,
+        )
         basis = (
             f"the highest {axis} whose load point meets {slo.words()}, every higher one "
             "missing them; judged at "
-            + ", ".join(b.id.removesuffix(".failed") for _, b, _ in loads)
+            + ", ".join(b.id.removesuffix(".failed") for _, b, _ in coords)
         )
         # a run's value, not a load point's: no place of its own
         yield replace(
             _derived(base, key, best, unit, basis),
+            gate=gate,
             id=f"{base.run}.{key}" if base.id.startswith(f"{base.run}.") else key,
             context=None,
             concurrency=None,
@@ -296,6 +356,11 @@ def _max_load(
             extra=FrozenDict(),
         )
         return
+
+
+def _load(base: MetricValue) -> str:
+    """The load point of `base` as a reader names it (its point label, else its id)."""
+    return base.point or base.id.removesuffix(".failed")
 
 
 def with_slo(metrics: MetricSet, slo: Slo | None) -> MetricSet:

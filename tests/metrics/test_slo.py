@@ -165,7 +165,8 @@ def test_the_summary_only_run_gets_its_percentile_verdicts_and_says_so() -> None
         stem = f"aiperf.load.{point}"
         assert not {f"{stem}.{k}" for k in ("slo_attainment", "goodput_req_s")} & by_id.keys()
         for o in slo.at_percentile:
-            shown = by_id[f"{stem}.{o.quantity}.p{o.percentile}"].value
+            stat = "" if o.percentile == 50 else f".p{o.percentile}"
+            shown = by_id[f"{stem}.{o.quantity}{stat}"].value
             assert by_id[f"{stem}.{o.verdict_key.split('.')[1]}"].value == (shown <= o.limit_s)
     view = next(t for t in built.tables if t.decl.id == "slo-aiperf")
     notes = " ".join(str(text) for _, text in view.footnotes)
@@ -208,6 +209,97 @@ def test_max_load_comes_out_of_the_computed_points() -> None:
     want = max((c for c, s in shares.items() if s >= 0.8), default=None)
     found = metrics.get("slo.max_concurrency")
     assert (None if found is None else found.value) == want
+
+
+def _complete(seed: int, n: int) -> dict[str, np.ndarray]:
+    a = _arrays(seed, n)
+    a["done"][:] = True  # no failed request: no gate but the count's
+    return a
+
+
+def test_a_verdict_on_a_percentile_over_too_few_requests_is_gated_with_it() -> None:
+    """Six requests cannot carry a p90: its verdict is computed, but marked with the
+    percentile's gate and the percentile it judged, and so is the overall verdict it decides;
+    a load point with enough requests is judged plainly."""
+    few, many = _complete(20, 6), _complete(21, 200)
+    run = _run((_point("c1", 1, many, 30.0), _point("c8", 8, few, 30.0)))
+    slo = Slo((Objective("ttft_ms", 1000.0, 90),), 0.1)  # every request meets TTFT <= 1 s
+    metrics = with_slo(compute([run]), slo)
+    p90 = metrics.get("load.c8.ttft_s.p90")
+    assert p90 is not None and p90.gate is not None and p90.gate.kind == "too-few-samples"
+    met = metrics.get("load.c8.slo_ttft_met")
+    assert met is not None and met.value == float(np.percentile(few["ttft"], 90) <= 1.0)
+    assert met.gate is not None and met.gate.kind == "too-few-samples"
+    assert met.gate.reason == f"the TTFT p90 it judges is not measurable ({p90.gate.reason})"
+    whole = metrics.get("load.c8.slo_met")
+    assert whole is not None and whole.gate == met.gate
+    for key in ("slo_ttft_met", "slo_met"):
+        plain = metrics.get(f"load.c1.{key}")
+        assert plain is not None and plain.value == 1.0 and plain.gate is None
+    # c8 meets as computed, but on a p90 that is not measurable: so is the highest load
+    top = metrics.get("slo.max_concurrency")
+    assert top is not None and top.value == 8.0
+    assert top.gate is not None and top.gate.reason.startswith("at c8, the TTFT p90")
+
+
+def test_a_miss_judged_on_measurable_values_stands_beside_a_gated_verdict() -> None:
+    """When the attainment already misses, the overall verdict is a plain miss, whatever the
+    gated percentile says; and the highest load below it is not gated by it."""
+    few, many = _complete(22, 6), _complete(23, 200)
+    few["latency"][:] = 9.0  # every request of c8 misses the end-to-end objective
+    run = _run((_point("c1", 1, many, 30.0), _point("c8", 8, few, 30.0)))
+    slo = Slo((Objective("ttft_ms", 1000.0, 90), Objective("e2e_s", 5.0, None)), 0.5)
+    metrics = with_slo(compute([run]), slo)
+    gated = metrics.get("load.c8.slo_ttft_met")
+    assert gated is not None and gated.gate is not None
+    whole = metrics.get("load.c8.slo_met")
+    assert whole is not None and whole.value == 0.0 and whole.gate is None
+    share = float((many["latency"] <= 5.0).mean())
+    assert share >= 0.5  # c1 meets, judged on 200 requests
+    top = metrics.get("slo.max_concurrency")
+    assert top is not None and top.value == 1.0 and top.gate is None
+
+
+def test_a_gated_verdict_shows_as_not_measurable_and_check_reads_it(tmp_path: Path) -> None:
+    """Declared at p90, the measured article's six-request load points cannot be judged: the
+    verdict cells say "not measurable" with the percentile's reason, the prose's highest load
+    says it too, and a copy that shows "meets" or "misses" there is a gated finding at it (an
+    error under --strict), as a number would be."""
+    folder = _with_slo(
+        tmp_path,
+        "[slo]\nttft_ms = { p = 90, max = 1000 }\nitl_ms = { p = 90, max = 30 }\n"
+        "e2e_s = { per_request = true, max = 2 }\nattainment = 0.9",
+    )
+    built = render_article(folder, {}, charts=True)
+    view = next(t for t in built.tables if t.decl.id == "slo-guidellm")
+    column = view.columns.index("TTFT SLO")
+    cells = [row[column] for _, row in view.rows]
+    assert cells and all(c.gated for c in cells), [c.html for c in cells]
+    p90 = built.metrics.get("guidellm.load.c1.ttft_s.p90")
+    assert p90 is not None and p90.gate is not None
+    notes = " ".join(str(text) for _, text in view.footnotes)
+    assert f"the TTFT p90 it judges is not measurable ({p90.gate.reason})" in notes
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", built.html))
+    assert "the highest concurrency that meets them is not measurable" in text
+    # c1's TTFT verdict, "not measurable" with its mark, turned into a plain "meets" or "misses"
+    cell = re.compile(
+        r'<td class="missing"><span class="gated">not measurable</span><sup[^<]*</sup></td>'
+    )
+    found = cell.search(built.html, built.html.index('data-table="slo-guidellm"'))
+    assert found is not None
+    expected = expected_numbers(built.article, built.metrics, built.tables)
+    shape = article_shape(built, built.html)
+    for word in ("meets", "misses"):
+        copy = tmp_path / f"{word}.html"
+        copy.write_text(
+            built.html[: found.start()] + f"<td>{word}</td>" + built.html[found.end() :]
+        )
+        read = read_published(copy)
+        result = check_published(
+            read.lines, read.label, built.metrics, expected, shape, page=read.page
+        )
+        found_items = [(i.kind, i.shown, i.metric) for i in result.items]
+        assert found_items == [("gated", word, "guidellm.load.c1.slo_ttft_met")], found_items
 
 
 def _with_slo(tmp_path: Path, block: str) -> Path:

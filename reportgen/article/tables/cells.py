@@ -143,8 +143,6 @@ class CellBuilder:
         self.footnotes = Footnotes(tuple(notes.lint_marks.values()))
 
     def number(self, value: MetricValue, column: Column | None) -> CellView:
-        if value.key in VERDICT_KEYS:  # an SLO's verdict, a word check reads back as its value
-            return CellView(html=number_html(value, css="num slo-verdict"), metric=value.id)
         if value.gate is not None:  # computed, but not shown as a measurement
             text = Markup(escape(value.gate.words()[0].upper() + value.gate.words()[1:] + "."))
             mark = self.footnotes.mark(
@@ -156,6 +154,8 @@ class CellBuilder:
                 sorted(dict.fromkeys([mark, *self._lint_marks(value)]), key=self.footnotes.rank)
             )
             return CellView(html=html, note=marked, missing=True, metric=value.id, gated=True)
+        if value.key in VERDICT_KEYS:  # an SLO's verdict, a word check reads back as its value
+            return CellView(html=number_html(value, css="num slo-verdict"), metric=value.id)
         try:
             display = _column_display(value, column)
         except ValueError as exc:
