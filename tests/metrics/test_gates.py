@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -228,14 +229,32 @@ def test_not_measurable_where_the_build_shows_a_number_is_a_mismatch() -> None:
     assert [(i.kind, i.metric, i.line) for i in items] == [("mismatch", value.id, at + 1)]
 
 
-def test_the_gate_lints_name_the_cells_the_article_shows(measured: Built) -> None:
-    few = [f for f in measured.findings if f.id == "percentile-too-few-samples"]
+def test_the_gate_lints_name_the_cells_the_article_shows(tmp_path: Path) -> None:
+    """The measured article with its SLO tables showing each load point's p90: the lints name
+    every cell whose p90 the tables now show as not measurable, and only those."""
+    folder = tmp_path / "article"
+    shutil.copytree(MEASURED, folder)
+    toml = folder / "article.toml"
+    head, at, slo = toml.read_text(encoding="utf-8").partition('id = "slo-guidellm"')
+    for q in ("ttft", "itl"):
+        p50 = f'{{ metric = "load.{q}_s", header = "{q.upper()} p50" }}'
+        assert slo.count(p50) == 2  # the SLO tables of both tools
+        slo = slo.replace(p50, f'{{ metric = "load.{q}_s.p90", header = "{q.upper()} p90" }}')
+    toml.write_text(head + at + slo, encoding="utf-8")
+    built, _ = built_article(folder)
+    p90 = {v.id: v for v in built.metrics.values if v.stat == "p90" and v.key == "load.ttft_s"}
+    few = [f for f in built.findings if f.id == "percentile-too-few-samples"]
     # one per run file (each tool's c1 and c4 files)
     assert sorted(f.run or "" for f in few) == ["aiperf", "aiperf", "guidellm", "guidellm"]
-    c1 = [f for f in few if "c1 n 6 (p90 needs 10, p99 needs 100)" in f.evidence]
-    assert sorted(f.run or "" for f in c1) == ["aiperf", "guidellm"]
-    (unsteady,) = [f for f in measured.findings if f.id == "cell-not-steady"]
-    assert unsteady.where == "guidellm c4" and "p90 needs 10" in unsteady.evidence
+    short = {k for k, v in p90.items() if v.gate is not None and v.gate.kind == "too-few-samples"}
+    named = {f.run for f in few if "p90 needs 10" in f.evidence}
+    assert short and named == {k.split(".")[0] for k in short}
+    unsteady = [f for f in built.findings if f.id == "cell-not-steady"]
+    steady_gated = [k for k, v in p90.items() if v.gate is not None and v.gate.kind == "not-steady"]
+    assert [f"{f.run} {k.split('.')[2]}" for f, k in zip(unsteady, steady_gated, strict=True)] == [
+        f.where for f in unsteady
+    ]
+    assert unsteady and all("p90 needs 10" in f.evidence for f in unsteady)
 
 
 def test_a_shown_only_lint_sees_only_what_the_article_shows() -> None:
