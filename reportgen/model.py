@@ -252,8 +252,10 @@ class LoadPoint:
     # quantity ("aggregate_tok_s", "ttft_s", ...) -> JSON pointer of the tool's own median or value
     summary_at: FrozenDict[str, str] = FrozenDict()
     # (start, end) in seconds of each request the file times, completed or not, in the file's
-    # order; empty when the file has no per-request timestamps (read by metrics/steady.py)
-    spans: tuple[tuple[float, float], ...] = ()
+    # order, on the file's one clock; empty when the file has no per-request timestamps (read by
+    # metrics/steady.py). A tuple, or for a file of many requests packed columns
+    # (`reportgen.samples.PackedSpans`)
+    spans: Sequence[tuple[float, float]] = ()
 
     def summary(self, quantity: str) -> Summary | None:
         """The tool's own statistics of `quantity` ("ttft_s", "itl_s", "latency_s", ...)."""

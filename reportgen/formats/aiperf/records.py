@@ -30,9 +30,15 @@ an article run that lists both files of one load point would otherwise combine t
 the same requests as repetitions (`reportgen.metrics.repeats`); with two labels they stay two
 points. Two profiling phases in one file are refused, as by the summary importer.
 
+The steady state: each profiling record's `request_start_ns` and `request_end_ns` (failed ones
+included) are the load point's spans (`LoadPoint.spans`, in seconds from the first start), from
+which `reportgen.metrics.steady` finds its warm-up and drain. Every AIPerf version that writes
+this file writes both (0.2 to 0.13), so every records file has them.
+
 Memory: the file is read one line at a time (`reportgen.formats.json_input.line_stream`) and each
 record reduced at once by `Reduction` into packed columns (`reportgen.samples.Packer`): 49 bytes a
-profiling record for its sample and 16 for its start and end, no Python object per record. It warns
+profiling record for its sample and 16 for its start and end (kept once more as the spans, in
+seconds: 16 more), no Python object per record. It warns
 once per kind of disagreement, not per record. `parse` feeds the same reduction from a file read
 whole (`reportgen.formats.json_input.lines`).
 """
@@ -41,6 +47,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from reportgen import tolerances as tol
@@ -51,7 +58,7 @@ from reportgen.formats.json_input.document import JsonDocument
 from reportgen.formats.records import most_in_flight, records_point
 from reportgen.frozendict import FrozenDict
 from reportgen.model import RequestSample, Scalar, SourceFile, SweepRun
-from reportgen.samples import Packer
+from reportgen.samples import PackedSpans, Packer
 from reportgen.stats import close
 
 Report = Callable[[str, str, str], None]  # (pointer, message, severity)
@@ -264,6 +271,15 @@ class Reduction:
             self.workers.add(meta["worker_id"])
         self.reason = self.reason or _reason(record)
 
+    def spans(self) -> PackedSpans:
+        """Each profiling record's (start, end) in seconds from the first start: the difference
+        in integer nanoseconds first, so no two times swap or merge (an epoch in ns is past what
+        a double holds to the nanosecond)."""
+        first = min(self.starts, default=0)
+        return PackedSpans(
+            ((s - first) * _NS for s in self.starts), ((e - first) * _NS for e in self.ends)
+        )
+
     def finish(self, source: SourceFile) -> tuple[SweepRun, list[Problem]]:
         """The one-point run of the records added, and every problem found."""
         base, kept = self.base, len(self.samples)
@@ -289,6 +305,7 @@ class Reduction:
         most = most_in_flight(self.starts, self.ends)
         reason = self.reason or "no request completed"
         point = records_point(base, self.samples.packed(), seconds, most, reason)
+        point = replace(point, spans=self.spans())
         settings: dict[str, Scalar] = {"most_in_flight": most, "profiling_records": kept}
         settings |= {k: v for k, v in self.skipped.items() if v} | {"workers": len(self.workers)}
         run = SweepRun(

@@ -38,6 +38,7 @@ Definitions:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -49,6 +50,7 @@ from reportgen.formats.guidellm.requests import (
     Report,
     check_statistics,
     in_window,
+    request_spans,
     sample,
     token_span_rate,
 )
@@ -312,21 +314,14 @@ def _point(
         with_records=complete,
         itl_counts_requests=False,
     )
-    return replace(point, spans=_spans(bench)) if complete else point
+    spans = request_spans(bench.get("requests") or {}, _timings)
+    return replace(point, spans=spans) if complete else point
 
 
-def _spans(bench: dict[str, Any]) -> tuple[tuple[float, float], ...]:
-    """Each successful and errored record's [request_start, request_end] (epoch seconds), for
-    the steady-state gate; () when a record lacks either."""
-    found = []
-    for kind in ("successful", "errored"):
-        for record in (bench.get("requests") or {}).get(kind) or ():
-            timings = (record.get("info") or {}).get("timings") or {}
-            start, end = timings.get("request_start"), timings.get("request_end")
-            if not isinstance(start, int | float) or not isinstance(end, int | float):
-                return ()
-            found.append((float(start), float(end)))
-    return tuple(found)
+def _timings(record: Mapping[str, Any]) -> tuple[Any, Any]:
+    """A 0.4+ record's [request_start, request_end] (epoch seconds), for the steady-state gate."""
+    timings = (record.get("info") or {}).get("timings") or {}
+    return timings.get("request_start"), timings.get("request_end")
 
 
 def _model(raw: dict[str, Any]) -> str | None:

@@ -26,15 +26,23 @@ whose records were stripped. GuideLLM's source of that era (`benchmark/benchmark
   writes no `percentiles.p50`);
 - `output_tokens_per_second.successful.mean`: the successful requests' output tokens over the span
   from the first one's start to the last one's end, the last token event left out; `duration` is
-  the span of every measured request, incomplete and errored ones too.
+  the span of every measured request, incomplete and errored ones too;
+- the steady state: each successful and errored record's (start_time, end_time) is a span of the
+  load point (`LoadPoint.spans`), as in 0.4 on, when the file keeps every record.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from reportgen.errors import Problem
-from reportgen.formats.guidellm.requests import Report, check_statistics, legacy_sample
+from reportgen.formats.guidellm.requests import (
+    Report,
+    check_statistics,
+    legacy_sample,
+    request_spans,
+)
 from reportgen.formats.guidellm.stats import (
     check_rate,
     first_error,
@@ -151,7 +159,7 @@ def _point(bench: dict[str, Any], at: str, label: str, report: Report) -> LoadPo
     if complete and all(s.completed for s in samples):
         check_statistics(metrics, samples, f"{at}/metrics", report)
         _rate_check(bench, list(records or ()), at, report)
-    return statistics_point(
+    point = statistics_point(
         bench,
         at,
         label=label,
@@ -164,6 +172,8 @@ def _point(bench: dict[str, Any], at: str, label: str, report: Report) -> LoadPo
         with_records=complete,
         itl_counts_requests=True,
     )
+    spans = request_spans(requests, lambda r: (r.get("start_time"), r.get("end_time")))
+    return replace(point, spans=spans) if complete else point
 
 
 def _settings(benchmarks: list[dict[str, Any]]) -> FrozenDict[str, Scalar]:

@@ -88,6 +88,21 @@ def token_span_rate(spans: Iterable[tuple[float, float, int]]) -> float | None:
     return tokens / (max(lasts) - min(firsts))
 
 
+def request_spans(
+    requests: Mapping[str, Any], times: Callable[[Mapping[str, Any]], tuple[Any, Any]]
+) -> tuple[tuple[float, float], ...]:
+    """Each successful and errored record's (start, end) in epoch seconds, as `times` reads them
+    from a record of its layout, for the steady-state gate; () when a record lacks either."""
+    found = []
+    for kind in ("successful", "errored"):
+        for record in requests.get(kind) or ():
+            start, end = times(record)
+            if not isinstance(start, int | float) or not isinstance(end, int | float):
+                return ()
+            found.append((float(start), float(end)))
+    return tuple(found)
+
+
 def sample(record: Mapping[str, Any], at: str, report: Report) -> RequestSample:
     """One successful record as a request sample (times in seconds from its own timings)."""
     timings = record["info"]["timings"]

@@ -26,6 +26,12 @@ tokenizer's `output_tokens` and the server's `server_usage`, and `error` (null, 
 - the duration is the last end_time - the first start_time over every record, failed ones
   included, which is inference-perf's benchmark_time_seconds.
 
+The steady state: every record's (start_time, end_time), failed ones included, are the load
+point's spans (`LoadPoint.spans`), from which `reportgen.metrics.steady` finds its warm-up and
+drain; every version this importer reads (0.5 to 0.7) writes both. A 0.7 file of several stages
+pools them, and so does its steady window: read one stage per file for a window that means one
+load.
+
 What the file does not record: the load (concurrency or request rate), the model, the version
 (the tool is named alone, `tested_versions` None), and in 0.7 the stage of each record, so a run of
 several stages pools them all; records that name two stages (`stage_id`, later versions) are
@@ -39,6 +45,7 @@ repetitions (`reportgen.metrics.repeats`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from reportgen.errors import Problem
@@ -254,11 +261,12 @@ def parse(doc: JsonDocument, base: str, source: SourceFile) -> tuple[SweepRun, l
             report(
                 first, f"{message} ({count} of {len(records)} records, the first here)", "warning"
             )
-    starts = [r["start_time"] for _, r in records]
-    ends = [r["end_time"] for _, r in records]
+    starts = [float(r["start_time"]) for _, r in records]
+    ends = [float(r["end_time"]) for _, r in records]
     seconds = max(ends) - min(starts)  # differences on the monotonic clock only
     most = most_in_flight(starts, ends)
     point = records_point(base, samples, seconds, most, _reason(records))
+    point = replace(point, spans=tuple(zip(starts, ends, strict=True)))
     settings: dict[str, Scalar] = {"most_in_flight": most, "records": len(records)}
     run = SweepRun(
         source=source,

@@ -9,7 +9,11 @@ only module that reads vLLM's raw keys. Definitions (docs/tool-formats-research.
 - vLLM's TPOT, (latency - TTFT) / (output tokens - 1) per request, is reportgen's ITL; vLLM's own
   "ITL" pools every chunk gap of every request, so it weighs long requests more and is kept as
   the tool's figure, not as reportgen's;
-- `output_throughput` is all output tokens over the whole `duration`, ramp and tail included.
+- `output_throughput` is all output tokens over the whole `duration`, ramp and tail included;
+- each request's span, for the steady window (`reportgen.metrics.steady`), is its `start_times`
+  entry (perf_counter when it was sent) to that plus its `latencies` entry (its last chunk).
+  vLLM writes `start_times` with `--save-detailed` since January 2026 (pull request 32667);
+  older files, and files saved without that flag, have no start times and no spans.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ Report = Callable[[str, str, str], None]  # (pointer, message, severity)
 _MARKS = ("model_id", "num_prompts", "request_rate", "duration", "output_throughput")
 # the results every vLLM result holds, beside its settings (the schema requires them)
 _RESULTS = ("duration", "completed", "total_output_tokens", "output_throughput")
-_ARRAYS = ("input_lens", "output_lens", "ttfts", "latencies", "itls", "errors")
+_ARRAYS = ("input_lens", "output_lens", "ttfts", "latencies", "itls", "errors", "start_times")
 _STAT = re.compile(r"(mean|median|std|p[0-9]+(?:\.[0-9]+)?)_(ttft|tpot|itl|e2el)_ms")
 # vLLM's metric -> the reportgen quantity its statistics describe
 _QUANTITY = {"ttft": "ttft_s", "tpot": "itl_s", "e2el": "latency_s"}
@@ -158,6 +162,21 @@ def _samples(raw: dict[str, Any], at: str, report: Report) -> tuple[RequestSampl
     return tuple(samples)
 
 
+def _spans(
+    raw: dict[str, Any], samples: tuple[RequestSample, ...]
+) -> tuple[tuple[float, float], ...]:
+    """Each request's (start, start + latency) on vLLM's perf_counter clock, when the file has
+    `start_times` (vLLM from January 2026, with --save-detailed) beside the samples read from
+    its `latencies`; () otherwise. The arrays' lengths were checked with the samples'."""
+    starts = raw.get("start_times")
+    if not samples or not isinstance(starts, list) or len(starts) != len(samples):
+        return ()
+    return tuple(
+        (float(start), float(start) + float(latency))
+        for start, latency in zip(starts, raw["latencies"], strict=True)
+    )
+
+
 def _reason(raw: dict[str, Any], failed: int) -> str:
     """Why no request completed, in vLLM's words when the file kept them (`errors`, written with
     --save-detailed and by the older benchmark_serving.py): the last line of the first error."""
@@ -249,6 +268,7 @@ def point(raw: dict[str, Any], at: str, shown_as: str, report: Report) -> LoadPo
         summaries=FrozenDict(summaries),
         prompt_tokens=lens[0] if lens and len(set(lens)) == 1 else None,
         summary_at=FrozenDict((("aggregate_tok_s", f"{at}/output_throughput"), *summary_at)),
+        spans=_spans(raw, samples),
     )
 
 
