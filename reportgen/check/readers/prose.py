@@ -14,6 +14,9 @@ the prose is then judged:
 - against the built text's own digits when the source wrote it literally (a changed version or
   date is a change to the article, not to its data).
 
+A unit spelled out after a number ("1.46 USD per million output tokens", "$1.46 per million
+tokens", "477 tok/s per GPU") is one token on both sides, aligned as its symbol (`spelled_unit`).
+
 A number that aligns with nothing in the article is offered as unverified, with the words
 before it and the running text around it, to the claims reader (`claims/reader.py`), the next
 and last reader.
