@@ -53,7 +53,11 @@ def _shown(x: float, unit: str) -> str:
     return f"{x:.2f}x" if unit == "x" else f"{x:+.1f}%"
 
 
-def _finding(text: Text, line: int, spread: ClaimSpread, supported: bool) -> Finding:
+def spread_finding(
+    file: str, line: int, spread: ClaimSpread, *, supported: bool, said: str | None = None
+) -> Finding:
+    """The finding of a claim at `line` of `file` whose interval is `spread`: inside the noise
+    (`supported`) or not supported by the data; `said`: the claim as a copy words it."""
     lint = WITHIN_NOISE if supported else NOT_SUPPORTED
     unit = "x" if spread.neutral == 1.0 else "%"
     interval = f"{_shown(spread.low, unit)} to {_shown(spread.high, unit)}"
@@ -61,26 +65,40 @@ def _finding(text: Text, line: int, spread: ClaimSpread, supported: bool) -> Fin
         f"line {line}: {spread.name} = {_shown(spread.shown, unit)}; 95% interval {interval}; "
         f"run-to-run CV up to {spread.noise_pct:.1f}%"
     )
+    shown = _shown(spread.shown, unit)
+    claim = f"The claim '{said}' (its best pair: {shown})" if said else f"The claim {shown}"
     if supported:
         message = (
-            f"The claim {_shown(spread.shown, unit)} is inside the run-to-run noise of its sides "
+            f"{claim} is inside the run-to-run noise of its sides "
             f"(CV up to {spread.noise_pct:.1f}%); its 95% interval is {interval}."
         )
     else:
+        of = f"'{said}' (its best pair: {shown})" if said else shown
         message = (
-            f"The sentence claims a difference, but the 95% interval of "
-            f"{_shown(spread.shown, unit)} is {interval}, which includes no change."
+            f"The sentence claims a difference, but the 95% interval of {of} is {interval}, "
+            "which includes no change."
         )
     return Finding(
         id=lint.id,
         severity=lint.severity,
-        file=text.file,
+        file=file,
         pointer="",
         cell=None,
         metrics=tuple(re.split(r"/|->", spread.name)),
         evidence=evidence,
         message=message,
     )
+
+
+def spread_verdict(spread: ClaimSpread, *, compares: bool) -> bool | None:
+    """Which finding a claim with the interval `spread` gets: False, not supported (its sentence
+    says one side differs, `compares`, and the interval includes no change); True, inside the
+    noise; None, neither."""
+    if compares and spread.includes_no_change:
+        return False
+    if spread.within_noise or spread.includes_no_change:
+        return True
+    return None
 
 
 def _judged(text: Text, get: Callable[[str], MetricValue | None]) -> Iterator[Finding]:
@@ -93,10 +111,9 @@ def _judged(text: Text, get: Callable[[str], MetricValue | None]) -> Iterator[Fi
             continue
         line = text.line + text.text.count("\n", 0, found.start())
         claims = COMPARATIVE.search(_sentence(text.text, found.start(), found.end()))
-        if claims and spread.includes_no_change:
-            yield _finding(text, line, spread, supported=False)
-        elif spread.within_noise or spread.includes_no_change:
-            yield _finding(text, line, spread, supported=True)
+        supported = spread_verdict(spread, compares=claims is not None)
+        if supported is not None:
+            yield spread_finding(text.file, line, spread, supported=supported)
 
 
 def claim_findings(article: ArticleSource, metrics: MetricSet) -> tuple[Finding, ...]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 from reportgen.check.built import check_built
 from reportgen.check.claims.labels import metrics_shown
 from reportgen.check.claims.together import derived_problem, holding, unjudged, unsettled
-from reportgen.check.claims.upto import at_best, up_to_note
+from reportgen.check.claims.upto import at_best, up_to_finding, up_to_note, what_ranged
 from reportgen.check.html.text import Page, built_page, chart_forms, read_html
 from reportgen.check.readers.pipeline import reported as reported_in_lines
 from reportgen.check.readers.pipetables import find_tables
@@ -49,12 +49,13 @@ from reportgen.formats.load import parse_run_file
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import lookup
 from reportgen.metrics.display import Display, display_for, format_number, unit_factor
+from reportgen.metrics.lints.findings import Finding
 from reportgen.metrics.registry import MetricSet, MetricValue
 from reportgen.metrics.slo import VERDICT_KEYS, verdict_word
 
 if TYPE_CHECKING:
     from reportgen.article.build import Built
-    from reportgen.article.source.declarations import ChartDecl
+    from reportgen.article.source.declarations import ArticleSource, ChartDecl
 
 
 def _judge(r: Reported, value: MetricValue) -> str | None:
@@ -149,6 +150,7 @@ def check_published(
         items += _unseen(page, source, shape)
     items += _unresolved(lines, source, shape, page)
     notes = tuple(up_to_note(r, value_of) for r in reported if r.up_to and r.metric_id)
+    findings = tuple(f for r in reported if (f := up_to_finding(r, source, value_of)))
     titles = {t.id: t.title for t in shape.tables}
     # one error at the header or caption, not one per cell
     items += [_unit_item(p, source, titles) for p in unit_problems]
@@ -171,7 +173,12 @@ def check_published(
             for s in absent
         ]
     return SourceResult(
-        source=source, kind="published", matched=judge.matched, items=tuple(items), notes=notes
+        source=source,
+        kind="published",
+        matched=judge.matched,
+        items=tuple(items),
+        notes=notes,
+        findings=findings,
     )
 
 
@@ -387,8 +394,8 @@ class _Judge:
             problem += unjudged(held)
         if r.up_to:
             problem += (
-                f"; said 'up to', it is judged against the highest of the {len(r.up_to)} "
-                f"cells its words range over, {r.metric_id}"
+                f"; said 'up to', it is judged against the highest {what_ranged(r)} "
+                f"its words range over, {r.metric_id}"
             )
         kind: Kind = "unverified" if r.tentative or held is not None else "mismatch"
         items.append(self.item(kind, r, f"{problem} ({value.value:.6g}, {r.metric_id})", value))
@@ -521,13 +528,31 @@ def check_article(
     findings = tuple(replace(f, file=str(folder / f.file)) for f in built.findings)
     parsed: dict[str, JsonDocument | None] = {}  # each run file parsed once, for all its findings
     places = tuple(_place(Path(f.file), f.pointer, parsed) for f in findings)
+    said, said_at = copies_findings(sources, article)
     return CheckResult(
         article=article.slug,
         sources=tuple(sources),
-        findings=findings + tuple(f for f, _ in built.stale),
+        findings=findings + tuple(f for f, _ in built.stale) + said,
         strict=strict,
-        finding_places=places + tuple(place for _, place in built.stale),
+        finding_places=places + tuple(place for _, place in built.stale) + said_at,
     )
+
+
+def copies_findings(
+    sources: Iterable[SourceResult], article: ArticleSource
+) -> tuple[tuple[Finding, ...], tuple[tuple[int, int] | None, ...]]:
+    """The claim findings of the copies' own "up to" claims, each acknowledged where an
+    acknowledgement of the article covers it (as the article's own claim findings are), and
+    where each is in its copy: the claim's line, which its evidence starts with."""
+    out = []
+    for f in (f for s in sources for f in s.findings):
+        ack = next((a for a in article.acknowledgements if a.covers(f.id, f.cell)), None)
+        out.append(f if ack is None else replace(f, acknowledged=ack.reason.text))
+    places = tuple(
+        None if (at := re.match(r"line (\d+):", f.evidence)) is None else (int(at.group(1)), 1)
+        for f in out
+    )
+    return tuple(out), places
 
 
 def _place(

@@ -151,12 +151,14 @@ COUNTS = frozenset({COUNT.unit, REPETITIONS.unit, DISPLAY["matrix.max_tokens"].u
 QUANTITIES = UNITS - COUNTS
 
 
-# Units written out in words, as captions and sentences say them.
+# Units written out in words, as captions and sentences say them. A cost's currency is USD
+# (an article declares its price as `gpu_hour_usd`), so "$" and "dollars" are USD.
 SPELLED = (
     (r"tok/s per GPU\b", "tok/s/GPU"),
     (r"tok/s per (W|watt)\b", "tok/s/W"),
     (r"J per tok(en)?\b", "J/tok"),
-    (r"USD per million (\w+ )?tok(en)?s\b", "USD/Mtok"),
+    (r"(USD|US dollars?|dollars?|\$) per (million|M) (\w+ )?tok(en)?s\b", "USD/Mtok"),
+    (r"(USD|\$)/M (\w+ )?tok(en)?s\b", "USD/Mtok"),
 )
 
 

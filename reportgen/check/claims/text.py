@@ -15,7 +15,9 @@ here, in its sentence:
 - a quote: a number with a unit (s, ms, tok/s, req/s, or a count's "output tokens") that
   states one metric or setting.
 
-How each is worded is `claims.words`'s.
+How each is worded is `claims.words`'s. A ratio or change said "up to" ("up to 1.4x vLLM's")
+is tied to every pair of cells its subject ranges over and its object moves to
+(`_Sentence._ranged_claim`); check takes the best pair (`claims.upto`).
 
 The subject (the words before the claim and up to "than") and the object (after it) are each
 tied to the one metric they name best (`labels.best`); the object shares the subject's
@@ -52,6 +54,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
+from reportgen.article.claims import COMPARATIVE
 from reportgen.check.claims import labels
 from reportgen.check.claims.labels import Said, best, said, score
 from reportgen.check.claims.words import (
@@ -162,6 +165,8 @@ class _Sentence:
         head = [k for k in range(start, i) if word(self.toks, k) not in ("by",) and k not in skip]
         frm = self.find(frozenset(("from",)), start)
         to = None if frm is None else self.find(frozenset(("to",)), frm + 1)
+        if up_to(self.toks, i):  # "up to 1.4x faster than vLLM's": over every pair of cells
+            return None if frm is not None else self._ranged_claim(i, c, head, stop)
         if c.kind == "change" and frm is not None and to is not None and c.sign:
             first = self.name(self.said([*head, *range(frm + 1, to)]))
             second = None if first is None else self.name(self.said(range(to + 1, stop)), first)
@@ -200,6 +205,42 @@ class _Sentence:
         self.pair = (subject, other)
         a, b = (subject, other) if bigger else (other, subject)
         return self._reported(i, c, f"{a.id}/{b.id}", c.value)
+
+    def _ranged_claim(self, i: int, c: Claim, head: list[int], stop: int) -> Reported | None:
+        """A ratio or change said "up to" ("up to 1.4x faster than vLLM's"): its subject's
+        words range over cells (`ranged`: the axes they leave open), each paired with the cell
+        of the same quantity that the object's words move it to ("vLLM's": the other run, the
+        rest the same). Tied to every pair both of whose cells the article shows
+        (`Reported.up_to`), the first as its metric until check takes the best of them."""
+        marker = self.find(OBJECT, c.end, stop)
+        subject_said = self.said([*head, *range(c.end, marker if marker is not None else c.end)])
+        obj_said = self.said(range((marker + 1) if marker is not None else c.end, stop))
+        subjects = self.ranged(subject_said)
+        moved = {axis: next(iter(v)) for axis, v in obj_said.axes.items() if len(v) == 1}
+        if not subjects or not moved or len(moved) != len(obj_said.axes):
+            return None  # the object must name where its cells are, one value an axis
+        by_place = {(m.key, tuple(sorted(m.axes.items()))): m for m in self.shown}
+        pairs = []
+        for subject in subjects:
+            place = tuple(sorted({**subject.axes, **moved}.items()))
+            other = by_place.get((subject.key, place))
+            if other is not None and other.id != subject.id:
+                pairs.append((subject, other))
+        bigger = says_bigger(c.relation, subjects[0])
+        if not pairs or bigger is None:
+            return None
+        for at in obj_said.at.values():
+            self.used.update(dict.fromkeys(at))
+        if c.kind == "change":
+            sign = c.sign if c.relation is None else 1 if bigger else -1
+            ids = tuple(f"{other.id}->{subject.id}" for subject, other in pairs)
+            value = sign * c.value
+        else:
+            ids = tuple(f"{a.id}/{b.id}" for a, b in (p if bigger else p[::-1] for p in pairs))
+            value = c.value
+        found = self._reported(i, c, ids[0], value)
+        sentence = " ".join(self.texts[k] for k in self.span)
+        return replace(found, up_to=ids, compares=COMPARATIVE.search(sentence) is not None)
 
     def _across(self, i: int, c: Claim, words: list[int], frm: int) -> Reported | None:
         """A ratio across an axis: "going from 1 to 12 concurrent requests at 2K context raised
@@ -259,11 +300,16 @@ class _Sentence:
             in_prose=True,
         )
 
-    def ranged(self, s: Said, unit: str) -> list[Metric]:
+    def ranged(self, s: Said, unit: str | None = None) -> list[Metric]:
         """The metrics shown in `unit` that fit `s` best, all of one key and statistic: what
         an "up to" ranges over (the axes its words leave open). Empty when none fits, or when
-        the best fits are of two quantities."""
-        pool = [m for m in self.shown if unit_factor(m.unit, unit) is not None]
+        the best fits are of two quantities. Without `unit`: the measurements (a metric with a
+        better direction) a claim's subject ranges over."""
+        pool = [
+            m
+            for m in self.shown
+            if (m.better is not None if unit is None else unit_factor(m.unit, unit) is not None)
+        ]
         scored = [(score(m, s), m) for m in pool]
         top = max((x for x, m in scored if s.words & m.words), default=0)
         if top <= 0:

@@ -93,8 +93,10 @@ def claim_at(toks: Sequence[Token], i: int) -> Claim | None:
             relation, j = name, j + 1
     if w in _SLOWER:
         relation, j = "slower", j + 1
-    sign, first = 0, i
-    for k in (i - 1, i - 2):
+    # "rose by up to 20%": the verb before the "up to"; "up to 1.4x faster": words from "up"
+    ahead = 2 if up_to(toks, i) else 0
+    sign, first = 0, i - ahead
+    for k in (i - 1 - ahead, i - 2 - ahead):
         verb = word(toks, k)
         if verb in _RISE or verb in _FALL:
             sign, first = (1 if verb in _RISE else -1), k

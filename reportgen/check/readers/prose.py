@@ -14,6 +14,9 @@ the prose is then judged:
 - against the built text's own digits when the source wrote it literally (a changed version or
   date is a change to the article, not to its data).
 
+A unit spelled out after a number ("1.46 USD per million output tokens", "$1.46 per million
+tokens", "477 tok/s per GPU") is one token on both sides, aligned as its symbol (`spelled_unit`).
+
 A number that aligns with nothing in the article is offered as unverified, with the words
 before it and the running text around it, to the claims reader (`claims/reader.py`), the next
 and last reader.
@@ -59,7 +62,73 @@ _UNIT = re.compile(rf"^({UNITS})[,.;:)]*$")
 # units written in words ("477 tok/s per GPU", "1.46 USD per million output tokens"), each read
 # in at most `_SPELLED_TOKENS` tokens after its number
 _SPELLED = tuple((re.compile(said, re.IGNORECASE), unit) for said, unit in SPELLED)
-_SPELLED_TOKENS = 5
+_SPELLED_TOKENS = 6
+# a cost per million tokens in another currency than the article's USD: read in a unit no
+# metric has ("EUR/Mtok"), so the number is a mismatch that names it, never judged as USD
+_MONEY = r"(EUR|GBP|JPY|CNY|CHF|CAD|AUD|INR|KRW|\u20ac|\u00a3|\u00a5|euros?|pounds?|yen)"
+_OTHER_MONEY = re.compile(
+    rf"{_MONEY}(?: per (?:million|M) (?:\w+ )?tok(?:en)?s\b|/M (?:\w+ )?tok(?:en)?s\b|/Mtok\b)",
+    re.IGNORECASE,
+)
+_DOLLARS = re.compile(r"^\$(\d[\d,]*(?:\.\d+)?)$")  # "$1.46", its unit spelled after it
+_CURRENCY = {"\u20ac": "EUR", "euro": "EUR", "\u00a3": "GBP", "pound": "GBP", "\u00a5": "JPY"}
+_CURRENCY |= {"yen": "JPY"}
+_TRAILING = "()[]{},;:.!?\"'\u201d\u2019"
+
+
+def spelled_unit(texts: Sequence[str]) -> tuple[str, int] | None:
+    """The unit that the words `texts` (the tokens after a number) open with, spelled out
+    ("USD per million output tokens", "$ per million tokens", "tok/s per GPU"), and how many of
+    them it takes; None when they open with none. The last of them ends with the unit's last
+    word (punctuation after it aside)."""
+    words = " ".join(texts[:_SPELLED_TOKENS])
+    for said, unit in (*_SPELLED, (_OTHER_MONEY, "")):
+        found = said.match(words)
+        if found is None:
+            continue
+        n = words.count(" ", 0, found.end()) + 1
+        last = texts[n - 1]
+        said_last = words[words.rfind(" ", 0, found.end()) + 1 : found.end()]
+        tail = last[len(said_last) :]
+        if tail.strip(_TRAILING):
+            return None  # "tokens/s": the words go on
+        if not unit:
+            money = found.group(1).lower().removesuffix("s")
+            unit = f"{_CURRENCY.get(money, money.upper())}/Mtok"
+        return unit, n
+    return None
+
+
+def _units_joined(toks: Sequence[Token]) -> list[Token]:
+    """`toks` with each unit spelled out after a number made one token ("1.46 USD per million
+    output tokens": "1.46" and "USD per million output tokens"), at its last word's place: a
+    copy aligns with the article's "1.46 USD/Mtok" word for word, and the words of a unit never
+    align with a caption elsewhere that says them too."""
+    out: list[Token] = []
+    k = 0
+    while k < len(toks):
+        tok = toks[k]
+        k += 1
+        ahead = toks[k : k + _SPELLED_TOKENS]
+        dollars = _DOLLARS.match(tok.text)
+        lead = 0  # 1: the "$" before the number is the first word of its unit
+        if dollars and spelled_unit(["$", *(t.text for t in ahead)]):
+            # "$1.46 per million output tokens": the number, then "$ per million output tokens"
+            lead = 1
+            ahead = [Token(tok.line, tok.col, "$", ()), *ahead[: _SPELLED_TOKENS - 1]]
+            number = dollars.group(1)
+            tok = Token(tok.line, tok.col + 1, number, tuple(normalize(number).split()))
+        out.append(tok)
+        if not is_number(tok.text):
+            continue
+        found = spelled_unit([t.text for t in ahead])
+        if found is None or found[1] < 2 or ahead[found[1] - 1].line - ahead[0].line > 1:
+            continue
+        joined = " ".join(t.text for t in ahead[: found[1]])
+        last = ahead[found[1] - 1]
+        out.append(Token(last.line, last.col, joined, tuple(normalize(joined).split())))
+        k += found[1] - lead
+    return out
 
 
 def core(text: str) -> str:
@@ -78,7 +147,16 @@ def is_number(text: str) -> bool:
 
 @lru_cache(maxsize=1 << 14)
 def _key(text: str) -> str:
-    return "#" if is_number(text) else " ".join(normalize(text).split())
+    """What a token is aligned by: "#" for a number, a unit spelled out as its symbol's words
+    ("USD per million tokens" as "USD/Mtok"), else its words."""
+    if is_number(text):
+        return "#"
+    if " " in text:
+        parts = text.split()
+        found = spelled_unit(parts)
+        if found is not None and found[1] == len(parts):
+            return normalize(found[0])
+    return " ".join(normalize(text).split())
 
 
 class _Prose(HTMLParser):
@@ -176,10 +254,11 @@ def expected_prose(html: str) -> tuple[list[Expected], ChartText]:
     parser.feed(defused(html))
     parser.close()
     text = "".join(parser.chars)
+    every = [Expected(f.group(0), parser.owner[f.start()], "") for f in re.finditer(r"\S+", text)]
     tokens = [
-        Expected(found.group(0), parser.owner[found.start()], _key(found.group(0)))
-        for found in re.finditer(r"\S+", text)
-        if normalize(found.group(0)) or is_number(found.group(0))
+        replace(e, key=_key(e.text))
+        for e in _expected_units_joined(every)
+        if normalize(e.text) or is_number(e.text)
     ]
     runs = frozenset(
         tuple(words[k : k + RUN])
@@ -188,6 +267,25 @@ def expected_prose(html: str) -> tuple[list[Expected], ChartText]:
     )
     charts = tuple(frozenset(words) for words in parser.chart_words)
     return tokens, ChartText(frozenset(parser.chart_text), runs, charts)
+
+
+def _expected_units_joined(tokens: Sequence[Expected]) -> list[Expected]:
+    """The built prose's tokens with each unit spelled out after a number made one token, as a
+    copy's are (`_units_joined`)."""
+    out: list[Expected] = []
+    k = 0
+    while k < len(tokens):
+        out.append(tokens[k])
+        k += 1
+        if not is_number(tokens[k - 1].text):
+            continue
+        ahead = tokens[k : k + _SPELLED_TOKENS]
+        found = spelled_unit([e.text for e in ahead])
+        if found is not None and found[1] > 1:
+            joined = " ".join(e.text for e in ahead[: found[1]])
+            out.append(Expected(joined, ahead[0].metric, ""))
+            k += found[1]
+    return out
 
 
 def _numbered(spans: Sequence[range], size: int) -> list[int]:
@@ -300,10 +398,10 @@ def unit_after(toks: Sequence[Token], i: int, number: str) -> str | None:
     if attached and attached[2]:
         return attached[2]
     if i + 1 < len(toks):
-        words = " ".join(t.text for t in toks[i + 1 : i + 1 + _SPELLED_TOKENS])
-        spelled = next((unit for said, unit in _SPELLED if said.match(words)), None)
+        after = [w for t in toks[i + 1 : i + 1 + _SPELLED_TOKENS] for w in t.text.split()]
+        spelled = spelled_unit(after)  # a unit spelled out is one token of words (`_units_joined`)
         found = _UNIT.match(toks[i + 1].text)
-        return spelled or (found.group(1) if found else None)
+        return spelled[0] if spelled else found.group(1) if found else None
     return None
 
 
@@ -356,7 +454,7 @@ def prose_numbers(
     against its metric, or the article's literal digits), and the ones that align with nothing
     (unverified, for the claims reader to try). Each number knows its sentence."""
     exp = list(expected)
-    pub = [t for t in toks if t.words or is_number(t.text)]
+    pub = [t for t in _units_joined(toks) if t.words or is_number(t.text)]
     keys = [_key(t.text) for t in pub]
     # `aligner`: one holding `expected`'s keys already (`Shape.aligner`)
     pairs: dict[int, int] = {}

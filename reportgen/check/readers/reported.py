@@ -47,6 +47,10 @@ class Reported:
     # said "up to" ("up to 2,000 tok/s"): the ids of every cell the words range over. It is
     # judged against the highest of them (`metric_id` is then that one's id), and check names it
     up_to: tuple[str, ...] = ()
+    # a claim said "up to" whose sentence says that one side differs (faster, more, higher:
+    # `reportgen.article.claims.COMPARATIVE`): an interval that includes no change does not
+    # support it
+    compares: bool = False
     # the words "not measurable" in the cell of `metric_id`: they match
     # where the article shows the cell as gated, and are a mismatch where it shows a number
     # (`value` is then 0.0, unused)

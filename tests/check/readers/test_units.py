@@ -1,16 +1,20 @@
 """The units the readers know come from the display rules (`reportgen.metrics.display.UNITS`):
 a number, a column header and a table caption are read in tok/s/GPU and USD/Mtok as in any
 other unit, "tok/s" is never read out of "tok/s/GPU", and a table's footnote letters ("1.27 d",
-"unreachable a") are marks, not part of a cell. The end-to-end tests check edited copies of the
-synthetic frontier article's `published.md`."""
+"unreachable a") are marks, not part of a cell; a cost's unit spelled out ("USD per million
+output tokens", "$ per million tokens") is read as USD/Mtok, and one in another currency fails
+closed. The end-to-end tests check edited copies of the synthetic frontier article's
+`published.md`."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from reportgen.check.compare import check_article
+from reportgen.check.readers.prose import expected_prose, spelled_unit
 from reportgen.check.readers.published import header_unit, parse_number, unit_named
 from reportgen.check.readers.reported import Reported
 from reportgen.check.readers.shape import TableShape
@@ -111,33 +115,90 @@ def _published() -> str:
     return (ARTICLE / "published.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize(
-    "cost",
-    [
-        "USD per Mtok",
-        "USD per million tokens",
-        pytest.param(
-            "USD per million output tokens",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="known: with the price's words after the cost, this spelling leaves the "
-                "frontier sentence unaligned, and its five numbers are unverified (fails closed)",
-            ),
-        ),
-    ],
-)
+def _cost_said() -> tuple[str, str]:
+    """The frontier sentence's cost as the published copy writes it ("1.65 USD/Mtok"), and its
+    number: read from the copy, never typed, so a change to the article's data keeps this true."""
+    found = re.search(r"for (\d+\.\d+) USD/Mtok at ", _published())
+    assert found is not None, "the frontier sentence states a cost in USD/Mtok"
+    return f"{found.group(1)} USD/Mtok", found.group(1)
+
+
+# A cost's unit as writers spell it after the number: each is read as USD/Mtok, so the copy
+# aligns with the article's sentence word for word and its numbers check out. "USD per million
+# output tokens" once left the frontier sentence unaligned: its words "per million output
+# tokens at" aligned with a caption further down that says them too, taking the price's words
+# after them there, and the sentence then shared too few words with the article's to be
+# paired. A unit spelled out is now one token, aligned as its symbol.
+SPELLINGS = [
+    "USD per Mtok",
+    "USD per million tokens",
+    "USD per million output tokens",
+    "$ per million output tokens",
+    "USD/M output tokens",
+    "dollars per million tokens",
+]
+
+
+@pytest.mark.parametrize("cost", SPELLINGS)
 def test_the_published_copy_with_marks_and_units_in_words_checks_clean(
     tmp_path: Path, cost: str
 ) -> None:
+    said, number = _cost_said()
     text = (
         _published()
         .replace("421 tok/s/GPU", "421 tok/s per GPU")
-        .replace("1.65 USD/Mtok", f"1.65 {cost}")
+        .replace(said, f"{number} {cost}")
         .replace("| 1 | 19.47 | 23.46 |", "| 1 | 19.47 a | 23.46a |")
         .replace("| 64 | — | 1.04 |", "| 64 | —b | 1.04 a |")
     )
-    assert text.count("a |") >= 3
+    assert f"{number} {cost} at " in text and text.count("a |") >= 3
     assert _check(tmp_path, text) == []
+
+
+def test_a_cost_written_with_its_dollar_sign_before_the_number_checks_clean(
+    tmp_path: Path,
+) -> None:
+    said, number = _cost_said()
+    text = _published().replace(said, f"${number} per million output tokens")
+    assert _check(tmp_path, text) == []
+    wrong = f"{float(number) + 0.01:.2f}"
+    errors = _check(tmp_path, _published().replace(said, f"${wrong} per million output tokens"))
+    assert len(errors) == 1 and " mismatch " in errors[0], errors
+    assert f"shows {wrong} but the run files give {number} USD/Mtok" in errors[0]
+
+
+@pytest.mark.parametrize(
+    "cost",
+    ["EUR per million output tokens", "EUR/Mtok", "\u20ac/M tokens", "euros per million tokens"],
+)
+def test_a_cost_in_another_currency_fails_closed_naming_it(tmp_path: Path, cost: str) -> None:
+    """The article's costs are in USD: a cost per million tokens in another currency is one
+    mismatch that names the unit it is shown in, never a number judged as if it were USD."""
+    said, number = _cost_said()
+    errors = _check(tmp_path, _published().replace(said, f"{number} {cost}"))
+    assert len(errors) == 1 and " mismatch " in errors[0], errors
+    assert "is shown in EUR/Mtok but frontier." in errors[0] and "is in USD/Mtok" in errors[0]
+
+
+def test_a_unit_spelled_out_is_read_whole_and_keyed_as_its_symbol() -> None:
+    assert spelled_unit(["USD", "per", "million", "output", "tokens", "at"]) == ("USD/Mtok", 5)
+    assert spelled_unit(["$", "per", "million", "tokens."]) == ("USD/Mtok", 4)
+    assert spelled_unit(["USD/M", "output", "tokens,"]) == ("USD/Mtok", 3)
+    assert spelled_unit(["tok/s", "per", "GPU)"]) == ("tok/s/GPU", 3)
+    assert spelled_unit(["GBP", "per", "million", "tokens"]) == ("GBP/Mtok", 4)
+    assert spelled_unit(["USD", "per", "million", "tokens/s"]) is None, "the words go on"
+    assert spelled_unit(["USD", "per", "GPU-hour"]) is None
+    html = (
+        '<p>for <span data-metric="m">1.65 USD per million output tokens</span> at 2.50 USD '
+        "per GPU-hour.</p>"
+    )
+    prose, _ = expected_prose(html)
+    assert [(e.text, e.metric, e.key) for e in prose[:3]] == [
+        ("for", None, "for"),
+        ("1.65", "m", "#"),
+        ("USD per million output tokens", "m", "usd/mtok"),
+    ]
+    assert [e.key for e in prose[3:]] == ["at", "#", "usd", "per", "gpu hour"]
 
 
 @pytest.mark.parametrize(
