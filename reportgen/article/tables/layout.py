@@ -10,7 +10,7 @@ by `article/tables/cells.py` with its marks and footnotes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from markupsafe import Markup, escape
 
@@ -22,7 +22,7 @@ from reportgen.article.axes import (
     sort_values,
     unknown_setting,
 )
-from reportgen.article.frontiers import TableLevels, table_levels
+from reportgen.article.frontiers import TableLevels, left_out_words, table_levels
 from reportgen.article.page.numbers import number_html
 from reportgen.article.source.declarations import ArticleSource, Column, TableDecl
 from reportgen.article.tables.cells import (
@@ -306,6 +306,7 @@ def _at_interactivity(b: CellBuilder) -> TableView:
     there, then the ratio of the compared series, then each series' cost (`cost = true`)."""
     decl = b.decl
     found = table_levels(decl, b.article, b.metrics)
+    b = _with_left_out(b)
     if decl.cost_only:
         return _costs_at_interactivity(b, found)
     headers = list(found.names)
@@ -373,16 +374,33 @@ def _series_name(b: CellBuilder, series: str) -> str:
     return run.label if run is not None else series
 
 
+def _with_left_out(b: CellBuilder) -> CellBuilder:
+    """`b` with a note for each series whose frontier leaves out a gated point
+    (`reportgen.article.frontiers.left_out`): which points and why, marked on each of that
+    series' cells."""
+    for name, words in left_out_words(b.metrics, b.decl, b.article).items():
+        text = f"left out of the frontier of {name}: {words}"
+        b.left_out[name] = b.footnotes.mark(f"left-out:{text}", b.notes.text(text, b.decl.title))
+    return b
+
+
+def _marked(b: CellBuilder, name: str, cell: CellView) -> CellView:
+    mark = b.left_out.get(name)
+    if mark is None:
+        return cell
+    return replace(cell, note=mark + (cell.note or ""))  # made first: the first mark
+
+
 def _level_cell(b: CellBuilder, name: str, level: Level) -> CellView:
     if level.throughput is None:
-        return _unreachable(b, name, level)
-    return b.number(level.throughput, None)
+        return _marked(b, name, _unreachable(b, name, level))
+    return _marked(b, name, b.number(level.throughput, None))
 
 
 def _cost_cell(b: CellBuilder, name: str, level: Level) -> CellView:
     if level.cost is None:
-        return _unreachable(b, name, level)
-    return b.number(level.cost, None)
+        return _marked(b, name, _unreachable(b, name, level))
+    return _marked(b, name, b.number(level.cost, None))
 
 
 def _unreachable(b: CellBuilder, name: str, level: Level) -> CellView:
