@@ -5,6 +5,7 @@ is off the frontier, and a claim on two frontiers is judged by its bootstrap int
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 from dataclasses import replace
@@ -284,3 +285,23 @@ def test_a_frontier_claim_inside_the_noise_is_a_warning_strict_fails_on(tmp_path
 def test_the_article_s_frontier_claim_is_supported() -> None:
     built, _ = built_article(ARTICLE)
     assert not [f for f in built.findings if f.id.startswith("claim-")]
+
+
+def test_a_level_some_resamples_do_not_reach_says_how_many(tmp_path: Path) -> None:
+    """Near the end of a frontier, a resample's frontier may stop short of the level: the
+    interval is of the others, and the cell's note says how many did not reach."""
+    folder = _copy(tmp_path)
+    _edit(folder, "levels = [20, 30, 50, 70]\n", "levels = [21.3, 30, 50, 70]\n")
+    article, metrics = article_metrics(folder)
+    metrics = with_frontiers(article, metrics)
+    value = metrics.get("frontier.tp2.at_21p3.tok_s_per_gpu")
+    lo = metrics.get("frontier.tp2.at_21p3.tok_s_per_gpu.rep_ci_lo")
+    assert value is not None and lo is not None
+    missing = sum(math.isnan(x) for x in value.resamples)
+    assert 0 < missing < len(value.resamples) / 2
+    assert f"{missing:,} did not reach the level" in (lo.basis or "")
+    view = next(v for v in table_views(article, metrics) if v.id == "at-interactivity")
+    notes = dict(view.footnotes)
+    cell = dict(view.rows)["21.3"][view.columns.index("TP2, 2 GPUs")]
+    said = " ".join(str(notes[m]) for m in (cell.note or "") if m in notes)
+    assert f"{missing:,} of {len(value.resamples):,} bootstrap resamples" in said

@@ -9,6 +9,7 @@ by `article/tables/cells.py` with its marks and footnotes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -38,7 +39,7 @@ from reportgen.errors import InputError, Problem
 from reportgen.metrics.display import display_of, units_named
 from reportgen.metrics.frontier import Level
 from reportgen.metrics.lints.findings import Finding
-from reportgen.metrics.registry import MetricSet, split_metric
+from reportgen.metrics.registry import MetricSet, MetricValue, split_metric
 from reportgen.metrics.slo import SLO_KEYS
 from reportgen.model import Scalar
 
@@ -334,7 +335,7 @@ def _at_interactivity(b: CellBuilder) -> TableView:
                     )
                 )
             else:
-                cells.append(b.number(ratio, None))
+                cells.append(_resampled(b, ratio))
         if decl.cost:
             cells += [
                 _cost_cell(b, name, row[i])
@@ -394,13 +395,28 @@ def _marked(b: CellBuilder, name: str, cell: CellView) -> CellView:
 def _level_cell(b: CellBuilder, name: str, level: Level) -> CellView:
     if level.throughput is None:
         return _marked(b, name, _unreachable(b, name, level))
-    return _marked(b, name, b.number(level.throughput, None))
+    return _marked(b, name, _resampled(b, level.throughput))
 
 
 def _cost_cell(b: CellBuilder, name: str, level: Level) -> CellView:
     if level.cost is None:
         return _marked(b, name, _unreachable(b, name, level))
-    return _marked(b, name, b.number(level.cost, None))
+    return _marked(b, name, _resampled(b, level.cost))
+
+
+def _resampled(b: CellBuilder, value: MetricValue) -> CellView:
+    """A frontier value's cell; where the table shows its interval and some of the bootstrap's
+    resamples did not reach the level, a note says how many (the interval is of the others)."""
+    cell = b.number(value, None)
+    missing = sum(math.isnan(x) for x in value.resamples)
+    if not missing or b.decl.uncertainty is None:
+        return cell
+    text = (
+        f"{missing:,} of {len(value.resamples):,} bootstrap resamples of the frontier do not "
+        "reach this level; the interval is of the others"
+    )
+    mark = b.footnotes.mark(f"unreached:{text}", b.notes.text(text, b.decl.title))
+    return replace(cell, note=(cell.note or "") + mark)
 
 
 def _unreachable(b: CellBuilder, name: str, level: Level) -> CellView:
