@@ -305,3 +305,24 @@ def test_a_level_some_resamples_do_not_reach_says_how_many(tmp_path: Path) -> No
     cell = dict(view.rows)["21.3"][view.columns.index("TP2, 2 GPUs")]
     said = " ".join(str(notes[m]) for m in (cell.note or "") if m in notes)
     assert f"{missing:,} of {len(value.resamples):,} bootstrap resamples" in said
+
+
+def test_pm_shows_a_frontier_value_plus_minus_its_larger_distance_and_checks(
+    tmp_path: Path,
+) -> None:
+    folder = _copy(tmp_path)
+    _edit(
+        folder,
+        'compare = { base = "tp2", other = "tp4" }\nuncertainty = "interval"',
+        'compare = { base = "tp2", other = "tp4" }\nuncertainty = "pm"',
+    )
+    built, _ = built_article(folder)
+    view = next(t for t in built.tables if t.id == "at-interactivity")
+    cell = dict(view.rows)["50"][view.columns.index("TP4, 4 GPUs")]
+    assert cell.metric == "frontier.tp4.at_50.tok_s_per_gpu"
+    metrics = built.metrics
+    value, half = (metrics.get(f"frontier.tp4.at_50.tok_s_per_gpu{s}") for s in ("", ".rep_hw"))
+    assert value is not None and half is not None
+    text = " ".join(re.sub(r"<[^>]+>", "", str(cell.html)).split())
+    assert text == f"{value.value:.0f} \u00b1 {half.value:.0f}"
+    assert not check_article(folder, strict=True).failed
