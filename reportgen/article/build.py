@@ -139,15 +139,15 @@ def render_article(
     charts are drawn, then the charts: its `result()` is the PDF; `loaded`: the article and
     its metrics as `article_metrics(folder)` gave them already, for a caller that renders the
     article twice)."""
-    article, metrics = loaded if loaded is not None else article_metrics(folder)
+    article, measured = loaded if loaded is not None else article_metrics(folder)
+    pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
+    metrics = with_slo(with_frontiers(article, with_comparisons(measured, pairs)), article.slo)
     found = (
-        *consistency(article, metrics),
-        *claim_findings(article, metrics),
-        *lint(metrics, shown=shown_by(article)),
+        *consistency(article, measured),
+        *claim_findings(article, metrics),  # a claim on frontiers too
+        *lint(measured, shown=shown_by(article)),
     )
     reviewed = review(article, found)
-    pairs = [(t.compare.base, t.compare.other) for t in article.tables() if t.compare]
-    metrics = with_slo(with_frontiers(article, with_comparisons(metrics, pairs)), article.slo)
     findings = reviewed.findings
     context = build_context(
         article,

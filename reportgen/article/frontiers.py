@@ -13,13 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reportgen.article.axes import axis_label, matches, sort_values
-from reportgen.article.source.declarations import ArticleSource, TableDecl, Where
+from reportgen.article.source.declarations import ArticleSource, ChartDecl, TableDecl, Where
 from reportgen.errors import InputError, Problem
 from reportgen.metrics.cost import costs, input_shares
 from reportgen.metrics.frontier import (
     FrontierPoint,
     Level,
     frontier,
+    interval_values,
     levels_of,
     ratio,
     series_label,
@@ -32,13 +33,69 @@ def _place(v: MetricValue) -> tuple[Scalar, ...]:
     return tuple(v.coord(a) for a in ("run", "context", "concurrency", "point"))
 
 
-def pairs(
+def all_pairs(
     metrics: MetricSet, metric: str, x: str, where: Where
 ) -> list[tuple[MetricValue, MetricValue]]:
-    """(x value, y value) of each cell that has both metrics and passes `where`."""
+    """(x value, y value) of each cell that has both metrics and passes `where`, gated or not."""
     ys = [v for v in metrics.values if v.metric == metric and matches(v, where)]
     x_at = {_place(v): v for v in metrics.values if v.metric == x and matches(v, where)}
     return [(x_at[_place(y)], y) for y in ys if _place(y) in x_at]
+
+
+def pairs(
+    metrics: MetricSet, metric: str, x: str, where: Where
+) -> list[tuple[MetricValue, MetricValue]]:
+    """(x value, y value) of each cell that has both metrics and passes `where`, and neither of
+    them gated: a point whose throughput or speed is not measurable as shown (incomplete, not
+    steady) is no point of a frontier, a table at a level or the chart (`left_out` says which)."""
+    return [
+        (xv, yv)
+        for xv, yv in all_pairs(metrics, metric, x, where)
+        if xv.gate is None and yv.gate is None
+    ]
+
+
+def left_out(
+    metrics: MetricSet, metric: str, x: str, where: Where
+) -> list[tuple[MetricValue, str]]:
+    """The y value of each point `pairs` leaves out, and why (its gate's words, or its x's)."""
+    out = []
+    for xv, yv in all_pairs(metrics, metric, x, where):
+        gate = yv.gate or xv.gate
+        if gate is not None:
+            out.append((yv, gate.words()))
+    return out
+
+
+def left_out_words(
+    metrics: MetricSet,
+    decl: TableDecl | ChartDecl,
+    article: ArticleSource,
+) -> dict[str, str]:
+    """Each series' points that `left_out` leaves out of its frontier, in words, by the series'
+    name: "4 concurrent requests (3 of 40 requests did not complete)"."""
+    assert decl.metric is not None and decl.x is not None
+    out: dict[str, list[str]] = {}
+    for v, why in left_out(metrics, decl.metric, decl.x, decl.where):
+        name = axis_label(decl.series, v.coord(decl.series), article) if decl.series else ""
+        where = (
+            f"{v.concurrency} concurrent requests"
+            if v.concurrency is not None
+            else f"load point {v.point}"
+        )
+        out.setdefault(name, []).append(f"{where} ({why})")
+    return {name: "; ".join(parts) for name, parts in out.items()}
+
+
+def series_points(
+    found: Sequence[tuple[MetricValue, MetricValue]], series_axis: str | None, value: Scalar
+) -> list[FrontierPoint]:
+    """The points of one series (all of them, with no axis)."""
+    return [
+        FrontierPoint(x.value, y.value, x, y)
+        for x, y in found
+        if series_axis is None or y.coord(series_axis) == value
+    ]
 
 
 def series_frontiers(
@@ -52,15 +109,7 @@ def series_frontiers(
         if series_axis
         else [None]
     )
-    out = []
-    for s in values:
-        points = [
-            FrontierPoint(x.value, y.value, x, y)
-            for x, y in found
-            if series_axis is None or y.coord(series_axis) == s
-        ]
-        out.append((s, frontier(points)))
-    return out
+    return [(s, frontier(series_points(found, series_axis, s))) for s in values]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,7 +142,10 @@ def table_levels(decl: TableDecl, article: ArticleSource, metrics: MetricSet) ->
     for s, front in series_frontiers(found, decl.series, article):
         sid = series_id(decl.series, s, article)
         names.append(axis_label(decl.series, s, article))
-        levels[sid] = levels_of(sid, front, decl.levels, per_gpu=per_gpu, price=price)
+        points = series_points(found, decl.series, s)
+        levels[sid] = levels_of(
+            sid, front, decl.levels, per_gpu=per_gpu, price=price, points=points
+        )
     ratios: tuple[MetricValue | None, ...] = ()
     if decl.compare is not None:
         base, other = (series_label(decl.compare.base), series_label(decl.compare.other))
@@ -127,7 +179,8 @@ def with_frontiers(article: ArticleSource, metrics: MetricSet) -> MetricSet:
             problems.extend(exc.problems)
             continue
         items = [v for row in found.levels for lv in row for v in (lv.throughput, lv.cost, lv.at)]
-        for v in (x for x in (*items, *found.ratios) if x is not None):
+        made = [x for x in (*items, *found.ratios) if x is not None]
+        for v in (*made, *(i for x in made for i in interval_values(x))):
             seen = added.setdefault(v.id, v)
             if seen.value != v.value:
                 problems.append(

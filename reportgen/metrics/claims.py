@@ -5,18 +5,20 @@ The article writes `{{ run.cN.output_tok_s/run.c1.output_tok_s }}` and the build
 shows "3.4x"; the checker reads the same id back and computes it again. Either operand missing,
 a zero denominator, or operands in different units give no value (the reference then does not
 resolve, which is an error at the reference). Where both sides were measured several times, the
-claim has a 95% interval too (`claim_spread`, from `reportgen.metrics.uncertainty`).
+claim has a 95% interval too (`claim_spread`, from `reportgen.metrics.uncertainty`): Welch's
+for two repeated cells, the percentile bootstrap for two values with resamples (a frontier's).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from reportgen.metrics.display import unit_factor
 from reportgen.metrics.registry import MetricValue
-from reportgen.metrics.uncertainty import ratio_interval, spread
+from reportgen.metrics.uncertainty import percentile_interval, ratio_interval, spread
 
 CLAIM = re.compile(r"^(?P<a>[^/\s>]+?)(?P<op>/|->)(?P<b>[^/\s>]+)$")
 UNITS = {"/": "x", "->": "%"}  # a claim's operator -> the unit it is shown in
@@ -120,9 +122,11 @@ def claim_spread(name: str, get: Callable[[str], MetricValue | None]) -> ClaimSp
         return None
     a, b = get(found["a"]), get(found["b"])
     assert a is not None and b is not None
+    factor = unit_factor(b.unit, a.unit) or 1.0
+    if a.resamples and len(a.resamples) == len(b.resamples):
+        return _bootstrapped(name, found["op"] == "/", a, b, factor, shown.value)
     if len(a.repeats) < 2 or len(b.repeats) < 2:
         return None
-    factor = unit_factor(b.unit, a.unit) or 1.0
     xs, ys = [v for _, v in a.repeats], [v * factor for _, v in b.repeats]
     if found["op"] == "/":
         interval, neutral, scale, shift = ratio_interval(xs, ys), 1.0, 1.0, 0.0
@@ -138,4 +142,31 @@ def claim_spread(name: str, get: Callable[[str], MetricValue | None]) -> ClaimSp
         neutral=neutral,
         shown=shown.value,
         noise_pct=noise,
+    )
+
+
+def _bootstrapped(
+    name: str, ratio: bool, a: MetricValue, b: MetricValue, factor: float, shown: float
+) -> ClaimSpread | None:
+    """The claim's percentile interval over its sides' bootstrap resamples, paired resample by
+    resample (a frontier's values: `reportgen.metrics.frontier`), and its noise the larger of
+    the sides' bootstrap CVs."""
+    draws = []
+    for x, y in zip(a.resamples, b.resamples, strict=True):
+        y *= factor
+        if math.isnan(x) or math.isnan(y) or (y if ratio else x) <= 0:
+            draws.append(math.nan)
+        else:
+            draws.append(x / y if ratio else (y - x) / x * 100.0)
+    interval = percentile_interval(draws)
+    sides = [percentile_interval(v.resamples) for v in (a, b)]
+    if interval is None or None in sides:
+        return None
+    return ClaimSpread(
+        name=name,
+        low=interval.lo,
+        high=interval.hi,
+        neutral=1.0 if ratio else 0.0,
+        shown=shown,
+        noise_pct=max(s.cv_pct or 0.0 for s in sides if s is not None),
     )

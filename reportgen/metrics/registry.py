@@ -702,6 +702,10 @@ class MetricValue:
     # (file, value) of each repetition, when the value is their median (or their spread)
     repeats: tuple[tuple[str, float], ...] = ()
     gate: Gate | None = None  # computed, but not measurable as shown (the reason)
+    # a derived value's bootstrap: its value in each resample of the repetitions it rests on,
+    # in resample order (nan: none in that resample, such as a level a frontier did not
+    # reach); () when it has none. Not in metrics.json: its interval values are.
+    resamples: tuple[float, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def definition(self) -> MetricDef:

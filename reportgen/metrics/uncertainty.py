@@ -13,6 +13,11 @@ count, mean, median, standard deviation, coefficient of variation and two 95% in
   highest), so there the median has no interval, and says so, rather than a bootstrap's: with
   three to five values a bootstrap of the median can only return the values themselves, and its
   nominal 95% would overstate what it covers.
+- A value derived from several repeated cells through a computation with no formula for its
+  error (a frontier's throughput at a level, read by PCHIP through points that may or may not
+  be on the frontier) has a percentile bootstrap interval: the 2.5th and 97.5th percentiles of
+  its values over seeded resamples (`percentile_interval`; `reportgen.metrics.frontier` draws
+  them).
 """
 
 from __future__ import annotations
@@ -130,3 +135,38 @@ def ratio_interval(
     half = t_quantile(level, df) * math.sqrt(va + vb)
     d = ma - mb
     return RatioInterval(ratio=math.exp(d), lo=math.exp(d - half), hi=math.exp(d + half), df=df)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BootInterval:
+    """A percentile bootstrap interval: the resamples' 2.5th and 97.5th percentiles (numpy's
+    default, linear between the two nearest ranks) over the resamples that have a value."""
+
+    lo: float
+    hi: float
+    cv_pct: float | None  # the resamples' standard deviation over |their mean| x 100
+    resamples: int  # how many were drawn
+    missing: int  # how many have no value (nan: a level the resample's frontier did not reach)
+
+
+def percentile_interval(draws: Sequence[float], level: float = LEVEL) -> BootInterval | None:
+    """The percentile interval of bootstrap `draws` (nan: a resample without a value); None
+    when fewer than half of them have a value, as an interval over the rest would describe
+    a value that mostly does not exist."""
+    import numpy as np  # imported only where a derived value has resamples
+
+    arr = np.asarray(draws, dtype=float)
+    found = arr[~np.isnan(arr)]
+    if len(found) < 2 or 2 * len(found) < len(arr):
+        return None
+    tail = (1 - level) / 2 * 100
+    lo, hi = np.percentile(found, [tail, 100 - tail])
+    mean = float(found.mean())
+    sd = float(found.std(ddof=1))
+    return BootInterval(
+        lo=float(lo),
+        hi=float(hi),
+        cv_pct=None if mean == 0 else sd / abs(mean) * 100,
+        resamples=len(arr),
+        missing=len(arr) - len(found),
+    )

@@ -51,7 +51,7 @@ def test_the_generator_reproduces_the_committed_run_files(tmp_path: Path) -> Non
         capture_output=True,
     )
     written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.json"))
-    assert len(written) == 17
+    assert len(written) == 23
     for rel in written:
         assert (tmp_path / rel).read_bytes() == (ARTICLES / rel).read_bytes(), rel
 

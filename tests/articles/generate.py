@@ -12,8 +12,9 @@ measurement. Each article has its own shape:
 - `rate-sweep`: five `vllm bench serve --save-result` files, one per request rate, with their
   per-request arrays, from a small queueing model of one server;
 - `two-engines`: the same model on two engines, one bench file each, the second missing a cell;
-- `three-configs`: one model in three configurations (1, 2 and 4 GPUs), one bench file each at
-  one context, for the frontier, the fixed-interactivity table and cost.
+- `three-configs`: one model in three configurations (1, 2 and 4 GPUs), three bench files (r1..r3)
+  each at one context, for the frontier with its intervals, the fixed-interactivity table and
+  cost.
 - `repetitions`: one small bench matrix measured five times (r1..r5), one repetition's cell
   failed: the tables and chart show each cell's 95% interval.
 
@@ -259,8 +260,9 @@ def two_engines() -> None:
 
 
 def three_configs() -> None:
-    """One model on one engine in three configurations (1, 2 and 4 GPUs per replica), a bench
-    file each at one context: the frontier article's data."""
+    """One model on one engine in three configurations (1, 2 and 4 GPUs per replica), each
+    measured three times (r1..r3, a bench file each, its own seed and a server 2% slower or
+    faster than the middle one) at one context: the frontier article's data."""
     folder = OUT[0] / "three-configs"
     ctx, levels = 4096, (1, 2, 4, 8, 16, 32, 64)
     configs = {
@@ -270,32 +272,36 @@ def three_configs() -> None:
         "tp4": (96.0, 0.016, levels),
     }
     for config, (base, slowdown, run) in configs.items():
-        results = [
-            bench_cell(
-                f"three/{config}/{c}",
-                ctx,
-                c,
-                CellParams(
-                    prefill_s=0.03 + ctx / 16000, base_tok_s=base / (1 + slowdown * c), stall=0.2
-                ),
+        for rep in (1, 2, 3):
+            speed = base * (1 + 0.02 * (rep - 2))
+            results = [
+                bench_cell(
+                    f"three/{config}/r{rep}/{c}",
+                    ctx,
+                    c,
+                    CellParams(
+                        prefill_s=0.03 + ctx / 16000,
+                        base_tok_s=speed / (1 + slowdown * c),
+                        stall=0.2,
+                    ),
+                    duration_s=20.0,
+                    max_tokens=512,
+                )
+                for c in run
+            ]
+            doc = bench_file(
+                engine="vllm",
+                model="example/Chat-14B",
+                contexts=(ctx,),
+                levels=run,
+                results=results,
+                prefill_s={ctx: 0.03 + ctx / 16000},
                 duration_s=20.0,
                 max_tokens=512,
+                note=f"Generated test data for reportgen's frontier article ({config}, "
+                f"repetition r{rep} of 3, a seeded decode model); not a measurement.",
             )
-            for c in run
-        ]
-        doc = bench_file(
-            engine="vllm",
-            model="example/Chat-14B",
-            contexts=(ctx,),
-            levels=run,
-            results=results,
-            prefill_s={ctx: 0.03 + ctx / 16000},
-            duration_s=20.0,
-            max_tokens=512,
-            note=f"Generated test data for reportgen's frontier article ({config}); "
-            "not a measurement.",
-        )
-        write(folder / f"{config}.json", doc)
+            write(folder / f"{config}-r{rep}.json", doc)
 
 
 def repetitions() -> None:

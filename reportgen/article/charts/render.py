@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from reportgen.article.axes import axis_label, kind_of, matches, sort_values
 from reportgen.article.charts.cache import PendingSvgs, start_svgs
@@ -24,8 +24,8 @@ from reportgen.article.charts.plot import (
     Plot,
 )
 from reportgen.article.charts.words import axis_words, default_label, gaps, series_name
+from reportgen.article.frontiers import left_out_words, series_frontiers
 from reportgen.article.frontiers import pairs as cell_pairs
-from reportgen.article.frontiers import series_frontiers
 from reportgen.article.prose.render import render_inline
 from reportgen.article.prose.resolver import Resolver
 from reportgen.article.source.declarations import ArticleSource, ChartDecl
@@ -323,7 +323,11 @@ def _interactivity(
             " The wide pale line joins each series' frontier points: those no other point of "
             "the series beats on both axes."
         )
-    return Markup(words), plot
+    gone = left_out_words(metrics, decl, article)
+    if gone:  # gated points are neither drawn nor on a frontier (`frontiers.pairs`)
+        parts = [f"{name} at {where}" if name else where for name, where in gone.items()]
+        words += f" Left out: {'; '.join(parts)}."
+    return escape(words), plot
 
 
 def provenance_mark(values: Sequence[MetricValue]) -> str | None:

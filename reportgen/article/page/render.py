@@ -43,6 +43,7 @@ from reportgen.article.workers import Stage
 from reportgen.errors import InputError, Problem
 from reportgen.fileio import read_input
 from reportgen.metrics.claims import claim_problem, claim_value
+from reportgen.metrics.frontier import RESAMPLES
 from reportgen.metrics.lints.findings import Finding, group
 from reportgen.metrics.registry import (
     DEFINITIONS,
@@ -81,6 +82,17 @@ INTERVALS = (
     "lo, hi = m -/+ h; error bars on a chart are the same interval. The median's own 95% "
     "interval is distribution-free (the order statistics whose binomial coverage is at least "
     "95%), which needs six repetitions or more."
+)
+
+FRONTIER_INTERVALS = (
+    " A value read on a frontier (at a level of tok/s per user, a ratio of two series there, a "
+    "cost there), where every point of its series was measured several times, is shown with its "
+    "95% percentile bootstrap interval [lo, hi]: each of "
+    f"{RESAMPLES:,} seeded resamples draws each "
+    "point's repetitions again with replacement, takes their medians, finds the frontier anew "
+    "and reads it at the level; lo and hi are the 2.5th and 97.5th percentiles of those values "
+    "(a resample whose frontier does not reach the level is left out, and the value's basis in "
+    "metrics.json counts them). Shown as v \u00b1 h, h is the larger distance from v to lo or hi."
 )
 
 
@@ -289,9 +301,12 @@ def _method(shown: list[Markup], metrics: MetricSet, article: ArticleSource) -> 
     them; how intervals are computed only when the page shows one (a number or an error bar)."""
     text = PERCENTILES + (REPETITIONS if any(v.repeats for v in metrics.values) else "")
     by_id = metrics.by_id()
-    stats = {repeat_part(by_id[i].stat) for i in _shown_ids(shown) if i in by_id}
-    if stats & set(UNCERTAINTY_STATS) or any(c.error_bars for c in article.charts()):
+    found = [by_id[i] for i in _shown_ids(shown) if i in by_id]
+    cells = {repeat_part(v.stat) for v in found if not v.key.startswith("frontier.")}
+    if cells & set(UNCERTAINTY_STATS) or any(c.error_bars for c in article.charts()):
         text += INTERVALS
+    if any(v.key.startswith("frontier.") and repeat_part(v.stat) for v in found):
+        text += FRONTIER_INTERVALS
     return text
 
 

@@ -5,7 +5,8 @@ it has no value.
 A cost (a value in USD/Mtok) is written with the price it comes from, its source and its date
 after it ("1.65 USD/Mtok at 2.50 USD per GPU-hour (an example price, 2026-11-01)"), as every
 cost in a table carries them in a note: the author cannot leave them out, and they change with
-the price. `| number` is refused for a cost, since the number alone would drop them."""
+the price. `| number` is refused for a cost, since the number alone would drop them. An end of
+a cost's interval (`X.rep_ci_lo`) is written as any number: it stands beside its cost."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from reportgen.errors import did_you_mean
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.claims import claim_problem, claim_value, is_claim
 from reportgen.metrics.cost import Price
-from reportgen.metrics.registry import CellState, MetricSet, MetricValue
+from reportgen.metrics.registry import CellState, MetricSet, MetricValue, repeat_part
 from reportgen.metrics.slo import Slo
 from reportgen.model import Hardware, Run, Setup, context_label
 
@@ -104,7 +105,7 @@ class Resolver:
         if value is not None and value.gate is not None:
             return gated_html(value)
         if value is not None:
-            if value.unit == COST_UNIT and self.price is not None:
+            if value.unit == COST_UNIT and self.price is not None and not _interval_end(value):
                 return self._cost(name, value, flt)
             return number_html(value, unit=flt != "number")
         kind, _, rest = name.partition(".")
@@ -222,3 +223,8 @@ def long_date(date: str) -> str:
     """An ISO date as the article writes it: 2026-11-11 -> 11 November 2026."""
     day = dt.date.fromisoformat(date)
     return f"{day.day} {day:%B %Y}"
+
+
+def _interval_end(value: MetricValue) -> bool:
+    """Whether `value` states how uncertain another is (an end of its interval, a spread)."""
+    return repeat_part(value.stat) is not None

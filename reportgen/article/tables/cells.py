@@ -141,6 +141,9 @@ class CellBuilder:
             notes,
         )
         self.footnotes = Footnotes(tuple(notes.lint_marks.values()))
+        # an `at_interactivity` table's series name -> the mark of the note on the gated
+        # points its frontier leaves out (`layout._with_left_out`)
+        self.left_out: dict[str, str] = {}
 
     def number(self, value: MetricValue, column: Column | None) -> CellView:
         if value.gate is not None:  # computed, but not shown as a measurement
@@ -194,16 +197,25 @@ class CellBuilder:
         """A repeated cell as its repetitions' mean with the half-width of its 95% interval
         ("pm") or the interval ("interval"), each number a span of its own; None for a value
         that is not a median over repetitions. A percentile's repetitions are shown as the bare
-        value's are (`X.p99.rep_mean` ± `X.p99.rep_hw`)."""
-        if repeat_part(value.stat) is not None or value.source != "repetitions":
+        value's are (`X.p99.rep_mean` ± `X.p99.rep_hw`). A value derived from repeated cells
+        with a bootstrap interval (a frontier's, `reportgen.metrics.frontier.interval_values`)
+        is shown itself, with that interval or the larger distance to its ends."""
+        if repeat_part(value.stat) is not None:
             return None
-        stats = ("rep_mean", "rep_hw") if mode == "pm" else ("rep_mean", "rep_ci_lo", "rep_ci_hi")
-        found = [self.metrics.get(f"{value.id}.{stat}") for stat in stats]
+        spread = ("rep_hw",) if mode == "pm" else ("rep_ci_lo", "rep_ci_hi")
+        if value.resamples:
+            centre: MetricValue | None = value
+        elif value.source == "repetitions":
+            centre = self.metrics.get(f"{value.id}.rep_mean")
+        else:
+            return None
+        found = [centre, *(self.metrics.get(f"{value.id}.{stat}") for stat in spread)]
         if any(f is None for f in found):
             return None
         spans = [number_html(f, display=display) for f in found if f is not None]
         form = "{} \u00b1 {}" if mode == "pm" else "{} [{}, {}]"
-        return Markup(form).format(*spans), f"{value.id}.rep_mean"
+        assert centre is not None
+        return Markup(form).format(*spans), centre.id
 
     def absent(self, state: CellState | None, metric: str | None = None) -> CellView:
         key = None if metric is None else split_metric(metric)[0]

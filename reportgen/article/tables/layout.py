@@ -9,8 +9,9 @@ by `article/tables/cells.py` with its marks and footnotes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from markupsafe import Markup, escape
 
@@ -22,7 +23,7 @@ from reportgen.article.axes import (
     sort_values,
     unknown_setting,
 )
-from reportgen.article.frontiers import TableLevels, table_levels
+from reportgen.article.frontiers import TableLevels, left_out_words, table_levels
 from reportgen.article.page.numbers import number_html
 from reportgen.article.source.declarations import ArticleSource, Column, TableDecl
 from reportgen.article.tables.cells import (
@@ -38,7 +39,7 @@ from reportgen.errors import InputError, Problem
 from reportgen.metrics.display import display_of, units_named
 from reportgen.metrics.frontier import Level
 from reportgen.metrics.lints.findings import Finding
-from reportgen.metrics.registry import MetricSet, split_metric
+from reportgen.metrics.registry import MetricSet, MetricValue, split_metric
 from reportgen.metrics.slo import SLO_KEYS
 from reportgen.model import Scalar
 
@@ -306,6 +307,7 @@ def _at_interactivity(b: CellBuilder) -> TableView:
     there, then the ratio of the compared series, then each series' cost (`cost = true`)."""
     decl = b.decl
     found = table_levels(decl, b.article, b.metrics)
+    b = _with_left_out(b)
     if decl.cost_only:
         return _costs_at_interactivity(b, found)
     headers = list(found.names)
@@ -333,7 +335,7 @@ def _at_interactivity(b: CellBuilder) -> TableView:
                     )
                 )
             else:
-                cells.append(b.number(ratio, None))
+                cells.append(_resampled(b, ratio))
         if decl.cost:
             cells += [
                 _cost_cell(b, name, row[i])
@@ -373,16 +375,48 @@ def _series_name(b: CellBuilder, series: str) -> str:
     return run.label if run is not None else series
 
 
+def _with_left_out(b: CellBuilder) -> CellBuilder:
+    """`b` with a note for each series whose frontier leaves out a gated point
+    (`reportgen.article.frontiers.left_out`): which points and why, marked on each of that
+    series' cells."""
+    for name, words in left_out_words(b.metrics, b.decl, b.article).items():
+        text = f"left out of the frontier of {name}: {words}"
+        b.left_out[name] = b.footnotes.mark(f"left-out:{text}", b.notes.text(text, b.decl.title))
+    return b
+
+
+def _marked(b: CellBuilder, name: str, cell: CellView) -> CellView:
+    mark = b.left_out.get(name)
+    if mark is None:
+        return cell
+    return replace(cell, note=mark + (cell.note or ""))  # made first: the first mark
+
+
 def _level_cell(b: CellBuilder, name: str, level: Level) -> CellView:
     if level.throughput is None:
-        return _unreachable(b, name, level)
-    return b.number(level.throughput, None)
+        return _marked(b, name, _unreachable(b, name, level))
+    return _marked(b, name, _resampled(b, level.throughput))
 
 
 def _cost_cell(b: CellBuilder, name: str, level: Level) -> CellView:
     if level.cost is None:
-        return _unreachable(b, name, level)
-    return b.number(level.cost, None)
+        return _marked(b, name, _unreachable(b, name, level))
+    return _marked(b, name, _resampled(b, level.cost))
+
+
+def _resampled(b: CellBuilder, value: MetricValue) -> CellView:
+    """A frontier value's cell; where the table shows its interval and some of the bootstrap's
+    resamples did not reach the level, a note says how many (the interval is of the others)."""
+    cell = b.number(value, None)
+    missing = sum(math.isnan(x) for x in value.resamples)
+    if not missing or b.decl.uncertainty is None:
+        return cell
+    text = (
+        f"{missing:,} of {len(value.resamples):,} bootstrap resamples of the frontier do not "
+        "reach this level; the interval is of the others"
+    )
+    mark = b.footnotes.mark(f"unreached:{text}", b.notes.text(text, b.decl.title))
+    return replace(cell, note=(cell.note or "") + mark)
 
 
 def _unreachable(b: CellBuilder, name: str, level: Level) -> CellView:

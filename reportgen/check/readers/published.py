@@ -196,9 +196,13 @@ def uncertain_parts(text: str) -> tuple[tuple[str, int, str], ...] | None:
 
 def sibling_id(metric: str | None, stat: str) -> str | None:
     """The id of the repetitions' statistic `stat` of the cell whose mean (or median) is
-    `metric`: "X.rep_mean" -> "X.rep_hw"."""
+    `metric`: "X.rep_mean" -> "X.rep_hw". The number before the interval is the one the built
+    cell shows there, `metric` itself: a repeated cell's mean ("X.rep_mean"), or a value with a
+    bootstrap interval (a frontier's, "X" -> "X.rep_ci_lo")."""
     if metric is None:
         return None
+    if stat == "rep_mean" and metric.startswith("frontier."):
+        return metric
     return f"{metric.removesuffix('.rep_mean')}.{stat}"
 
 

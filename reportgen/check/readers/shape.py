@@ -360,7 +360,8 @@ def _size(cell: CellView) -> tuple[bool, int, int]:
     decimals of the number it shows."""
     if cell.gated:  # "not measurable", two words, where a copy may show the number instead
         return GATED
-    words = html_text(cell.html).split()
+    # a span runs into the text around it: "519 [503, 569]" is three words, not six
+    words = html_text(re.sub(r"</?span\b[^<>]*>", "", cell.html)).split()
     decimals = len(words[0].partition(".")[2].rstrip(MARKS)) if words else 0
     return bool(cell.metric and not cell.missing), max(1, len(words)), decimals
 

@@ -139,17 +139,43 @@ SPELLINGS = [
 ]
 
 
+def _found(pattern: str) -> str:
+    found = re.search(pattern, _published())
+    assert found is not None, pattern
+    return found.group(1)
+
+
+# The copy's numbers these tests edit, read from it (never typed): TP4's throughput and cost in
+# the frontier sentence, the cost table's first row and its last row (TP1 has no 64).
+TPUT = _found(r"; (\d+ tok/s/GPU) against")
+COST = _found(r"for (\d+\.\d+ USD/Mtok) at")
+FIRST = _found(r"\n(\| 1 \| [\d.]+ \| [\d.]+ \|)")
+LAST = _found(r"\n(\| 64 \| — \| [\d.]+ \|)")
+
+
+def _number(text: str) -> str:
+    return text.split()[0]
+
+
+def _bumped(text: str) -> str:
+    """`text` with the last digit of its number changed."""
+    number = _number(text)
+    return text.replace(number, number[:-1] + ("1" if number[-1] != "1" else "2"), 1)
+
+
 @pytest.mark.parametrize("cost", SPELLINGS)
 def test_the_published_copy_with_marks_and_units_in_words_checks_clean(
     tmp_path: Path, cost: str
 ) -> None:
     said, number = _cost_said()
+    first = FIRST.strip("| ").split(" | ")
+    last = LAST.strip("| ").split(" | ")
     text = (
         _published()
-        .replace("421 tok/s/GPU", "421 tok/s per GPU")
+        .replace(TPUT, f"{_number(TPUT)} tok/s per GPU")
         .replace(said, f"{number} {cost}")
-        .replace("| 1 | 19.47 | 23.46 |", "| 1 | 19.47 a | 23.46a |")
-        .replace("| 64 | — | 1.04 |", "| 64 | —b | 1.04 a |")
+        .replace(FIRST, f"| 1 | {first[1]} a | {first[2]}a |")
+        .replace(LAST, f"| 64 | —b | {last[2]} a |")
     )
     assert f"{number} {cost} at " in text and text.count("a |") >= 3
     assert _check(tmp_path, text) == []
@@ -204,16 +230,20 @@ def test_a_unit_spelled_out_is_read_whole_and_keyed_as_its_symbol() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "said"),
     [
-        ("421 tok/s/GPU", "421 tok/s", "is shown in tok/s but"),
-        ("421 tok/s/GPU", "421 USD/Mtok", "is shown in USD/Mtok but"),
-        ("1.65 USD/Mtok", "1.65 tok/s/GPU", "is shown in tok/s/GPU but"),
-        ("1.65 USD/Mtok", "1.66 USD/Mtok", "shows 1.66 but the run files give 1.65 USD/Mtok"),
+        (TPUT, f"{_number(TPUT)} tok/s", "is shown in tok/s but"),
+        (TPUT, f"{_number(TPUT)} USD/Mtok", "is shown in USD/Mtok but"),
+        (COST, f"{_number(COST)} tok/s/GPU", "is shown in tok/s/GPU but"),
+        (
+            COST,
+            _bumped(COST),
+            f"shows {_number(_bumped(COST))} but the run files give {COST}",
+        ),
     ],
 )
 def test_a_number_in_prose_is_read_with_its_unit(
     tmp_path: Path, old: str, new: str, said: str
 ) -> None:
-    errors = _check(tmp_path, _published().replace(old, new))
+    errors = _check(tmp_path, _published().replace(old, new, 1))
     assert len(errors) == 1 and " mismatch " in errors[0] and said in errors[0], errors
 
 
