@@ -54,6 +54,9 @@ _MATRIX_TABLES = (
         "(tok/s, median)",
     ),
     ("ttft", "decode.ttft_s", "Time to first token", "(s, median)"),
+    # the tail readers ask for, at the percentile a decode cell's few requests can carry: a cell
+    # of fewer than 10 shows it as not measurable (the table is left out when none has 10)
+    ("itl-p90", "decode.itl_s.p90", "Inter-token latency, slowest 10% of requests", "(ms, p90)"),
 )
 # Cells measured in several files (repetitions): each table of a quantity shows each cell's mean
 # over them and its 95% interval (of a median over requests or a p99 as of a throughput: each
@@ -93,7 +96,10 @@ def _own_tables(metrics: MetricSet, run: InitRun, many: bool) -> list[str]:
     if llama_bench.is_llama(run):  # points over depth, lengths and configurations
         return llama_bench.tables(metrics, run, many)
     if run.kind == "matrix":
-        have = {v.metric for v in metrics.values if not many or v.run == run.id}
+        mine = [v for v in metrics.values if not many or v.run == run.id]
+        have = {v.metric for v in mine}
+        if all(v.gate is not None for v in mine if v.metric == "decode.itl_s.p90"):
+            have.discard("decode.itl_s.p90")  # not one cell could show it
         if "prefill.tok_s" in have:
             lines += ["[[sections.table]]", f'id = "prefill{rid}"']
             lines += [f"title = {q('Prefill (one cold request)' + suffix)}", 'rows = "context"']

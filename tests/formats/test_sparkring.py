@@ -201,6 +201,10 @@ def test_init_from_the_whole_set_builds_and_checks(tmp_path: Path) -> None:
     # the medians over requests too (TTFT p50): each statistic has its repetitions' interval
     ttft = html[html.index('id="table-ttft"') : html.index('id="table-repetitions"')]
     assert ttft.count(" ± ") > 10 and ".ttft_s.rep_hw" in ttft
+    # the tail at the percentile the cells can carry: measured with its interval at the
+    # concurrencies that ran 10 requests, "not measurable" with the reason below that
+    tail = html[html.index('id="table-itl-p90"') : html.index('id="table-repetitions"')]
+    assert ".itl_s.p90.rep_hw" in tail and "p90 needs 10" in tail
     assert "median of its" in html  # the appendix says how repetitions combine
     copies = [built / "article.pdf"]  # read back as people copy it: the ± cells included
     assert not check_article(article, copies, build_dir=out).failed

@@ -37,11 +37,19 @@ def test_a_matrix_file_becomes_an_article_that_builds(
     assert manifest["runs"][0]["setup"]["hardware"] == {"gpu_name": "NVIDIA L4", "gpu_count": 2}
     assert manifest["runs"][0]["setup"]["model"]["hf_id"] == "example/Mid-32B"
     tables = [t["id"] for s in manifest["sections"] for t in s.get("table", [])]
-    assert tables == ["prefill", "aggregate", "per-request", "ttft"]
+    assert tables == ["prefill", "aggregate", "per-request", "ttft", "itl-p90"]
     built = render_article(folder, {})
     assert "decode.2K.c24.aggregate_tok_s_per_gpu" in built.metrics.by_id()
+    # the tail table: each cell's p90 where it has the 10 requests a p90 needs, else the gate
+    (tail,) = [t for t in built.tables if t.decl.id == "itl-p90"]
+    p90 = {v.id: v for v in built.metrics.values if v.metric == "decode.itl_s.p90"}
+    cells = [c for _, row in tail.rows for c in row if c.metric in p90]
+    assert {c.gated for c in cells} == {True, False}
+    assert all(c.gated == (p90[c.metric].gate is not None) for c in cells)
+    assert all(p90[c.metric].n is not None and (p90[c.metric].n >= 10) != c.gated for c in cells)
     # the out-of-memory cell is an error until the author acknowledges it; init says so
-    assert "review these 2 finding(s)" in err and "[cell-invalid] 128K x 12" in err
+    assert "review these 3 finding(s)" in err and "[cell-invalid] 128K x 12" in err
+    assert "[percentile-too-few-samples]" in err  # the tail table's cells of 6 to 8 requests
     assert check_article(folder).failed
     text = (folder / "article.toml").read_text()
     text = text.replace(
