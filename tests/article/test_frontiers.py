@@ -138,7 +138,7 @@ def _frontier_sentence() -> tuple[str, dict[str, str]]:
         "level": f"at {level.value:g} tok/s per user",
         "cost": f"for {cost.value:.2f} USD/Mtok at {price.words()}",
         "ratio interval": f"95% interval {ratio_lo.value:.2f}x to",
-        "cost interval": f"to {cost_hi.value:.2f} USD/Mtok).",
+        "cost interval": f"to {cost_hi.value:.2f} USD/Mtok.",
     }
     published = (ARTICLE / "published.md").read_text(encoding="utf-8")
     line = next(x for x in published.splitlines() if x.startswith("TP4 gives"))
