@@ -12,13 +12,16 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers_articles import built_article
 
-from reportgen.check.compare import check_article
+from reportgen.check.compare import check_published
 from reportgen.check.readers.prose import expected_prose, spelled_unit
 from reportgen.check.readers.published import header_unit, parse_number, unit_named
 from reportgen.check.readers.reported import Reported
 from reportgen.check.readers.shape import TableShape
+from reportgen.check.readers.sources import read_published
 from reportgen.check.readers.tableunits import settle_units
+from reportgen.check.result import expected_numbers
 from reportgen.metrics.display import QUANTITIES, UNITS, units_named
 from reportgen.metrics.registry import MetricValue
 
@@ -104,10 +107,14 @@ def test_a_header_naming_another_quantity_s_unit_is_one_error_at_the_header(
 
 
 def _check(tmp_path: Path, text: str) -> list[str]:
+    """What check says of `text` as a published copy of the article (built once per process:
+    `built_article`, as `check` builds it, charts aside, which a Markdown copy has none of)."""
     copy = tmp_path / "copy.md"
     copy.write_text(text, encoding="utf-8")
-    result = check_article(ARTICLE, [copy], build_dir=tmp_path / "none")
-    (source,) = [s for s in result.sources if s.source == str(copy)]
+    built, shape = built_article(ARTICLE)
+    expected = expected_numbers(built.article, built.metrics, built.tables)
+    read = read_published(copy)
+    source = check_published(read.lines, read.label, built.metrics, expected, shape, page=read.page)
     return [f"{i.line}:{i.col} {i.kind} {i.message}" for i in source.items]
 
 
