@@ -43,10 +43,11 @@ def test_a_matrix_file_becomes_an_article_that_builds(
     # the tail table: each cell's p90 where it has the 10 requests a p90 needs, else the gate
     (tail,) = [t for t in built.tables if t.decl.id == "itl-p90"]
     p90 = {v.id: v for v in built.metrics.values if v.metric == "decode.itl_s.p90"}
-    cells = [c for _, row in tail.rows for c in row if c.metric in p90]
-    assert {c.gated for c in cells} == {True, False}
-    assert all(c.gated == (p90[c.metric].gate is not None) for c in cells)
-    assert all(p90[c.metric].n is not None and (p90[c.metric].n >= 10) != c.gated for c in cells)
+    cells = [(c, p90[c.metric]) for _, row in tail.rows for c in row if c.metric in p90]
+    assert {c.gated for c, _ in cells} == {True, False}
+    for cell, value in cells:
+        assert cell.gated == (value.gate is not None)
+        assert value.n is not None and (value.n >= 10) != cell.gated, value.id
     # the out-of-memory cell is an error until the author acknowledges it; init says so
     assert "review these 3 finding(s)" in err and "[cell-invalid] 128K x 12" in err
     assert "[percentile-too-few-samples]" in err  # the tail table's cells of 6 to 8 requests
