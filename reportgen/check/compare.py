@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 from reportgen.check.built import check_built
 from reportgen.check.claims.labels import metrics_shown
 from reportgen.check.claims.together import derived_problem, holding, unjudged, unsettled
-from reportgen.check.claims.upto import at_best, up_to_finding, up_to_note, what_ranged
+from reportgen.check.claims.upto import at_best, claim_finding, up_to_note, what_ranged
 from reportgen.check.html.text import Page, built_page, chart_forms, read_html
 from reportgen.check.readers.pipeline import reported as reported_in_lines
 from reportgen.check.readers.pipetables import find_tables
@@ -150,7 +150,7 @@ def check_published(
         items += _unseen(page, source, shape)
     items += _unresolved(lines, source, shape, page)
     notes = tuple(up_to_note(r, value_of) for r in reported if r.up_to and r.metric_id)
-    findings = tuple(f for r in reported if (f := up_to_finding(r, source, value_of)))
+    findings = tuple(f for r in reported if (f := claim_finding(r, source, value_of)))
     titles = {t.id: t.title for t in shape.tables}
     # one error at the header or caption, not one per cell
     items += [_unit_item(p, source, titles) for p in unit_problems]

@@ -102,7 +102,8 @@ class SourceResult:
     # what check says of a number it judged in a way a reader should see, whether it matched
     # or not: an "up to" and the cell it comes from
     notes: tuple[str, ...] = ()
-    # the claim findings of its own claims said "up to" (`check.claims.upto.up_to_finding`)
+    # the claim findings of the ratios and changes it says in its own words
+    # (`check.claims.upto.claim_finding`)
     findings: tuple[Finding, ...] = ()
 
 

@@ -238,9 +238,7 @@ class _Sentence:
         else:
             ids = tuple(f"{a.id}/{b.id}" for a, b in (p if bigger else p[::-1] for p in pairs))
             value = c.value
-        found = self._reported(i, c, ids[0], value)
-        sentence = " ".join(self.texts[k] for k in self.span)
-        return replace(found, up_to=ids, compares=COMPARATIVE.search(sentence) is not None)
+        return replace(self._reported(i, c, ids[0], value), up_to=ids)
 
     def _across(self, i: int, c: Claim, words: list[int], frm: int) -> Reported | None:
         """A ratio across an axis: "going from 1 to 12 concurrent requests at 2K context raised
@@ -286,6 +284,7 @@ class _Sentence:
         unit = "x" if c.kind == "ratio" else "%"
         where = near(self.toks, i, self.span.start)
         shown = c.words
+        sentence = " ".join(self.texts[k] for k in self.span)
         return Reported(
             line=tok.line,
             col=tok.col,
@@ -298,6 +297,7 @@ class _Sentence:
             row=None,
             column=where,
             in_prose=True,
+            compares=COMPARATIVE.search(sentence) is not None,
         )
 
     def ranged(self, s: Said, unit: str | None = None) -> list[Metric]:

@@ -11,7 +11,8 @@ where both were measured several times, the ratio's 95% interval (Welch's, as
 `reportgen.metrics.claims.claim_spread` computes it for the article's own claims). "Up to X"
 where the data reaches more than X, or never reaches X, is then a mismatch like any other
 number's; a best pair whose interval includes no change, or sits inside the run-to-run noise,
-is the finding the article's own claim would get (`claim_findings`).
+is the finding the article's own claim would get (`claim_findings`), as is any ratio or change
+a copy says in its own words (`claim_finding`).
 """
 
 from __future__ import annotations
@@ -108,11 +109,12 @@ def up_to_note(r: Reported, value_of: Lookup) -> str:
     )
 
 
-def up_to_finding(r: Reported, source: str, value_of: Lookup) -> Finding | None:
-    """The claim finding of an "up to" ratio or change whose best pair's 95% interval includes
-    no change (while its sentence says one side differs), or sits inside the run-to-run noise;
-    None otherwise, or when a side was measured once."""
-    if not r.up_to or r.metric_id is None or not is_claim(r.metric_id):
+def claim_finding(r: Reported, source: str, value_of: Lookup) -> Finding | None:
+    """The claim finding of a ratio or change a copy says in its own words (of its best pair,
+    said "up to") whose 95% interval includes no change while its sentence says one side
+    differs, or that sits inside the run-to-run noise; None otherwise, or when a side was
+    measured once. The same finding the article's own claim would get (`claim_findings`)."""
+    if r.metric_id is None or not is_claim(r.metric_id):
         return None
     spread: ClaimSpread | None = claim_spread(r.metric_id, value_of)
     if spread is None:

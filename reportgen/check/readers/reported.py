@@ -47,7 +47,7 @@ class Reported:
     # said "up to" ("up to 2,000 tok/s"): the ids of every cell the words range over. It is
     # judged against the highest of them (`metric_id` is then that one's id), and check names it
     up_to: tuple[str, ...] = ()
-    # a claim said "up to" whose sentence says that one side differs (faster, more, higher:
+    # a claim whose sentence says that one side differs (faster, more, higher:
     # `reportgen.article.claims.COMPARATIVE`): an interval that includes no change does not
     # support it
     compares: bool = False

@@ -350,3 +350,55 @@ def test_a_copy_s_claim_findings_join_the_result_acknowledged_as_the_article_s_a
     )
     (found,), _ = copies_findings([result], article)
     assert found.acknowledged == "Synthetic repetitions."
+
+
+@pytest.mark.parametrize(
+    ("scale", "words", "lint"),
+    [
+        (1.0, "faster than vLLM's", "claim-not-supported"),
+        (1.02, "vLLM's", "claim-within-noise"),
+        (1.5, "faster than vLLM's", None),
+    ],
+)
+def test_a_plain_claim_in_a_copy_s_own_words_is_judged_with_its_interval(
+    scale: float, words: str, lint: str | None
+) -> None:
+    """Not only "up to": a ratio a copy says of one pair of cells gets the finding the
+    article's own claim would. Synthetic repetitions on the two-engine article: vLLM's 4K x 16
+    cell measured three times, SGLang's the same values in another order times `scale`."""
+    built, shape = _article(ENGINES)
+    by_id = built.metrics.by_id()
+    base = by_id["vllm.decode.4K.c16.aggregate_tok_s"]
+    other = by_id["sglang.decode.4K.c16.aggregate_tok_s"]
+    base_reps = [base.value * f for f in (0.99, 1.0, 1.01)]
+    other_reps = [v * scale for v in base_reps[::-1]]
+    changed = {
+        base.id: dataclasses.replace(
+            base, repeats=tuple((f"r{k}.json", v) for k, v in enumerate(base_reps, 1))
+        ),
+        other.id: dataclasses.replace(
+            other,
+            repeats=tuple((f"r{k}.json", v) for k, v in enumerate(other_reps, 1)),
+            value=float(np.mean(other_reps)),
+        ),
+    }
+    metrics = dataclasses.replace(
+        built.metrics,
+        values=tuple(changed.get(v.id, v) for v in built.metrics.values),
+        _index={},
+        _by_metric={},
+    )
+    ratio = changed[other.id].value / base.value
+    said = f"{half_up(ratio, 2)}x"
+    sentence = f"SGLang's decode throughput at 4K with 16 concurrent requests is {said} {words}."
+    expected = expected_numbers(built.article, metrics, built.tables)
+    result = check_published(f"A copy.\n\n{sentence}\n", "copy.md", metrics, expected, shape)
+    assert [i.kind for i in result.items if i.line == 3] == [], "the ratio itself matches"
+    if lint is None:
+        assert result.findings == (), "an interval well clear of no change, outside the noise"
+        return
+    (found,) = result.findings
+    assert (found.id, found.file) == (lint, "copy.md")
+    low, high = _welch_ratio(changed[other.id], changed[base.id])
+    assert found.evidence.startswith(f"line 3: {other.id}/{base.id} = {ratio:.2f}x; ")
+    assert f"95% interval {low:.2f}x to {high:.2f}x" in found.evidence
