@@ -12,8 +12,12 @@ directly, requests started by t less those ended by t, at every start.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
+
+from reportgen.formats.load import load_document, parse_run_file
+from reportgen.model import LoadPoint, SweepRun
 
 # synthetic: a closed loop of 2 slots, each request 4 s long (longer than any real request the
 # tests retime), one slot 2 s behind the other; 12 requests
@@ -38,3 +42,11 @@ def window(
     if begin is None or end is None or end <= begin:
         return None, 0
     return (begin.item(), end.item()), int(np.count_nonzero((s >= begin) & (e <= end)))
+
+
+def only_point(path: Path) -> LoadPoint:
+    """The one load point of the run file at `path`, read as `reportgen` reads it."""
+    run, problems = load_document(parse_run_file(path.name, path.read_bytes(), path))
+    assert isinstance(run, SweepRun), problems
+    (point,) = run.points
+    return point

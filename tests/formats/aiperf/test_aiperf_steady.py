@@ -15,21 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_steady import RAMP_SECONDS, RAMP_STARTS, window
+from helpers_steady import RAMP_SECONDS, RAMP_STARTS, only_point, window
 
 from reportgen.formats.load import load_document, parse_run_file
 from reportgen.metrics.compute import compute
 from reportgen.metrics.steady import steady
-from reportgen.model import LoadPoint, SweepRun
+from reportgen.model import SweepRun
 
 REAL = Path(__file__).resolve().parents[2] / "data" / "realtools" / "aiperf"
-
-
-def _point(path: Path) -> LoadPoint:
-    run, problems = load_document(parse_run_file(path.name, path.read_bytes(), path))
-    assert isinstance(run, SweepRun), problems
-    (point,) = run.points
-    return point
 
 
 def _profiling(lines: str) -> list[dict[str, Any]]:
@@ -49,7 +42,7 @@ def test_the_steady_window_of_real_records_agrees_with_numpy(load: str) -> None:
     first = min(m["request_start_ns"] for m in meta)
     starts = [m["request_start_ns"] - first for m in meta]
     ends = [m["request_end_ns"] - first for m in meta]
-    point = _point(path)
+    point = only_point(path)
     assert len(point.spans) == len(meta) and point.concurrency is None
     found = steady(point.spans, point.concurrency)
     expected, inside = window(starts, ends, None)
@@ -71,7 +64,7 @@ def test_a_synthetic_ramp_leaves_its_first_and_last_requests_out(tmp_path: Path)
         meta["request_end_ns"] = base + round((start + RAMP_SECONDS) * 1e9)
     path = tmp_path / "profile_export.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
-    point = _point(path)
+    point = only_point(path)
     found = steady(point.spans, point.concurrency)
     ends = [s + RAMP_SECONDS for s in RAMP_STARTS]
     expected, inside = window(RAMP_STARTS, ends, None)

@@ -15,20 +15,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers_steady import RAMP_SECONDS, RAMP_STARTS, window
+from helpers_steady import RAMP_SECONDS, RAMP_STARTS, only_point, window
 
-from reportgen.formats.load import load_document, parse_run_file
 from reportgen.metrics.steady import steady
-from reportgen.model import LoadPoint, SweepRun
 
 LEGACY = Path(__file__).resolve().parents[2] / "examples" / "invalid" / "guidellm-0.2-layout.json"
-
-
-def _point(path: Path) -> LoadPoint:
-    run, problems = load_document(parse_run_file(path.name, path.read_bytes(), path))
-    assert isinstance(run, SweepRun), problems
-    (point,) = run.points
-    return point
 
 
 def _times(bench: dict[str, Any]) -> tuple[list[float], list[float]]:
@@ -39,7 +30,7 @@ def _times(bench: dict[str, Any]) -> tuple[list[float], list[float]]:
 def test_the_steady_window_of_a_legacy_file_agrees_with_numpy() -> None:
     (bench,) = json.loads(LEGACY.read_text("utf-8"))["benchmarks"]
     starts, ends = _times(bench)
-    point = _point(LEGACY)
+    point = only_point(LEGACY)
     assert len(point.spans) == len(starts) and point.concurrency == 1
     found = steady(point.spans, point.concurrency)
     expected, inside = window(starts, ends, 1)
@@ -65,7 +56,7 @@ def test_a_synthetic_ramp_leaves_its_first_and_last_requests_out(tmp_path: Path)
     bench["args"]["strategy"] |= {"max_concurrency": 2, "streams": 2}
     ramp = tmp_path / "benchmarks.json"
     ramp.write_text(json.dumps(raw), "utf-8")
-    point = _point(ramp)
+    point = only_point(ramp)
     assert point.concurrency == 2
     found = steady(point.spans, point.concurrency)
     expected, inside = window(*_times(bench), 2)

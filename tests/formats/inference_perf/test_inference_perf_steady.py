@@ -13,20 +13,11 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers_steady import RAMP_SECONDS, RAMP_STARTS, window
+from helpers_steady import RAMP_SECONDS, RAMP_STARTS, only_point, window
 
-from reportgen.formats.load import load_document, parse_run_file
 from reportgen.metrics.steady import steady
-from reportgen.model import LoadPoint, SweepRun
 
 REAL = Path(__file__).resolve().parents[2] / "data" / "realtools" / "inference-perf"
-
-
-def _point(path: Path) -> LoadPoint:
-    run, problems = load_document(parse_run_file(path.name, path.read_bytes(), path))
-    assert isinstance(run, SweepRun), problems
-    (point,) = run.points
-    return point
 
 
 @pytest.mark.parametrize("load", ["c1", "c4"])
@@ -34,7 +25,7 @@ def test_the_steady_window_of_real_records_agrees_with_numpy(load: str) -> None:
     path = REAL / load / "per_request_lifecycle_metrics.json"
     records = json.loads(path.read_text("utf-8"))
     starts, ends = [r["start_time"] for r in records], [r["end_time"] for r in records]
-    point = _point(path)
+    point = only_point(path)
     assert len(point.spans) == len(records) and point.concurrency is None
     found = steady(point.spans, point.concurrency)
     expected, inside = window(starts, ends, None)
@@ -56,7 +47,7 @@ def test_a_synthetic_ramp_leaves_its_first_and_last_requests_out(tmp_path: Path)
         record["end_time"] = record["start_time"] + RAMP_SECONDS
     ramp = tmp_path / "per_request_lifecycle_metrics.json"
     ramp.write_text(json.dumps(records), "utf-8")
-    point = _point(ramp)
+    point = only_point(ramp)
     found = steady(point.spans, point.concurrency)
     expected, inside = window(
         [r["start_time"] for r in records], [r["end_time"] for r in records], None

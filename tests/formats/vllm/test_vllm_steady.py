@@ -17,22 +17,13 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers_steady import RAMP_SECONDS, RAMP_STARTS, window
+from helpers_steady import RAMP_SECONDS, RAMP_STARTS, only_point, window
 
-from reportgen.formats.load import load_document, parse_run_file
 from reportgen.metrics.steady import steady
-from reportgen.model import LoadPoint, SweepRun
 
 TESTS = Path(__file__).resolve().parents[2]
 FILES = sorted((TESTS / "articles" / "rate-sweep").glob("vllm-*.json"))
 FILES.append(TESTS / "examples" / "valid" / "vllm-serve-partly-failed.json")
-
-
-def _point(path: Path) -> LoadPoint:
-    run, problems = load_document(parse_run_file(path.name, path.read_bytes(), path))
-    assert isinstance(run, SweepRun), problems
-    (point,) = run.points
-    return point
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
@@ -40,7 +31,7 @@ def test_the_steady_window_agrees_with_numpy(path: Path) -> None:
     raw = json.loads(path.read_text("utf-8"))
     starts = raw["start_times"]
     ends = [s + latency for s, latency in zip(starts, raw["latencies"], strict=True)]
-    point = _point(path)
+    point = only_point(path)
     assert point.concurrency == raw["max_concurrency"]
     assert len(point.spans) == len(starts)
     found = steady(point.spans, point.concurrency)
@@ -53,7 +44,7 @@ def test_the_steady_window_agrees_with_numpy(path: Path) -> None:
 def test_a_file_without_start_times_has_no_spans() -> None:
     path = TESTS / "examples" / "valid" / "vllm-serve-detailed.json"
     assert "start_times" not in json.loads(path.read_text("utf-8"))
-    point = _point(path)
+    point = only_point(path)
     assert len(point.samples) == 4 and point.spans == ()
 
 
@@ -81,7 +72,7 @@ def test_a_synthetic_ramp_leaves_its_first_and_last_requests_out(tmp_path: Path)
     raw["output_throughput"] = n * tokens / raw["duration"]
     ramp = tmp_path / "vllm-ramp.json"
     ramp.write_text(json.dumps(raw), "utf-8")
-    point = _point(ramp)
+    point = only_point(ramp)
     found = steady(point.spans, point.concurrency)
     ends = [s + RAMP_SECONDS for s in RAMP_STARTS]
     expected, inside = window(RAMP_STARTS, ends, 2)
