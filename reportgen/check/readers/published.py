@@ -103,7 +103,7 @@ def verdict_cell(
     if found is None or found[0] not in VERDICT_KEYS:
         return None
     value = verdict_value(text.rstrip(_MARKS))
-    return None if value is None else _word_cell(text, at, metric, where, value=value)
+    return None if value is None else word_cell(text, at, metric, where, value=value)
 
 
 def not_measurable_cell(
@@ -113,19 +113,22 @@ def not_measurable_cell(
     `where`, as what the copy shows for `metric`: check matches them where the article gates the
     cell, and finds them wrong where it shows a number."""
     # no number: the words are judged by the cell's gate alone
-    return _word_cell(text, at, metric, where, value=0.0, not_measurable=True)
+    return word_cell(text, at, metric, where, value=0.0, not_measurable=True)
 
 
-def _word_cell(
+def word_cell(
     text: str,
     at: tuple[int, int],
     metric: str | None,
     where: tuple[str, str, str],
     *,
-    value: float,
+    value: float = math.nan,
     not_measurable: bool = False,
+    malformed: str | None = None,
 ) -> Reported:
-    """A table cell that shows words, not a number, read as `value` in no unit."""
+    """A table cell that shows words, not a number, at `at` (line, col) of the table, row and
+    column `where`: a verdict or "not measurable", read as `value` in no unit, or a token that
+    is no well-formed number where the article shows one (`malformed`: why)."""
     table, row, column = where
     return Reported(
         line=at[0],
@@ -139,6 +142,7 @@ def _word_cell(
         row=row,
         column=column,
         not_measurable=not_measurable,
+        malformed=malformed,
     )
 
 
@@ -298,18 +302,8 @@ def _table_numbers(table: ParsedTable) -> Iterator[Reported]:
             if parsed is None:
                 why = malformed(cell) or misplaced_verdict(cell, metric)
                 if why is not None:
-                    yield Reported(
-                        line=line,
-                        col=col,
-                        text=cell,
-                        value=math.nan,
-                        decimals=0,
-                        unit=None,
-                        metric_id=metric,
-                        table=name,
-                        row=row_label,
-                        column=head,
-                        malformed=why,
+                    yield word_cell(
+                        cell, (line, col), metric, (name, row_label, head), malformed=why
                     )
                 continue
             value, decimals, written = parsed

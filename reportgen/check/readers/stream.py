@@ -19,7 +19,6 @@ times, 50,000 words, takes about 1.5 s; it took 9 s before that check).
 from __future__ import annotations
 
 import bisect
-import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -39,6 +38,7 @@ from reportgen.check.readers.published import (
     sibling_id,
     unit_named,
     verdict_cell,
+    word_cell,
 )
 from reportgen.check.readers.reported import Lines, Reported, Token
 from reportgen.check.readers.shape import GATED, Grid, TableShape, normalize
@@ -369,20 +369,7 @@ def _words(
 
 def _malformed(tok: Token, metric: str | None, where: tuple[str, str, str], why: str) -> Reported:
     """A cell's token that is no well-formed number where the article shows one (`why`)."""
-    table, row, column = where
-    return Reported(
-        line=tok.line,
-        col=tok.col,
-        text=tok.text,
-        value=math.nan,
-        decimals=0,
-        unit=None,
-        metric_id=metric,
-        table=table,
-        row=row,
-        column=column,
-        malformed=why,
-    )
+    return word_cell(tok.text, (tok.line, tok.col), metric, where, malformed=why)
 
 
 def _uncertainty(
