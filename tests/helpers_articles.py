@@ -12,8 +12,10 @@ from pathlib import Path
 
 from reportgen.article.build import Built, build, render_article
 from reportgen.article.tables.layout import TableView
-from reportgen.check.compare import article_shape
+from reportgen.check.compare import article_shape, check_published
 from reportgen.check.readers.shape import Shape, html_text
+from reportgen.check.readers.sources import read_published
+from reportgen.check.result import SourceResult, expected_numbers
 
 ROOT = Path(__file__).resolve().parents[1]
 PAITON = ROOT / "runs" / "paiton-kimi-k3.1-pro"
@@ -73,11 +75,24 @@ def built_page(folder: Path) -> str:
     return render_article(folder, {"SOURCE_DATE_EPOCH": "0"}).html
 
 
+def check_copy(path: Path, built: Built, shape: Shape) -> SourceResult:
+    """The published copy at `path` (HTML, Markdown, text or PDF), read as `reportgen check`
+    reads it and checked against `built` (and `shape`, what its copies are matched with)."""
+    read = read_published(path)
+    expected = expected_numbers(built.article, built.metrics, built.tables)
+    return check_published(read.lines, read.label, built.metrics, expected, shape, page=read.page)
+
+
 @functools.cache
 def plain_copy(folder: Path) -> str:
-    """The article's page as a plain paste gives it: tags gone, cells tab-separated. (The same
-    paste as test_check_mutations.py's own, which issue 23 holds unchanged.)"""
-    text = re.sub(r"(?s)<(script|style|svg|head)\b.*?</\1>", "", built_page(folder))
+    """The article's page as a plain paste gives it (`plain_paste`)."""
+    return plain_paste(built_page(folder))
+
+
+def plain_paste(page: str) -> str:
+    """`page` as a plain paste gives it: tags gone, cells tab-separated. (The same paste as
+    test_check_mutations.py's own, which issue 23 holds unchanged.)"""
+    text = re.sub(r"(?s)<(script|style|svg|head)\b.*?</\1>", "", page)
     text = re.sub(r"<(br|/p|/h\d|/li|/tr|/div|/caption|/figcaption|/dt|/dd)\b[^>]*>", "\n", text)
     text = re.sub(r"</t[dh]>", "\t", text)
     text = re.sub(r"<[^>]+>", "", text)

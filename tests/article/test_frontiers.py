@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers_articles import built_article
+from helpers_articles import built_article, check_copy
 
 from reportgen.article.build import render_article
 from reportgen.article.charts.render import _planned
@@ -20,9 +20,7 @@ from reportgen.article.frontiers import pairs, series_frontiers, table_levels, w
 from reportgen.article.rundata import article_metrics
 from reportgen.article.source.manifest import load_article
 from reportgen.article.tables.layout import table_views
-from reportgen.check.compare import check_article, check_published
-from reportgen.check.readers.sources import read_published
-from reportgen.check.result import expected_numbers
+from reportgen.check.compare import check_article
 from reportgen.errors import InputError
 from reportgen.metrics.claims import claim_spread, lookup
 from reportgen.metrics.cost import usd_per_mtok
@@ -181,10 +179,7 @@ def test_a_changed_part_of_the_frontier_sentence_is_one_mismatch_at_its_line(
     changed = tmp_path / "changed.md"
     changed.write_text(published.replace(old, new, 1), encoding="utf-8")
     line = published[: published.index(old)].count("\n") + 1
-    built, shape = built_article(ARTICLE)  # as check builds it, once per process
-    read = read_published(changed)
-    expected = expected_numbers(built.article, built.metrics, built.tables)
-    result = check_published(read.lines, read.label, built.metrics, expected, shape, page=read.page)
+    result = check_copy(changed, *built_article(ARTICLE))  # built as check builds it, once
     errors = [i for i in result.items if i.severity == "error"]
     assert [(i.kind, i.line) for i in errors] == [("mismatch", line)]
     assert result.findings == ()

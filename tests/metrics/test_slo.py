@@ -15,13 +15,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers_articles import MEASURED, built_article
+from helpers_articles import MEASURED, built_article, check_copy
 
 from reportgen.article.build import render_article
 from reportgen.article.source.manifest import load_article
-from reportgen.check.compare import article_shape, check_published
-from reportgen.check.readers.sources import read_published
-from reportgen.check.result import expected_numbers
+from reportgen.check.compare import article_shape
 from reportgen.errors import InputError
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.compute import compute
@@ -287,17 +285,13 @@ def test_a_gated_verdict_shows_as_not_measurable_and_check_reads_it(tmp_path: Pa
     )
     found = cell.search(built.html, built.html.index('data-table="slo-guidellm"'))
     assert found is not None
-    expected = expected_numbers(built.article, built.metrics, built.tables)
     shape = article_shape(built, built.html)
     for word in ("meets", "misses"):
         copy = tmp_path / f"{word}.html"
         copy.write_text(
             built.html[: found.start()] + f"<td>{word}</td>" + built.html[found.end() :]
         )
-        read = read_published(copy)
-        result = check_published(
-            read.lines, read.label, built.metrics, expected, shape, page=read.page
-        )
+        result = check_copy(copy, built, shape)
         found_items = [(i.kind, i.shown, i.metric) for i in result.items]
         assert found_items == [("gated", word, "guidellm.load.c1.slo_ttft_met")], found_items
 
@@ -351,10 +345,7 @@ def test_a_copy_with_a_changed_goodput_is_one_mismatch(tmp_path: Path) -> None:
     copy = tmp_path / "copy.html"
     copy.write_text(page[: found.start(2)] + changed + page[found.end(2) :], encoding="utf-8")
     built = render_article(MEASURED, {}, charts=True)  # as the page was: its charts too
-    shape = article_shape(built, built.html)
-    expected = expected_numbers(built.article, built.metrics, built.tables)
-    read = read_published(copy)
-    result = check_published(read.lines, read.label, built.metrics, expected, shape, page=read.page)
+    result = check_copy(copy, built, article_shape(built, built.html))
     bad = [i for i in result.items if i.severity == "error"]
     assert [i.kind for i in bad] == ["mismatch"], [(i.kind, i.shown) for i in bad]
     assert changed in (bad[0].shown or "")
@@ -389,12 +380,7 @@ def test_the_prose_states_the_objectives_by_reference_as_slo_declares_them(
     copy = tmp_path / "copy.html"
     copy.write_text(old.sub("at most 1,200\u00a0ms", page), encoding="utf-8")
     rebuilt = render_article(MEASURED, {}, charts=True)  # as the page was: its charts too
-    read = read_published(copy)
-    expected = expected_numbers(rebuilt.article, rebuilt.metrics, rebuilt.tables)
-    shape = article_shape(rebuilt, rebuilt.html)
-    result = check_published(
-        read.lines, read.label, rebuilt.metrics, expected, shape, page=read.page
-    )
+    result = check_copy(copy, rebuilt, article_shape(rebuilt, rebuilt.html))
     bad = [(i.kind, i.shown) for i in result.items if i.severity == "error"]
     assert bad == [("mismatch", "1,200")], bad
 

@@ -12,16 +12,13 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers_articles import built_article
+from helpers_articles import built_article, check_copy
 
-from reportgen.check.compare import check_published
 from reportgen.check.readers.prose import expected_prose, spelled_unit
 from reportgen.check.readers.published import header_unit, parse_number, unit_named
 from reportgen.check.readers.reported import Reported
 from reportgen.check.readers.shape import TableShape
-from reportgen.check.readers.sources import read_published
 from reportgen.check.readers.tableunits import settle_units
-from reportgen.check.result import expected_numbers
 from reportgen.metrics.display import QUANTITIES, UNITS, units_named
 from reportgen.metrics.registry import MetricValue
 
@@ -111,10 +108,7 @@ def _check(tmp_path: Path, text: str) -> list[str]:
     `built_article`, as `check` builds it, charts aside, which a Markdown copy has none of)."""
     copy = tmp_path / "copy.md"
     copy.write_text(text, encoding="utf-8")
-    built, shape = built_article(ARTICLE)
-    expected = expected_numbers(built.article, built.metrics, built.tables)
-    read = read_published(copy)
-    source = check_published(read.lines, read.label, built.metrics, expected, shape, page=read.page)
+    source = check_copy(copy, *built_article(ARTICLE))
     return [f"{i.line}:{i.col} {i.kind} {i.message}" for i in source.items]
 
 

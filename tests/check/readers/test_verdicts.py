@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers_articles import MEASURED
+from helpers_articles import MEASURED, plain_paste
 
 from reportgen.article.build import Built, render_article, render_pdf
 from reportgen.check.compare import article_shape, check_published
@@ -64,16 +64,6 @@ def _page_with(metric: str, text: str) -> str:
     return re.sub(r' data-(?:metric|value|display)="[^"]*"', "", page)
 
 
-def _plain(page: str) -> str:
-    text = re.sub(r"(?s)<(script|style|svg|head)\b.*?</\1>", "", page)
-    text = re.sub(r"<(br|/p|/h\d|/li|/tr|/div|/caption|/figcaption|/dt|/dd)\b[^>]*>", "\n", text)
-    text = re.sub(r"</t[dh]>", "\t", text)
-    text = re.sub(r"<[^>]+>", "", text)
-    text = text.replace("&amp;", "&").replace("&#39;", "'").replace("&quot;", '"')
-    text = text.replace("&lt;", "<").replace("&gt;", ">")
-    return "\n".join(line.strip() for line in text.split("\n") if line.strip()) + "\n"
-
-
 def _markdown(plain: str) -> str:
     """A plain paste as Markdown: each run of tab-separated rows a pipe table under a
     delimiter row, a blank line around it."""
@@ -99,7 +89,7 @@ def _copy(kind: str, metric: str, text: str) -> tuple[str, int]:
     """A copy of the page (`kind`: html, text or markdown) with `metric`'s verdict cell showing
     `text`, and the line it is on."""
     page = _page_with(metric, SENTINEL)
-    copy = {"html": page, "text": _plain(page), "markdown": _markdown(_plain(page))}[kind]
+    copy = {"html": page, "text": plain_paste(page), "markdown": _markdown(plain_paste(page))}[kind]
     line = next(n for n, t in enumerate(copy.split("\n"), start=1) if SENTINEL in t)
     return copy.replace(SENTINEL, text), line
 
@@ -141,7 +131,7 @@ def test_a_verdict_where_a_number_stands_is_an_error_at_its_line(kind: str) -> N
     the rest of the row is still read."""
     built, _ = _built()
     metric, word = _one_each()[0]
-    plain = _plain(_page_with(metric, word))
+    plain = plain_paste(_page_with(metric, word))
     view = next(t for t in built.tables if any(c.metric == metric for _, r in t.rows for c in r))
     label, cells = next((lb, r) for lb, r in view.rows if any(c.metric == metric for c in r))
     numbers = [
