@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from reportgen.article.charts.draw import draw_plot, safe_id
+from reportgen.article.charts.draw import MAX_NAME, MAX_TITLE, draw_plot, safe_id
 from reportgen.article.charts.plot import Line, Plot
 from reportgen.article.source.toml import toml_string
 from reportgen.cli.main import main
@@ -88,6 +88,39 @@ def test_chart_draws_any_string_as_plain_text(text: str) -> None:
     assert "<script" not in svg
     if text.startswith("$\\undefined"):
         assert "$\\undefinedmacro{x}$" in svg  # drawn as written, not as mathtext
+
+
+def _drawn_texts(svg: str) -> list[str]:
+    """The texts an SVG chart draws (its `<text>` elements' content), unescaped."""
+    dom = xml.dom.minidom.parseString(svg)
+    return [
+        "".join(n.data for n in t.childNodes if n.nodeType == n.TEXT_NODE)
+        for t in dom.getElementsByTagName("text")
+    ]
+
+
+def test_a_long_name_is_drawn_cut_with_an_ellipsis_and_whole_in_the_ids() -> None:
+    name = "engine-" + "y" * 200
+    title = "output-" + "z" * 300  # no space: the y label is not folded into two lines
+    lines = (Line(xs=(0.0, 1.0), ys=(3.0, 4.0), label=name, gid=f"line-{name}", style=0),)
+    plot = Plot(
+        svg_id="chart-x",
+        title="t",
+        lines=lines,
+        x_axis="categorical",
+        ticks=((0.0, name), (1.0, "b")),
+        x_label=title,
+        y_label=title,
+        y_unit="s",
+        y_log=False,
+        legend=title,
+    )
+    svg = draw_plot(plot)
+    drawn = _drawn_texts(svg)
+    assert drawn.count(name[: MAX_NAME - 1] + "…") == 2  # the legend entry and the tick
+    assert drawn.count(title[: MAX_TITLE - 1] + "…") == 3  # both axes and the legend's title
+    assert not [t for t in drawn if len(t) > MAX_TITLE]
+    assert safe_id(f"line-{name}") in svg  # the ids, which are not drawn, stay whole
 
 
 def test_chart_category_ticks_are_plain_text() -> None:
@@ -180,6 +213,9 @@ def test_hostile_names_build_a_page_that_shows_them_as_text(tmp_path: Path) -> N
     for svg in re.findall(r"<svg\b.*?</svg>", page, re.S):
         xml.dom.minidom.parseString(svg)
     assert "$\\undefinedmacro{x}$" in page  # drawn in the chart and written in the table as is
+    assert "evil " + "y" * 10_000 in page  # the long name whole in the table
+    svgs = re.findall(r"<svg\b.*?</svg>", page, re.S)
+    assert not [t for svg in svgs for t in _drawn_texts(svg) if len(t) > MAX_TITLE]
     assert (built / "article.pdf").read_bytes().startswith(b"%PDF-")
     tables = list((built / "tables").glob("*.csv"))
     assert tables

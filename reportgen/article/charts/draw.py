@@ -239,10 +239,41 @@ def error_bars(ax: Any, line: Line) -> None:
         artist.set_gid(safe_id(f"{line.gid}-{part}"))
 
 
+# The longest text a chart draws, in characters: a name or a tick label (MAX_NAME), an axis or
+# legend title (twice that: a long y label is folded into two lines). A longer one ends in "…"
+# there; the tables and CSVs show it whole. A name of 10,000 characters took WeasyPrint 3 s to
+# lay out in the PDF, where SVG text is placed one character at a time.
+MAX_NAME = 60
+MAX_TITLE = 2 * MAX_NAME
+
+
+def shortened(text: str, most: int = MAX_NAME) -> str:
+    """`text` as a chart draws it: cut to `most` characters, the last one "…"."""
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def _shortened(plot: Plot) -> Plot:
+    """`plot` with every text it draws `shortened` (its ids and title, which are not drawn,
+    stay whole)."""
+    lines = tuple(
+        replace(line, label=None if line.label is None else shortened(line.label))
+        for line in plot.lines
+    )
+    return replace(
+        plot,
+        lines=lines,
+        ticks=tuple((at, shortened(label)) for at, label in plot.ticks),
+        x_label=shortened(plot.x_label, MAX_TITLE),
+        y_label=shortened(plot.y_label, MAX_TITLE),
+        legend=None if plot.legend is None else shortened(plot.legend, MAX_TITLE),
+    )
+
+
 def draw_plot(plot: Plot) -> str:
     """The chart `plot` describes, as an inline `<svg>` element. Its strings (from run files
-    and article.toml) are drawn as plain text: no mathtext, control characters as escapes."""
-    plot = _drawable(plot)
+    and article.toml) are drawn as plain text: no mathtext, control characters as escapes, and
+    none longer than MAX_NAME characters (MAX_TITLE for an axis or the legend's title)."""
+    plot = _shortened(_drawable(plot))
 
     def draw(fig: Figure) -> None:
         ax = fig.add_subplot()
