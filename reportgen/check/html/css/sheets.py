@@ -12,10 +12,14 @@ fails closed there.
 
 Worst case: linear in the CSS read, which is capped (`MAX_CSS` characters, `MAX_RULES` selectors,
 `MAX_NESTING` levels of nested blocks); past a cap a `Note` says what was left unread.
+
+The same stylesheet comes back with every copy of a page that check reads: its text and its
+selector lists are parsed once per process (`_sheet`, `_selectors`), in bounded caches.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -43,6 +47,41 @@ _ALWAYS = frozenset({"", "all", "screen", "only screen", "only all", "not print"
 _CONDITIONAL = frozenset(
     ["media", "supports", "container", "scope", "document", "-moz-document", "starting-style"]
 )
+# A parse takes about 35 bytes per character of CSS, and 140 per character of a selector list:
+# the caches below hold at most 16 x 64 KiB of stylesheets and 1024 x 256 characters of
+# selectors (about 40 MB each at worst). Anything longer is parsed every time it is read.
+CACHED_CSS = 64 * 1024
+CACHED_SELECTOR = 256
+
+
+def _sheet(text: str) -> tuple[ast.Node, ...]:
+    """A stylesheet's top-level rules, parsed once per text when it is not large."""
+    return _cached_sheet(text) if len(text) <= CACHED_CSS else _parse_sheet(text)
+
+
+# Parsing is a pure function of the text, and nothing here changes the nodes it returns, so a
+# kept parse reads as a fresh one. It is about half of reading the built page's stylesheet
+# (6 of 13 ms for runs/tiny-llamacpp-two-tools).
+@functools.lru_cache(maxsize=16)
+def _cached_sheet(text: str) -> tuple[ast.Node, ...]:
+    return _parse_sheet(text)
+
+
+def _parse_sheet(text: str) -> tuple[ast.Node, ...]:
+    return tuple(tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True))
+
+
+def _selectors(text: str) -> tuple[sel.Selector, ...]:
+    """cssselect2's parse of a selector list, parsed once per text when it is short."""
+    return _cached_selectors(text) if len(text) <= CACHED_SELECTOR else tuple(sel.parse(text))
+
+
+# Pure, and only read: `complex_selector` builds new selectors from it, with memo keys of their
+# own, so match.py counts its tests as before. It is most of compiling the built page's
+# selectors (5 of 13 ms of reading its stylesheet).
+@functools.lru_cache(maxsize=1024)
+def _cached_selectors(text: str) -> tuple[sel.Selector, ...]:
+    return tuple(sel.parse(text))
 
 
 def _depth(tokens: Sequence[ast.Node]) -> int:
@@ -89,7 +128,7 @@ class Reader:
             self._cap(source.line, source.col, f"over {MAX_CSS // (1024 * 1024)} MiB of CSS")
             return
         styles.size += len(source.text)
-        nodes = tinycss2.parse_stylesheet(source.text, skip_comments=True, skip_whitespace=True)
+        nodes = _sheet(source.text)
         late, on_import, self._late = self._late, self.on_import, False
         try:
             self._nodes(nodes, source, source.conds, layer, None, 0)
@@ -414,7 +453,7 @@ def _compile(text: str | None) -> list[Compiled]:
     if text is None:
         return [(None, None, (0, 0, 0))]
     try:
-        parsed = list(sel.parse(text))
+        parsed = _selectors(text)
         return [(complex_selector(p.parsed_tree), p.pseudo_element, p.specificity) for p in parsed]
     except (
         ValueError,
