@@ -76,6 +76,7 @@ class Tree:
         self.root = root
         self.text = text
         self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._order: list[Node] | None = None  # the elements in document order, once walked
 
     def position(self, offset: int) -> tuple[int, int]:
         """(line, column), both from 1, of an offset in the page."""
@@ -84,11 +85,15 @@ class Tree:
 
     def walk(self) -> list[Node]:
         """Every element, in document order (iteratively: a page may nest deeper than Python's
-        recursion)."""
-        out: list[Node] = []
-        stack = [self.root]
-        while stack:
-            node = stack.pop()
-            out.append(node)
-            stack.extend(reversed(node.elements))
-        return out
+        recursion). The tree is not changed once parsed, so its order is found once: check
+        walks a page six times as it reads it (2.5 ms of walking for the built page of
+        runs/paiton-kimi-k3.1-pro, 0.5 ms now)."""
+        if self._order is None:
+            out: list[Node] = []
+            stack = [self.root]
+            while stack:
+                node = stack.pop()
+                out.append(node)
+                stack.extend(reversed(node.elements))
+            self._order = out
+        return list(self._order)
