@@ -117,7 +117,7 @@ class _Winner:
 
     def signature(self) -> tuple[int, ...]:
         if self._signature is None:
-            self._signature = tuple(id(self(p)) for p in self.entries)
+            self._signature = tuple([id(self(p)) for p in self.entries])
         return self._signature
 
 
@@ -274,7 +274,7 @@ class Cascade:
             by_parent[id(parent)] = look
         if len(by_parent) == 1:  # most often: the parent looks the same in every scenario
             return (*by_parent.values(),) * len(parents)
-        return tuple(by_parent[id(p)] for p in parents)
+        return tuple([by_parent[id(p)] for p in parents])
 
     def _all_entries(self, elements: list[Node]) -> list[Table]:
         """`_entries` of every element, in the order of `elements` (the tree's), each asked
@@ -340,7 +340,8 @@ class Cascade:
         self._animations(entries)
         for group in (entries, *pseudo.values()):
             for listed in group.values():
-                listed.sort(key=lambda e: e[0], reverse=True)
+                if len(listed) > 1:  # most properties have one declaration: nothing to sort
+                    listed.sort(key=lambda e: e[0], reverse=True)
         return entries, pseudo
 
     def _add(self, n: int, el: Node, entries: dict[str, list[Entry]]) -> None:
