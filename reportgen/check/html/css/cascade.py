@@ -265,16 +265,27 @@ class Cascade:
         look, shared with any element that has the same (a look is not changed once computed,
         so sharing it is the same as computing it again)."""
         own = self._own(el)
-        by_parent: dict[int, Look] = {}
-        for parent in dict.fromkeys(parents):
-            key = (id(parent), winner.signature(), own)
-            look = memo.get(key)
-            if look is None:
-                look = memo[key] = compute(el, parent, winner, parent.flex)
-            by_parent[id(parent)] = look
-        if len(by_parent) == 1:  # most often: the parent looks the same in every scenario
-            return (*by_parent.values(),) * len(parents)
+        first = parents[0]
+        if all(p is first for p in parents):  # most often: the same parent look everywhere
+            return (self._shared(el, first, winner, own, memo),) * len(parents)
+        by_parent = {id(p): self._shared(el, p, winner, own, memo) for p in parents}
         return tuple([by_parent[id(p)] for p in parents])
+
+    def _shared(
+        self,
+        el: Node,
+        parent: Look,
+        winner: _Winner,
+        own: tuple[object, ...],
+        memo: dict[tuple[object, ...], Look],
+    ) -> Look:
+        """The element's look under `parent`, or that of an element with the same parent look,
+        declarations and `own`."""
+        key = (id(parent), winner.signature(), own)
+        look = memo.get(key)
+        if look is None:
+            look = memo[key] = compute(el, parent, winner, parent.flex)
+        return look
 
     def _all_entries(self, elements: list[Node]) -> list[Table]:
         """`_entries` of every element, in the order of `elements` (the tree's), each asked
