@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import tinycss2
 from cssselect2 import parser as sel
@@ -47,28 +47,42 @@ _ALWAYS = frozenset({"", "all", "screen", "only screen", "only all", "not print"
 _CONDITIONAL = frozenset(
     ["media", "supports", "container", "scope", "document", "-moz-document", "starting-style"]
 )
-# A parse takes about 35 bytes per character of CSS, and 140 per character of a selector list:
-# the caches below hold at most 16 x 64 KiB of stylesheets and 1024 x 256 characters of
-# selectors (about 40 MB each at worst). Anything longer is parsed every time it is read.
+# A parse takes about 35 bytes per character of CSS (and its rules' blocks as much again), and
+# 140 per character of a selector list: the caches below hold at most 16 x 64 KiB of stylesheets
+# (about 75 MB at worst) and 1024 x 256 characters of selectors (about 40 MB). Anything longer
+# is parsed every time it is read.
 CACHED_CSS = 64 * 1024
 CACHED_SELECTOR = 256
 
 
-def _sheet(text: str) -> tuple[ast.Node, ...]:
-    """A stylesheet's top-level rules, parsed once per text when it is not large."""
+@dataclass(eq=False)
+class _Sheet:
+    """A parsed stylesheet: its top-level rules, and what its rules' blocks and selectors parse
+    to, kept by rule as they are first read. Each rule is held by the sheet (as one of its nodes,
+    or in a block kept here), and parsing is a pure function of a rule that nothing here changes
+    the result of, so a kept stylesheet reads as a fresh one."""
+
+    nodes: tuple[ast.Node, ...]
+    blocks: dict[ast.Node, list[ast.Node]] = field(default_factory=dict)  # parse_blocks_contents
+    rule_lists: dict[ast.Node, list[ast.Node]] = field(default_factory=dict)  # parse_rule_list
+    selectors: dict[tuple[ast.Node, str | None], str | None] = field(default_factory=dict)
+
+
+def _sheet(text: str) -> _Sheet:
+    """A stylesheet, parsed once per text when it is not large."""
     return _cached_sheet(text) if len(text) <= CACHED_CSS else _parse_sheet(text)
 
 
-# Parsing is a pure function of the text, and nothing here changes the nodes it returns, so a
-# kept parse reads as a fresh one. It is about half of reading the built page's stylesheet
-# (6 of 13 ms for runs/tiny-llamacpp-two-tools).
+# Parsing the built page's stylesheet, its rules' blocks and their selectors is about half of
+# reading it (6 of 13 ms for runs/tiny-llamacpp-two-tools).
 @functools.lru_cache(maxsize=16)
-def _cached_sheet(text: str) -> tuple[ast.Node, ...]:
+def _cached_sheet(text: str) -> _Sheet:
     return _parse_sheet(text)
 
 
-def _parse_sheet(text: str) -> tuple[ast.Node, ...]:
-    return tuple(tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True))
+def _parse_sheet(text: str) -> _Sheet:
+    nodes = tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True)
+    return _Sheet(tuple(nodes))
 
 
 def _selectors(text: str) -> tuple[sel.Selector, ...]:
@@ -118,6 +132,7 @@ class Reader:
         self.on_import: Callable[[Import], None] | None = None
         self._late = False  # a rule was read: an @import after it is ignored, as browsers do
         self._inline: dict[str, tuple[Decl, ...]] = {}
+        self._sheet = _Sheet(())  # the stylesheet being read
 
     def read(self, source: Source, layer: int = UNLAYERED) -> None:
         """Read one stylesheet (a <style>, a linked file) into the styles."""
@@ -128,12 +143,13 @@ class Reader:
             self._cap(source.line, source.col, f"over {MAX_CSS // (1024 * 1024)} MiB of CSS")
             return
         styles.size += len(source.text)
-        nodes = _sheet(source.text)
-        late, on_import, self._late = self._late, self.on_import, False
+        sheet = _sheet(source.text)
+        late, on_import, outer, self._late = self._late, self.on_import, self._sheet, False
+        self._sheet = sheet
         try:
-            self._nodes(nodes, source, source.conds, layer, None, 0)
+            self._nodes(sheet.nodes, source, source.conds, layer, None, 0)
         finally:
-            self._late, self.on_import = late, on_import
+            self._late, self.on_import, self._sheet = late, on_import, outer
 
     def inline(self, text: str, line: int, col: int) -> tuple[Decl, ...]:
         """The declarations of a style attribute (each text read once: the same declarations
@@ -214,17 +230,42 @@ class Reader:
             line, col, _ = _where(source, node)
             self._cap(line, col, f"rules nested over {MAX_NESTING} deep")
             return
-        content = tinycss2.parse_blocks_contents(
-            node.content or [], skip_comments=True, skip_whitespace=True
-        )
+        content = self._contents(node)
         decls = tuple(self._decl(d, source) for d in content if isinstance(d, ast.Declaration))
-        selector = _selector_text(node.prelude, parent)
+        selector = self._selector(node, parent)
         self._check(decls, page_box=False)
         if decls:
             self._add(selector, decls, conds, layer)
         nested = [n for n in content if isinstance(n, ast.QualifiedRule | ast.AtRule)]
         if nested:
             self._nodes(nested, source, conds, layer, selector or ":not(*)", depth + 1)
+
+    def _contents(self, node: ast.QualifiedRule | ast.AtRule) -> list[ast.Node]:
+        """The declarations and rules in a rule's block (parsed once per kept stylesheet)."""
+        found = self._sheet.blocks.get(node)
+        if found is None:
+            found = tinycss2.parse_blocks_contents(
+                node.content or [], skip_comments=True, skip_whitespace=True
+            )
+            self._sheet.blocks[node] = found
+        return found
+
+    def _rules(self, node: ast.AtRule) -> list[ast.Node]:
+        """The rules in an at-rule's block (parsed once per kept stylesheet)."""
+        found = self._sheet.rule_lists.get(node)
+        if found is None:
+            found = tinycss2.parse_rule_list(
+                node.content or [], skip_comments=True, skip_whitespace=True
+            )
+            self._sheet.rule_lists[node] = found
+        return found
+
+    def _selector(self, node: ast.QualifiedRule, parent: str | None) -> str | None:
+        """`_selector_text` of a rule (found once per kept stylesheet and parent)."""
+        key = (node, parent)
+        if key not in self._sheet.selectors:
+            self._sheet.selectors[key] = _selector_text(node.prelude, parent)
+        return self._sheet.selectors[key]
 
     def _add(
         self, selector: str | None, decls: tuple[Decl, ...], conds: frozenset[str], layer: int
@@ -297,11 +338,11 @@ class Reader:
         elif name not in ("layer",):
             conds = _cond(conds, f"@{name} {prelude}")
         if node.content is not None:
-            self._block(node.content, source, conds, layer, parent, depth)
+            self._block(node, source, conds, layer, parent, depth)
 
     def _block(
         self,
-        content: list[ast.Node],
+        node: ast.AtRule,
         source: Source,
         conds: frozenset[str],
         layer: int,
@@ -310,9 +351,7 @@ class Reader:
     ) -> None:
         """The rules inside a conditional or layer at-rule, under its conditions and layer."""
         if parent is not None:  # nested in a style rule: its declarations are the parent's
-            content = tinycss2.parse_blocks_contents(
-                content, skip_comments=True, skip_whitespace=True
-            )
+            content = self._contents(node)
             decls = tuple(self._decl(d, source) for d in content if isinstance(d, ast.Declaration))
             self._check(decls, page_box=False)
             if decls:
@@ -320,8 +359,7 @@ class Reader:
             nested = [n for n in content if isinstance(n, ast.QualifiedRule | ast.AtRule)]
             self._nodes(nested, source, conds, layer, parent, depth + 1)
             return
-        rules = tinycss2.parse_rule_list(content, skip_comments=True, skip_whitespace=True)
-        self._nodes(rules, source, conds, layer, None, depth + 1)
+        self._nodes(self._rules(node), source, conds, layer, None, depth + 1)
 
     def _import(
         self, node: ast.AtRule, conds: frozenset[str], layer: int, top: bool, at: tuple[int, int]
