@@ -14,7 +14,7 @@ Worst case: linear in the CSS read, which is capped (`MAX_CSS` characters, `MAX_
 `MAX_NESTING` levels of nested blocks); past a cap a `Note` says what was left unread.
 
 The same stylesheet comes back with every copy of a page that check reads: its text and its
-selector lists are parsed once per process (`_sheet`, `_selectors`), in bounded caches.
+selector lists are parsed once per process (`_sheet`, `_compiled`), in bounded caches.
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ _CONDITIONAL = frozenset(
     ["media", "supports", "container", "scope", "document", "-moz-document", "starting-style"]
 )
 # A parse takes about 35 bytes per character of CSS (and its rules' blocks as much again), and
-# 140 per character of a selector list: the caches below hold at most 16 x 64 KiB of stylesheets
-# (about 75 MB at worst) and 1024 x 256 characters of selectors (about 40 MB). Anything longer
-# is parsed every time it is read.
+# a compiled selector list about 120 per character: the caches below hold at most 16 x 64 KiB of
+# stylesheets (about 75 MB at worst) and 1024 x 256 characters of selectors (about 30 MB).
+# Anything longer is parsed every time it is read.
 CACHED_CSS = 64 * 1024
 CACHED_SELECTOR = 256
 
@@ -85,17 +85,26 @@ def _parse_sheet(text: str) -> _Sheet:
     return _Sheet(tuple(nodes))
 
 
-def _selectors(text: str) -> tuple[sel.Selector, ...]:
-    """cssselect2's parse of a selector list, parsed once per text when it is short."""
-    return _cached_selectors(text) if len(text) <= CACHED_SELECTOR else tuple(sel.parse(text))
+Compiled = tuple[Complex | None, str | None, tuple[int, int, int]]
 
 
-# Pure, and only read: `complex_selector` builds new selectors from it, with memo keys of their
-# own, so match.py counts its tests as before. It is most of compiling the built page's
-# selectors (5 of 13 ms of reading its stylesheet).
+def _compiled(text: str) -> list[Compiled]:
+    """A selector list compiled (`_compile`), once per text when it is short: each use gets its
+    own copy (`Complex.fresh`), so match.py counts its tests as it would for a new one."""
+    found = _cached_compiled(text) if len(text) <= CACHED_SELECTOR else _compiled_anew(text)
+    return [(s and s.fresh(), pseudo, specificity) for s, pseudo, specificity in found]
+
+
+# Compiling the built page's 140 selector lists takes 2.9 ms, their copies 0.26 ms
+# (runs/tiny-llamacpp-two-tools).
 @functools.lru_cache(maxsize=1024)
-def _cached_selectors(text: str) -> tuple[sel.Selector, ...]:
-    return tuple(sel.parse(text))
+def _cached_compiled(text: str) -> tuple[Compiled, ...]:
+    return _compiled_anew(text)
+
+
+def _compiled_anew(text: str) -> tuple[Compiled, ...]:
+    parsed = sel.parse(text)
+    return tuple((complex_selector(p.parsed_tree), p.pseudo_element, p.specificity) for p in parsed)
 
 
 def _depth(tokens: Sequence[ast.Node]) -> int:
@@ -481,9 +490,6 @@ def _split_list(text: str) -> list[str]:
     return [p for p in out if p]
 
 
-Compiled = tuple[Complex | None, str | None, tuple[int, int, int]]
-
-
 def _compile(text: str | None) -> list[Compiled]:
     """Each selector of a list as (selector, pseudo-element, specificity); a list check cannot
     parse is one selector that may match anything (or, naming a pseudo-element check does not
@@ -491,8 +497,7 @@ def _compile(text: str | None) -> list[Compiled]:
     if text is None:
         return [(None, None, (0, 0, 0))]
     try:
-        parsed = _selectors(text)
-        return [(complex_selector(p.parsed_tree), p.pseudo_element, p.specificity) for p in parsed]
+        return _compiled(text)
     except (
         ValueError,
         LookupError,
