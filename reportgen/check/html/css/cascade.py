@@ -171,6 +171,8 @@ class Cascade:
             key = rule.selector.index_key if rule.selector is not None else "*"
             target.setdefault(key, []).append(n)
             self.tracked.append(tuple((_key(rule, d), d) for d in rule.decls if _tracked(d.prop)))
+        # `_by_parent`'s looks, by the parent's looks (a tuple of looks compared by identity)
+        self.by_parents: dict[tuple[object, ...], tuple[Look, ...]] = {}
         # `candidates` by an element's keys: the elements of a page share a few sets of keys
         self.candidates: dict[tuple[str, ...], tuple[list[int], list[int]]] = {}
         self.entries_left = MAX_ENTRIES
@@ -265,11 +267,15 @@ class Cascade:
         look, shared with any element that has the same (a look is not changed once computed,
         so sharing it is the same as computing it again)."""
         own = self._own(el)
-        first = parents[0]
-        if all(p is first for p in parents):  # most often: the same parent look everywhere
-            return (self._shared(el, first, winner, own, memo),) * len(parents)
-        by_parent = {id(p): self._shared(el, p, winner, own, memo) for p in parents}
-        return tuple([by_parent[id(p)] for p in parents])
+        # siblings share their parent's looks (the same tuple): most find theirs here
+        key = (parents, winner.signature(), own)
+        looks = self.by_parents.get(key)
+        if looks is None:
+            by_parent = {
+                id(p): self._shared(el, p, winner, own, memo) for p in dict.fromkeys(parents)
+            }
+            looks = self.by_parents[key] = tuple([by_parent[id(p)] for p in parents])
+        return looks
 
     def _shared(
         self,
