@@ -33,7 +33,7 @@ from html.parser import HTMLParser
 
 from reportgen.check.html.prepare import defused
 from reportgen.check.html.scope import FOREIGN_SPECIAL, SPECIAL, OpenElements
-from reportgen.check.html.tree import HEADINGS, Node, Text, Tree
+from reportgen.check.html.tree import HEADINGS, Node, Text, Tree, line_starts
 
 
 def _names(text: str) -> frozenset[str]:
@@ -75,7 +75,7 @@ class _Builder(HTMLParser):
     def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
         self.text = text
-        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.starts = line_starts(text)
         self.root = Node("#document", {}, "html", 0)
         self.html: Node | None = None
         self.head: Node | None = None
@@ -89,7 +89,7 @@ class _Builder(HTMLParser):
 
     def _offset(self) -> int:
         line, col = self.getpos()
-        return self._starts[line - 1] + col
+        return self.starts[line - 1] + col
 
     def _flush(self) -> None:
         """End the pending text run at the current position and put it in the tree."""
@@ -438,4 +438,4 @@ def parse_tree(html: str) -> Tree:
     builder.feed(text)
     builder.close()
     _link(builder.root)
-    return Tree(builder.root, text)
+    return Tree(builder.root, text, builder.starts)

@@ -73,8 +73,8 @@ class _Collector:
         self.reader.finish()
 
     def _visit(self, el: Node, conds: frozenset[str], inert: bool) -> frozenset[str]:
-        line, col = self.tree.position(el.offset)
         if "style" in el.attrs and not inert:
+            line, col = self.tree.position(el.offset)
             self.inline[id(el)] = self.reader.inline(el.attrs["style"], line, col)
         if inert:
             return conds
@@ -82,13 +82,14 @@ class _Collector:
             return conds | {NOSCRIPT}
         if el.tag == "base" and "href" in el.attrs and self.base is None:
             self.base = el.attrs["href"]
+        if el.tag not in ("style", "link"):  # most elements: nothing more to find
+            return conds
         kind = el.attrs.get("type", "text/css").strip().lower()
         if el.tag == "style" and kind in ("", "text/css"):
             text = "".join(k.raw for k in el.kids if isinstance(k, Text))
             first = next((k for k in el.kids if isinstance(k, Text)), None)
-            at = self.tree.position(first.start) if first is not None else (line, col)
+            line, col = self.tree.position(first.start if first is not None else el.offset)
             media = el.attrs.get("media", "")
-            line, col = at
             self._read(Source(text=text, line=line, col=col, conds=_media(conds, media)))
         elif el.tag == "link" and "stylesheet" in el.attrs.get("rel", "").lower().split():
             rel = el.attrs.get("rel", "").lower().split()
@@ -97,6 +98,7 @@ class _Collector:
                 extra = conds | {ALTERNATE}
             if kind in ("", "text/css") and el.attrs.get("href"):
                 held = _media(extra, el.attrs.get("media", ""))
+                line, col = self.tree.position(el.offset)
                 self._link(el.attrs["href"], line, col, held, UNLAYERED, 0)
         return conds
 

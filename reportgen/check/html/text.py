@@ -289,9 +289,12 @@ def read_html(html: str, fetch: Fetch = no_files) -> Page:
         unseen.append(Unseen(*tree.position(found.offset), found.message, found.severity))
     unseen = sorted(set(unseen), key=lambda u: (u.line, u.col, u.message))
     at = placed(walk.reader.lines)
-    starts = tuple([0] + [m.end() for m in re.finditer("\n", tree.text)])
     return Page(
-        lines=at.lines, placed=at, starts=starts, unseen=tuple(unseen), charts=tuple(walk.charts)
+        lines=at.lines,
+        placed=at,
+        starts=tree.starts,
+        unseen=tuple(unseen),
+        charts=tuple(walk.charts),
     )
 
 

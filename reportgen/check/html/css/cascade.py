@@ -117,7 +117,7 @@ class _Winner:
 
     def signature(self) -> tuple[int, ...]:
         if self._signature is None:
-            self._signature = tuple(id(self(p)) for p in self.entries)
+            self._signature = tuple([id(self(p)) for p in self.entries])
         return self._signature
 
 
@@ -163,10 +163,18 @@ class Cascade:
         self.matcher = Matcher()
         self.index: dict[str, list[int]] = {}
         self.pseudo_index: dict[str, list[int]] = {}
+        # each rule's declarations that the cascade tracks, with their keys: the same for
+        # every element it matches
+        self.tracked: list[tuple[tuple[Key, Decl], ...]] = []
         for n, rule in enumerate(styles.rules):
             target = self.pseudo_index if rule.pseudo else self.index
             key = rule.selector.index_key if rule.selector is not None else "*"
             target.setdefault(key, []).append(n)
+            self.tracked.append(tuple((_key(rule, d), d) for d in rule.decls if _tracked(d.prop)))
+        # `_by_parent`'s looks, by the parent's looks (a tuple of looks compared by identity)
+        self.by_parents: dict[tuple[object, ...], tuple[Look, ...]] = {}
+        # `candidates` by an element's keys: the elements of a page share a few sets of keys
+        self.candidates: dict[tuple[str, ...], tuple[list[int], list[int]]] = {}
         self.entries_left = MAX_ENTRIES
         self.pairs_left = MAX_PAIRS
 
@@ -192,7 +200,7 @@ class Cascade:
             parent = el.parent.look if el.parent is not None else None
             parents = parent.looks if isinstance(parent, Seen) else (root,) * len(found)
             if not entries and not pseudo:  # it inherits all it has: one look per parent look
-                el.look = _inherited(el, parents, rest)
+                el.look = Seen(looks=self._by_parent(el, _NOTHING, parents, memo), rest=rest)
                 continue
             seen = Seen(looks=self._looks(el, entries, parents, found, memo), rest=rest)
             if pseudo:
@@ -211,19 +219,10 @@ class Cascade:
     ) -> tuple[Look, ...]:
         """The element's look in each scenario: computed once for each parent look and set of
         its own conditions that hold (and shared with any element that has the same)."""
-        # what `compute` reads of the element itself, besides its declarations
-        own = (ua_hidden(el), el.attrs.get("dir"), el.parent is self.tree.root)
         held = list({c for group in entries.values() for _, _, c in group if c})
         if not held:  # the same declarations win everywhere: a look per parent look
-            winner = _Winner(entries, None)
-            by_parent: dict[int, Look] = {}
-            for parent in dict.fromkeys(parents):
-                key = (id(parent), winner.signature(), own)
-                look = memo.get(key)
-                if look is None:
-                    look = memo[key] = compute(el, parent, winner, parent.flex)
-                by_parent[id(parent)] = look
-            return tuple(by_parent[id(p)] for p in parents)
+            return self._by_parent(el, _Winner(entries, None), parents, memo)
+        own = self._own(el)
         groups: dict[tuple[object, ...], Look] = {}
         looks: list[Look] = []
         # A scenario that differs from its screen's at rest only in maybe labels gives the same
@@ -253,37 +252,87 @@ class Cascade:
             looks.append(look)
         return tuple(looks)
 
+    def _own(self, el: Node) -> tuple[object, ...]:
+        """What `compute` reads of the element itself, besides its declarations."""
+        return ua_hidden(el), el.attrs.get("dir"), el.parent is self.tree.root
+
+    def _by_parent(
+        self,
+        el: Node,
+        winner: _Winner,
+        parents: tuple[Look, ...],
+        memo: dict[tuple[object, ...], Look],
+    ) -> tuple[Look, ...]:
+        """The element's looks when the same declarations win in every scenario: one per parent
+        look, shared with any element that has the same (a look is not changed once computed,
+        so sharing it is the same as computing it again)."""
+        own = self._own(el)
+        # siblings share their parent's looks (the same tuple): most find theirs here
+        key = (parents, winner.signature(), own)
+        looks = self.by_parents.get(key)
+        if looks is None:
+            by_parent = {
+                id(p): self._shared(el, p, winner, own, memo) for p in dict.fromkeys(parents)
+            }
+            looks = self.by_parents[key] = tuple([by_parent[id(p)] for p in parents])
+        return looks
+
+    def _shared(
+        self,
+        el: Node,
+        parent: Look,
+        winner: _Winner,
+        own: tuple[object, ...],
+        memo: dict[tuple[object, ...], Look],
+    ) -> Look:
+        """The element's look under `parent`, or that of an element with the same parent look,
+        declarations and `own`."""
+        key = (id(parent), winner.signature(), own)
+        look = memo.get(key)
+        if look is None:
+            look = memo[key] = compute(el, parent, winner, parent.flex)
+        return look
+
     def _all_entries(self, elements: list[Node]) -> list[Table]:
         """`_entries` of every element, in the order of `elements` (the tree's), each asked
         with the keys its ancestors have, counted on the way down and back up."""
         counts: dict[str, int] = {}
         out: dict[int, Table] = {}
         root = self.tree.root
-        stack: list[tuple[Node, bool]] = [(root, False)]
+        # an element with its keys is one being left; with None, one being entered
+        stack: list[tuple[Node, list[str] | None]] = [(root, None)]
         while stack:
             el, leaving = stack.pop()
-            if el is not root and leaving:
-                for key in element_keys(el):
+            if leaving is not None:
+                for key in leaving:
                     counts[key] -= 1
                     if not counts[key]:
                         del counts[key]
                 continue
             if el is not root:
-                out[id(el)] = self._entries(el, counts)
-                for key in element_keys(el):
+                keys = element_keys(el)
+                out[id(el)] = self._entries(el, keys, counts)
+                for key in keys:
                     counts[key] = counts.get(key, 0) + 1
-                stack.append((el, True))
-            stack.extend((kid, False) for kid in reversed(el.elements))
+                stack.append((el, keys))
+            stack.extend((kid, None) for kid in reversed(el.elements))
         return [out[id(el)] for el in elements]
 
-    def _entries(self, el: Node, ancestry: Mapping[str, int]) -> Table:
+    def _candidates(self, keys: list[str]) -> tuple[list[int], list[int]]:
+        """The rules, and the pseudo-element rules, an element with these keys may match."""
+        known = self.candidates.get(tuple(keys))
+        if known is None:
+            known = candidates(self.index, keys), candidates(self.pseudo_index, keys)
+            self.candidates[tuple(keys)] = known
+        return known
+
+    def _entries(self, el: Node, keys: list[str], ancestry: Mapping[str, int]) -> Table:
         """The declarations that may apply to `el` and to each of its pseudo-elements, by
-        property, best first (`ancestry`: the keys `el`'s ancestors have, so that a rule that
-        needs an ancestor none has is passed over without a test)."""
+        property, best first (`keys`: its own, see `element_keys`; `ancestry`: the keys `el`'s
+        ancestors have, so that a rule that needs an ancestor none has is passed over without
+        a test)."""
         rules = self.styles.rules
-        keys = element_keys(el)
-        found = candidates(self.index, keys)
-        kinds = candidates(self.pseudo_index, keys)
+        found, kinds = self._candidates(keys)
         self.pairs_left -= len(found) + len(kinds)
         if self.pairs_left < 0:
             raise TooComplex
@@ -295,23 +344,26 @@ class Cascade:
             )
         for n in found:
             if _possible(rules[n], ancestry):
-                self._add(rules[n], el, entries)
+                self._add(n, el, entries)
         for n in kinds:
             rule = rules[n]
             if _possible(rule, ancestry):
-                self._add(rule, el, pseudo.setdefault(rule.pseudo or "", {}))
+                self._add(n, el, pseudo.setdefault(rule.pseudo or "", {}))
         for decl in self.inline.get(id(el), ()):
-            if decl.prop in TRACKED or decl.prop.startswith("--"):
+            if _tracked(decl.prop):
                 entries.setdefault(decl.prop, []).append(
                     (_key(None, decl, True), decl, frozenset())
                 )
         self._animations(entries)
         for group in (entries, *pseudo.values()):
             for listed in group.values():
-                listed.sort(key=lambda e: e[0], reverse=True)
+                if len(listed) > 1:  # most properties have one declaration: nothing to sort
+                    listed.sort(key=lambda e: e[0], reverse=True)
         return entries, pseudo
 
-    def _add(self, rule: Rule, el: Node, entries: dict[str, list[Entry]]) -> None:
+    def _add(self, n: int, el: Node, entries: dict[str, list[Entry]]) -> None:
+        """Rule `n`'s declarations that the cascade tracks, if it may match `el`."""
+        rule = self.styles.rules[n]
         if rule.selector is None:
             matched = MAYBE
         else:
@@ -319,12 +371,12 @@ class Cascade:
             if matched == NO:
                 return
         conds = rule.conds | {STATE} if matched == MAYBE else rule.conds
-        for decl in rule.decls:
-            if decl.prop in TRACKED or decl.prop.startswith("--"):
-                self.entries_left -= 1
-                if self.entries_left < 0:
-                    raise TooComplex
-                entries.setdefault(decl.prop, []).append((_key(rule, decl), decl, conds))
+        tracked = self.tracked[n]
+        self.entries_left -= len(tracked)
+        if self.entries_left < 0:
+            raise TooComplex
+        for key, decl in tracked:
+            entries.setdefault(decl.prop, []).append((key, decl, conds))
 
     def _animations(self, entries: dict[str, list[Entry]]) -> None:
         """The declarations of the keyframes an element's animations name, as if they applied
@@ -422,24 +474,14 @@ class Cascade:
 _NOTHING = _Winner({}, None)
 
 
+def _tracked(prop: str) -> bool:
+    """Whether the cascade keeps a property's declarations (the rest cannot hide text)."""
+    return prop in TRACKED or prop.startswith("--")
+
+
 def _possible(rule: Rule, ancestry: Mapping[str, int]) -> bool:
     """Whether the element's ancestors have every key the rule needs some ancestor to have."""
     return rule.selector is None or rule.selector.needs <= ancestry.keys()
-
-
-def _inherited(el: Node, parents: tuple[Look, ...], rest: tuple[bool, ...]) -> Seen:
-    """The `Seen` of an element no declaration applies to (computed once per parent look)."""
-    first = parents[0]
-    if all(p is first for p in parents):
-        return Seen(looks=(compute(el, first, _NOTHING, False),) * len(parents), rest=rest)
-    known: dict[int, Look] = {}
-    looks = []
-    for p in parents:
-        look = known.get(id(p))
-        if look is None:
-            look = known[id(p)] = compute(el, p, _NOTHING, False)
-        looks.append(look)
-    return Seen(looks=tuple(looks), rest=rest)
 
 
 def _words(tokens: Iterable[ast.Node]) -> list[str]:

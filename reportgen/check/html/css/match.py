@@ -60,6 +60,15 @@ class Complex:
     def __post_init__(self) -> None:
         self.keys = [next(_ids) * 4 for _ in self.parts]
 
+    def fresh(self) -> Complex:
+        """A copy with memo keys of its own, and its nested selectors' (its tests are pure and
+        shared): matched, and its tests counted, as the selector compiled anew."""
+        parts = [
+            (combinator, [t.fresh() if isinstance(t, _Nested) else t for t in tests])
+            for combinator, tests in self.parts
+        ]
+        return Complex(parts, index_key=self.index_key, needs=self.needs)
+
 
 class Matcher:
     """Matches compiled selectors against elements, keeping every answer on the element."""
@@ -147,6 +156,10 @@ class _Nested:
 
     def __init__(self, selectors: list[Complex], negate: bool) -> None:
         self.selectors, self.negate = selectors, negate
+
+    def fresh(self) -> _Nested:
+        """A copy whose selectors have memo keys of their own (`Complex.fresh`)."""
+        return _Nested([s.fresh() for s in self.selectors], self.negate)
 
     def run(self, matcher: Matcher, el: Node) -> int:
         value = NO

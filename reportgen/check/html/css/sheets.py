@@ -12,12 +12,16 @@ fails closed there.
 
 Worst case: linear in the CSS read, which is capped (`MAX_CSS` characters, `MAX_RULES` selectors,
 `MAX_NESTING` levels of nested blocks); past a cap a `Note` says what was left unread.
+
+The same stylesheet comes back with every copy of a page that check reads: its text and its
+selector lists are parsed once per process (`_sheet`, `_compiled`), in bounded caches.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import tinycss2
 from cssselect2 import parser as sel
@@ -43,6 +47,64 @@ _ALWAYS = frozenset({"", "all", "screen", "only screen", "only all", "not print"
 _CONDITIONAL = frozenset(
     ["media", "supports", "container", "scope", "document", "-moz-document", "starting-style"]
 )
+# A parse takes about 35 bytes per character of CSS (and its rules' blocks as much again), and
+# a compiled selector list about 120 per character: the caches below hold at most 16 x 64 KiB of
+# stylesheets (about 75 MB at worst) and 1024 x 256 characters of selectors (about 30 MB).
+# Anything longer is parsed every time it is read.
+CACHED_CSS = 64 * 1024
+CACHED_SELECTOR = 256
+
+
+@dataclass(eq=False)
+class _Sheet:
+    """A parsed stylesheet: its top-level rules, and what its rules' blocks and selectors parse
+    to, kept by rule as they are first read. Each rule is held by the sheet (as one of its nodes,
+    or in a block kept here), and parsing is a pure function of a rule that nothing here changes
+    the result of, so a kept stylesheet reads as a fresh one."""
+
+    nodes: tuple[ast.Node, ...]
+    blocks: dict[ast.Node, list[ast.Node]] = field(default_factory=dict)  # parse_blocks_contents
+    rule_lists: dict[ast.Node, list[ast.Node]] = field(default_factory=dict)  # parse_rule_list
+    selectors: dict[tuple[ast.Node, str | None], str | None] = field(default_factory=dict)
+
+
+def _sheet(text: str) -> _Sheet:
+    """A stylesheet, parsed once per text when it is not large."""
+    return _cached_sheet(text) if len(text) <= CACHED_CSS else _parse_sheet(text)
+
+
+# Parsing the built page's stylesheet, its rules' blocks and their selectors is about half of
+# reading it (6 of 13 ms for runs/tiny-llamacpp-two-tools).
+@functools.lru_cache(maxsize=16)
+def _cached_sheet(text: str) -> _Sheet:
+    return _parse_sheet(text)
+
+
+def _parse_sheet(text: str) -> _Sheet:
+    nodes = tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True)
+    return _Sheet(tuple(nodes))
+
+
+Compiled = tuple[Complex | None, str | None, tuple[int, int, int]]
+
+
+def _compiled(text: str) -> list[Compiled]:
+    """A selector list compiled (`_compile`), once per text when it is short: each use gets its
+    own copy (`Complex.fresh`), so match.py counts its tests as it would for a new one."""
+    found = _cached_compiled(text) if len(text) <= CACHED_SELECTOR else _compiled_anew(text)
+    return [(s and s.fresh(), pseudo, specificity) for s, pseudo, specificity in found]
+
+
+# Compiling the built page's 140 selector lists takes 2.9 ms, their copies 0.26 ms
+# (runs/tiny-llamacpp-two-tools).
+@functools.lru_cache(maxsize=1024)
+def _cached_compiled(text: str) -> tuple[Compiled, ...]:
+    return _compiled_anew(text)
+
+
+def _compiled_anew(text: str) -> tuple[Compiled, ...]:
+    parsed = sel.parse(text)
+    return tuple((complex_selector(p.parsed_tree), p.pseudo_element, p.specificity) for p in parsed)
 
 
 def _depth(tokens: Sequence[ast.Node]) -> int:
@@ -79,6 +141,7 @@ class Reader:
         self.on_import: Callable[[Import], None] | None = None
         self._late = False  # a rule was read: an @import after it is ignored, as browsers do
         self._inline: dict[str, tuple[Decl, ...]] = {}
+        self._sheet = _Sheet(())  # the stylesheet being read
 
     def read(self, source: Source, layer: int = UNLAYERED) -> None:
         """Read one stylesheet (a <style>, a linked file) into the styles."""
@@ -89,12 +152,13 @@ class Reader:
             self._cap(source.line, source.col, f"over {MAX_CSS // (1024 * 1024)} MiB of CSS")
             return
         styles.size += len(source.text)
-        nodes = tinycss2.parse_stylesheet(source.text, skip_comments=True, skip_whitespace=True)
-        late, on_import, self._late = self._late, self.on_import, False
+        sheet = _sheet(source.text)
+        late, on_import, outer, self._late = self._late, self.on_import, self._sheet, False
+        self._sheet = sheet
         try:
-            self._nodes(nodes, source, source.conds, layer, None, 0)
+            self._nodes(sheet.nodes, source, source.conds, layer, None, 0)
         finally:
-            self._late, self.on_import = late, on_import
+            self._late, self.on_import, self._sheet = late, on_import, outer
 
     def inline(self, text: str, line: int, col: int) -> tuple[Decl, ...]:
         """The declarations of a style attribute (each text read once: the same declarations
@@ -175,17 +239,42 @@ class Reader:
             line, col, _ = _where(source, node)
             self._cap(line, col, f"rules nested over {MAX_NESTING} deep")
             return
-        content = tinycss2.parse_blocks_contents(
-            node.content or [], skip_comments=True, skip_whitespace=True
-        )
+        content = self._contents(node)
         decls = tuple(self._decl(d, source) for d in content if isinstance(d, ast.Declaration))
-        selector = _selector_text(node.prelude, parent)
+        selector = self._selector(node, parent)
         self._check(decls, page_box=False)
         if decls:
             self._add(selector, decls, conds, layer)
         nested = [n for n in content if isinstance(n, ast.QualifiedRule | ast.AtRule)]
         if nested:
             self._nodes(nested, source, conds, layer, selector or ":not(*)", depth + 1)
+
+    def _contents(self, node: ast.QualifiedRule | ast.AtRule) -> list[ast.Node]:
+        """The declarations and rules in a rule's block (parsed once per kept stylesheet)."""
+        found = self._sheet.blocks.get(node)
+        if found is None:
+            found = tinycss2.parse_blocks_contents(
+                node.content or [], skip_comments=True, skip_whitespace=True
+            )
+            self._sheet.blocks[node] = found
+        return found
+
+    def _rules(self, node: ast.AtRule) -> list[ast.Node]:
+        """The rules in an at-rule's block (parsed once per kept stylesheet)."""
+        found = self._sheet.rule_lists.get(node)
+        if found is None:
+            found = tinycss2.parse_rule_list(
+                node.content or [], skip_comments=True, skip_whitespace=True
+            )
+            self._sheet.rule_lists[node] = found
+        return found
+
+    def _selector(self, node: ast.QualifiedRule, parent: str | None) -> str | None:
+        """`_selector_text` of a rule (found once per kept stylesheet and parent)."""
+        key = (node, parent)
+        if key not in self._sheet.selectors:
+            self._sheet.selectors[key] = _selector_text(node.prelude, parent)
+        return self._sheet.selectors[key]
 
     def _add(
         self, selector: str | None, decls: tuple[Decl, ...], conds: frozenset[str], layer: int
@@ -258,11 +347,11 @@ class Reader:
         elif name not in ("layer",):
             conds = _cond(conds, f"@{name} {prelude}")
         if node.content is not None:
-            self._block(node.content, source, conds, layer, parent, depth)
+            self._block(node, source, conds, layer, parent, depth)
 
     def _block(
         self,
-        content: list[ast.Node],
+        node: ast.AtRule,
         source: Source,
         conds: frozenset[str],
         layer: int,
@@ -271,9 +360,7 @@ class Reader:
     ) -> None:
         """The rules inside a conditional or layer at-rule, under its conditions and layer."""
         if parent is not None:  # nested in a style rule: its declarations are the parent's
-            content = tinycss2.parse_blocks_contents(
-                content, skip_comments=True, skip_whitespace=True
-            )
+            content = self._contents(node)
             decls = tuple(self._decl(d, source) for d in content if isinstance(d, ast.Declaration))
             self._check(decls, page_box=False)
             if decls:
@@ -281,8 +368,7 @@ class Reader:
             nested = [n for n in content if isinstance(n, ast.QualifiedRule | ast.AtRule)]
             self._nodes(nested, source, conds, layer, parent, depth + 1)
             return
-        rules = tinycss2.parse_rule_list(content, skip_comments=True, skip_whitespace=True)
-        self._nodes(rules, source, conds, layer, None, depth + 1)
+        self._nodes(self._rules(node), source, conds, layer, None, depth + 1)
 
     def _import(
         self, node: ast.AtRule, conds: frozenset[str], layer: int, top: bool, at: tuple[int, int]
@@ -404,9 +490,6 @@ def _split_list(text: str) -> list[str]:
     return [p for p in out if p]
 
 
-Compiled = tuple[Complex | None, str | None, tuple[int, int, int]]
-
-
 def _compile(text: str | None) -> list[Compiled]:
     """Each selector of a list as (selector, pseudo-element, specificity); a list check cannot
     parse is one selector that may match anything (or, naming a pseudo-element check does not
@@ -414,8 +497,7 @@ def _compile(text: str | None) -> list[Compiled]:
     if text is None:
         return [(None, None, (0, 0, 0))]
     try:
-        parsed = list(sel.parse(text))
-        return [(complex_selector(p.parsed_tree), p.pseudo_element, p.specificity) for p in parsed]
+        return _compiled(text)
     except (
         ValueError,
         LookupError,
