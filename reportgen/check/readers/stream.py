@@ -55,6 +55,7 @@ def _is_mark(text: str, shape: TableShape) -> bool:
 
 
 _UNIT = re.compile(rf"^({UNITS})$")
+_TOKEN = re.compile(r"\S+")
 _PARENS = re.compile(r"\([^()]*\)")
 # a unit PDF text runs into the word after it: "ms" or one with a slash ("tok/s", "USD/Mtok")
 _GLUED = re.compile(
@@ -68,16 +69,31 @@ def tokens(lines: Lines, skip: set[int]) -> list[Token]:
     for n, raw in lines:
         if n in skip:
             continue
-        for found in re.finditer(r"\S+", raw):
-            text, col = found.group(0), found.start() + 1
-            glued = _GLUED.match(text)
-            if glued and out and out[-1].line == n and parse_number(out[-1].text):
-                # PDF text runs a headline's unit into its caption: "240 msone request"
-                unit = glued.group(1)
-                out.append(Token(n, col, unit, (unit,)))
-                text, col = text[len(unit) :], col + len(unit)
-            out.append(Token(n, col, text, tuple(normalize(text).split())))
+        # a line's first token may be a unit glued to a number that ended a line of the same
+        # number before it (lines read from HTML share a number)
+        after_number = bool(out) and out[-1].line == n and bool(parse_number(out[-1].text))
+        out += _line_tokens(n, raw, after_number)
     return out
+
+
+# Copies checked one after another (the edits of one post, a copy and its Markdown) share most
+# of their lines, each at the same number: each line's tokens are made once. A line costs about
+# 1.5 us a token to cut; a hit, a look-up. Bounded in lines (a post is a few hundred).
+@lru_cache(maxsize=1 << 13)
+def _line_tokens(n: int, raw: str, after_number: bool) -> tuple[Token, ...]:
+    """The tokens of line `n` (`after_number`: the token before the line, on line `n` too, is
+    a number)."""
+    out: list[Token] = []
+    for found in _TOKEN.finditer(raw):
+        text, col = found.group(0), found.start() + 1
+        glued = _GLUED.match(text)
+        if glued and (parse_number(out[-1].text) if out else after_number):
+            # PDF text runs a headline's unit into its caption: "240 msone request"
+            unit = glued.group(1)
+            out.append(Token(n, col, unit, (unit,)))
+            text, col = text[len(unit) :], col + len(unit)
+        out.append(Token(n, col, text, tuple(normalize(text).split())))
+    return tuple(out)
 
 
 def match_template(toks: Sequence[Token], at: int, parts: Sequence[Sequence[str]]) -> int | None:
