@@ -110,18 +110,23 @@ def _units_joined(toks: Sequence[Token]) -> list[Token]:
     while k < len(toks):
         tok = toks[k]
         k += 1
-        ahead = toks[k : k + _SPELLED_TOKENS]
+        ahead: Sequence[Token] | None = None  # the tokens after it, sliced for a number only
         dollars = _DOLLARS.match(tok.text)
         lead = 0  # 1: the "$" before the number is the first word of its unit
-        if dollars and spelled_unit(["$", *(t.text for t in ahead)]):
-            # "$1.46 per million output tokens": the number, then "$ per million output tokens"
-            lead = 1
-            ahead = [Token(tok.line, tok.col, "$", ()), *ahead[: _SPELLED_TOKENS - 1]]
-            number = dollars.group(1)
-            tok = Token(tok.line, tok.col + 1, number, tuple(normalize(number).split()))
+        if dollars:
+            ahead = toks[k : k + _SPELLED_TOKENS]
+            if spelled_unit(["$", *(t.text for t in ahead)]):
+                # "$1.46 per million output tokens": the number, then "$ per million output
+                # tokens"
+                lead = 1
+                ahead = [Token(tok.line, tok.col, "$", ()), *ahead[: _SPELLED_TOKENS - 1]]
+                number = dollars.group(1)
+                tok = Token(tok.line, tok.col + 1, number, tuple(normalize(number).split()))
         out.append(tok)
         if not is_number(tok.text):
             continue
+        if ahead is None:
+            ahead = toks[k : k + _SPELLED_TOKENS]
         found = spelled_unit([t.text for t in ahead])
         if found is None or found[1] < 2 or ahead[found[1] - 1].line - ahead[0].line > 1:
             continue
@@ -362,6 +367,8 @@ def chart_blocks(pub: Sequence[Token], chart_text: ChartText) -> frozenset[int]:
     chart's words in its own order, a line at a time or mixed with the table's beside it; a
     sentence of the author's has words of its own between its numbers ("from 1 to 16 concurrent
     requests" holds "from"), so its numbers are still judged."""
+    if not chart_text.charts:  # a page built without charts: no word of the copy is read
+        return frozenset()
     found: set[int] = set()
     words = [core(t.text) for t in pub]
     stops = [bool(re.search(r"[.;:!?]$", t.text)) and not is_number(t.text) for t in pub]
