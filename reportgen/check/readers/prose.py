@@ -481,8 +481,13 @@ def prose_numbers(
     # `article_sentences`: the sentence of each of `expected`, numbered (`Shape.prose_sentences`)
     article_sentence = article_sentences or sentence_numbers(e.text for e in exp)
     article_keys = [e.key for e in exp]
+    # the article's words per sentence, counted once for a Shape's prose (its aligner's keys
+    # and its `prose_sentences`, which do not change)
+    article_words = None
+    if aligner is not None and isinstance(article_sentence, tuple):
+        article_words = aligner.words_by_sentence(article_sentence)
     for a0, b0, size in in_shared_sentences(
-        runs, keys, article_keys, copy_sentence, article_sentence
+        runs, keys, article_keys, copy_sentence, article_sentence, article_words
     ):
         pairs.update(zip(range(a0, a0 + size), range(b0, b0 + size), strict=True))
         edges.update((a0, a0 + size - 1))
