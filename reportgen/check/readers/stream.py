@@ -564,7 +564,7 @@ def stream_tables(
     spans: set[tuple[int, int]] = set()
     where = {(t.line, t.col): i for i, t in enumerate(toks)}
     # the tokens each word starts, in order: each table's title is looked for where its first
-    # word is, not at every token (a tenth of the tables' time on a post with six tables)
+    # word is, not at every token (a tenth of stream_tables' time on the bundled posts)
     by_first: dict[str, list[int]] = {}
     for at, tok in enumerate(toks):
         if tok.words:
