@@ -23,13 +23,14 @@ from reportgen.check.claims.labels import metrics_shown
 from reportgen.check.claims.together import derived_problem, holding, unjudged, unsettled
 from reportgen.check.claims.upto import at_best, claim_finding, up_to_note, what_ranged
 from reportgen.check.html.text import Page, built_page, chart_forms, read_html
+from reportgen.check.readers.memo import ByIdentity
 from reportgen.check.readers.pipeline import reported as reported_in_lines
 from reportgen.check.readers.pipetables import find_tables
 from reportgen.check.readers.previews import preview
 from reportgen.check.readers.prose import expected_prose
 from reportgen.check.readers.published import text_lines
 from reportgen.check.readers.reported import Lines, Reported
-from reportgen.check.readers.shape import Shape, from_views, normalize
+from reportgen.check.readers.shape import Expected, Shape, from_views, normalize
 from reportgen.check.readers.sources import PublishedText, read_published
 from reportgen.check.readers.tableunits import UnitProblem, settle_units
 from reportgen.check.result import (
@@ -185,11 +186,20 @@ def check_published(
 _BRACES = re.compile(r"\{\{+|\}\}+")
 
 
+def _braces(prose: tuple[Expected, ...]) -> int:
+    """How many runs of braces the built article's prose shows."""
+    return len(_BRACES.findall(" ".join(e.text for e in prose)))
+
+
+# counted once for all the copies checked against one `Shape` (about 4% of a check of a post)
+_ARTICLE_BRACES = ByIdentity(_braces, size=8)
+
+
 def _unresolved(lines: Lines, source: str, shape: Shape, page: Page | None) -> list[Item]:
     """Braces a copy shows where its article shows none: a reference the build never resolved
     (`{{ x }` published as it was written), or one typed into the copy by hand. Braces the
     author wrote as text (`\\{\\{`) are in the built article too, and as many are allowed."""
-    allowed = len(_BRACES.findall(" ".join(e.text for e in shape.prose)))
+    allowed = _ARTICLE_BRACES(shape.prose)
     found = [(n, m) for n, text in lines for m in _BRACES.finditer(text)]
     if len(found) <= allowed:
         return []

@@ -36,17 +36,26 @@ from __future__ import annotations
 
 import bisect
 import difflib
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
+
+from reportgen.check.readers.memo import ByIdentity
 
 Run = tuple[int, int, int]  # (start in the copy, start in the article, length)
 Stretch = tuple[int, int, int, int]  # copy[alo:ahi] against article[blo:bhi]
 ANCHOR = 3  # the fewest shared words around a unique one that anchor an alignment
 DIFF_BUDGET = 500_000  # difflib steps per copy; the check tests' copies take at most 43,000
+# The runs of the last copies aligned, kept by their keys: a copy whose words are those of one
+# aligned before (an edit of its digits, which are all one key "#") is aligned once. The check
+# tests' 2,570 copies are mostly such edits of a dozen posts; `runs` was half of the prose
+# reader's time there. Bounded in copies, and in keys per copy (about 8 bytes a key held).
+MEMO_COPIES = 32
+MEMO_KEYS = 50_000
 
 
 class Aligner:
-    """The article's keys, indexed once; `runs` aligns a copy's keys with them."""
+    """The article's keys, indexed once; `runs` aligns a copy's keys with them (the last
+    copies' runs kept), and `words_by_sentence` counts its sentences' words once."""
 
     def __init__(self, article: Sequence[str]) -> None:
         self.article = list(article)
@@ -55,10 +64,33 @@ class Aligner:
         self._at: dict[str, list[int]] = {}  # each key's positions in the article, in order
         for j, key in enumerate(self.article):
             self._at.setdefault(key, []).append(j)
+        self._memo: OrderedDict[tuple[str, ...], tuple[Run, ...]] = OrderedDict()
+        self._words: ByIdentity[tuple[int, ...], Counter[int]] = ByIdentity(
+            lambda numbers: sentence_words(self.article, numbers), size=4
+        )
+
+    def words_by_sentence(self, numbers: tuple[int, ...]) -> Counter[int]:
+        """`sentence_words` of the article, with `numbers` the sentence of each of its keys:
+        counted once for every copy (a tuple is not changed; a Shape's `prose_sentences`)."""
+        return self._words(numbers)
 
     def runs(self, copy: Sequence[str]) -> list[Run]:
         """The runs of keys the copy and the article share, in order, adjacent runs merged."""
-        a, b = list(copy), self.article
+        keys = tuple(copy)
+        if len(keys) > MEMO_KEYS:
+            return self._aligned(list(keys))
+        found = self._memo.get(keys)
+        if found is None:
+            found = self._memo[keys] = tuple(self._aligned(list(keys)))
+            if len(self._memo) > MEMO_COPIES:
+                self._memo.popitem(last=False)
+        else:
+            self._memo.move_to_end(keys)
+        return list(found)
+
+    def _aligned(self, a: list[str]) -> list[Run]:
+        """`runs`, computed: the copy's keys `a` aligned with the article's."""
+        b = self.article
         self._matcher.set_seq1(a)
         found: list[Run] = []
         steps = [0]  # before each copy word: the search steps of the words before it
@@ -238,23 +270,31 @@ def _anchors(
     return kept
 
 
+def sentence_words(keys: Sequence[str], numbers: Sequence[int]) -> Counter[int]:
+    """How many words each sentence holds (`keys`: "#" a number and no word; `numbers`: the
+    sentence each key is in)."""
+    count: Counter[int] = Counter()
+    for key, sentence in zip(keys, numbers, strict=True):
+        count[sentence] += key != "#"
+    return count
+
+
 def in_shared_sentences(
     runs: Sequence[Run],
     copy: Sequence[str],
     article: Sequence[str],
     copy_sentence: Sequence[int],
     article_sentence: Sequence[int],
+    article_words: Counter[int] | None = None,
 ) -> list[Run]:
     """The pieces of `runs` within one sentence of each side whose two sentences share more than
     half the words of the shorter one (`copy`, `article`: the keys, "#" a number and no word;
-    `*_sentence`: the sentence each key is in, numbered in order)."""
-    words: tuple[Counter[int], Counter[int]] = (Counter(), Counter())
-    for count, keys, ids in (
-        (words[0], copy, copy_sentence),
-        (words[1], article, article_sentence),
-    ):
-        for key, sentence in zip(keys, ids, strict=True):
-            count[sentence] += key != "#"
+    `*_sentence`: the sentence each key is in, numbered in order; `article_words`:
+    `sentence_words` of the article's, when counted already)."""
+    words = (
+        sentence_words(copy, copy_sentence),
+        sentence_words(article, article_sentence) if article_words is None else article_words,
+    )
     pieces: list[Run] = []
     for i, j, k in runs:
         start = 0

@@ -41,19 +41,22 @@ def ends(text: str) -> bool:
 def sentences(toks: Sequence[Token]) -> list[range]:
     """The sentences of a token stream: ended by . ! ? ; or by a blank line."""
     out, start = [], 0
+    last = len(toks) - 1
     for k, tok in enumerate(toks):
-        last = k + 1 == len(toks)
-        gap = not last and toks[k + 1].line - tok.line > 1
-        if last or gap or ends(tok.text):
+        # the last token, one before a blank line, or one that ends its sentence
+        if k == last or toks[k + 1].line - tok.line > 1 or ends(tok.text):
             out.append(range(start, k + 1))
             start = k + 1
     return out
 
 
-def sentence_starts(toks: Sequence[Token]) -> dict[tuple[int, int], tuple[int, int]]:
-    """Each token's place (line, column) -> the place of the first token of its sentence."""
+def sentence_starts(
+    toks: Sequence[Token], spans: Sequence[range] | None = None
+) -> dict[tuple[int, int], tuple[int, int]]:
+    """Each token's place (line, column) -> the place of the first token of its sentence
+    (`spans`: `sentences(toks)`, when the caller has them already)."""
     out = {}
-    for span in sentences(toks):
+    for span in sentences(toks) if spans is None else spans:
         first = (toks[span.start].line, toks[span.start].col)
         out.update({(toks[k].line, toks[k].col): first for k in span})
     return out

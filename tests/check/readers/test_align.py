@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from reportgen.check.readers.align import Aligner, Run
+from reportgen.check.readers.align import MEMO_COPIES, Aligner, Run
 
 WORDS = ["the", "a", "of", "to", "#", "and", "tok", "ms", "s", "x"] + [f"w{i}" for i in range(300)]
 
@@ -70,3 +70,25 @@ def test_one_aligner_serves_many_copies() -> None:
 def test_nothing_shared_and_empty_sides() -> None:
     assert Aligner(["a", "b"]).runs(["c", "d"]) == []
     assert Aligner([]).runs(["a"]) == [] == Aligner(["a"]).runs([])
+
+
+def test_a_copy_aligned_again_gives_its_runs_without_aligning_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(11)
+    article = rng.choices(WORDS, k=1800)
+    aligner = Aligner(article)
+    copies = [_edited(article, rng) for _ in range(MEMO_COPIES + 1)]
+    first = [aligner.runs(c) for c in copies]  # the first copy's runs are no longer kept
+    aligned: list[int] = []
+    compute = aligner._aligned
+
+    def counted(a: list[str]) -> list[Run]:
+        aligned.append(len(a))
+        return compute(a)
+
+    monkeypatch.setattr(aligner, "_aligned", counted)
+    assert [aligner.runs(c) for c in copies[1:]] == first[1:]
+    assert aligned == []
+    assert aligner.runs(copies[0]) == first[0] == Aligner(article).runs(copies[0])
+    assert aligned == [len(copies[0])]
