@@ -85,6 +85,18 @@ def _parse_sheet(text: str) -> _Sheet:
     return _Sheet(tuple(nodes))
 
 
+def _kept(
+    parsed: dict[ast.Node, list[ast.Node]],
+    node: ast.QualifiedRule | ast.AtRule,
+    parse: Callable[..., list[ast.Node]],
+) -> list[ast.Node]:
+    """`parse` of the rule's block, kept in `parsed` (one of a `_Sheet`'s tables)."""
+    found = parsed.get(node)
+    if found is None:
+        found = parsed[node] = parse(node.content or [], skip_comments=True, skip_whitespace=True)
+    return found
+
+
 Compiled = tuple[Complex | None, str | None, tuple[int, int, int]]
 
 
@@ -251,23 +263,11 @@ class Reader:
 
     def _contents(self, node: ast.QualifiedRule | ast.AtRule) -> list[ast.Node]:
         """The declarations and rules in a rule's block (parsed once per kept stylesheet)."""
-        found = self._sheet.blocks.get(node)
-        if found is None:
-            found = tinycss2.parse_blocks_contents(
-                node.content or [], skip_comments=True, skip_whitespace=True
-            )
-            self._sheet.blocks[node] = found
-        return found
+        return _kept(self._sheet.blocks, node, tinycss2.parse_blocks_contents)
 
     def _rules(self, node: ast.AtRule) -> list[ast.Node]:
         """The rules in an at-rule's block (parsed once per kept stylesheet)."""
-        found = self._sheet.rule_lists.get(node)
-        if found is None:
-            found = tinycss2.parse_rule_list(
-                node.content or [], skip_comments=True, skip_whitespace=True
-            )
-            self._sheet.rule_lists[node] = found
-        return found
+        return _kept(self._sheet.rule_lists, node, tinycss2.parse_rule_list)
 
     def _selector(self, node: ast.QualifiedRule, parent: str | None) -> str | None:
         """`_selector_text` of a rule (found once per kept stylesheet and parent)."""
