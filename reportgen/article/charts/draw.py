@@ -239,11 +239,12 @@ def error_bars(ax: Any, line: Line) -> None:
         artist.set_gid(safe_id(f"{line.gid}-{part}"))
 
 
-# The longest text a chart draws, in characters: a name or a tick label (MAX_NAME), an axis or
-# legend title (twice that: a long y label is folded into two lines). A longer one ends in "…"
-# there; the tables and CSVs show it whole. A name of 10,000 characters took WeasyPrint 3 s to
-# lay out in the PDF, where SVG text is placed one character at a time.
-MAX_NAME = 60
+# The longest text a chart draws, in characters: a name or a tick label (MAX_NAME: a legend
+# entry of about 45 characters reaches the figure's right edge, so the "…" stays in sight), an
+# axis or legend title (twice that: a long y label is folded into two lines). A longer one ends
+# in "…" there; the tables and CSVs show it whole. A name of 10,000 characters took WeasyPrint
+# 3 s to lay out in the PDF, where SVG text is placed one character at a time.
+MAX_NAME = 40
 MAX_TITLE = 2 * MAX_NAME
 
 
