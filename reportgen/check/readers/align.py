@@ -74,6 +74,10 @@ class Aligner:
         counted once for every copy (a tuple is not changed; a Shape's `prose_sentences`)."""
         return self._words(numbers)
 
+    def forget(self) -> None:
+        """Drop the copies' runs kept so far (`forget_copies`)."""
+        self._memo.clear()
+
     def runs(self, copy: Sequence[str]) -> list[Run]:
         """The runs of keys the copy and the article share, in order, adjacent runs merged."""
         keys = tuple(copy)

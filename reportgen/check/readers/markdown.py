@@ -171,3 +171,8 @@ def _plain(line: str) -> str:
     line = _blanked(line, _pairs(line, _STRONG), keep=True)
     line = _blanked(line, _pairs(line, _EMPHASIS), keep=True)
     return _blanked(line, _pairs(line, _UNDERSCORE), keep=True)
+
+
+def forget_lines() -> None:
+    """Drop the lines' plain text kept so far (`pipeline.forget_copies`)."""
+    _plain.cache_clear()

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reportgen.check.claims.reader import READER as CLAIMS
-from reportgen.check.readers import headlines, previews, prose, published, stream
+from reportgen.check.readers import headlines, markdown, previews, prose, published, stream
 from reportgen.check.readers.protocol import Reader, Reading
 from reportgen.check.readers.reported import Lines, Reported
 from reportgen.check.readers.shape import Shape
@@ -56,3 +56,12 @@ def reported(lines: Lines, shape: Shape, readers: Sequence[Reader] = READERS) ->
     for reader in readers:
         reading.take(reader.read(reading))
     return reading.reported()
+
+
+def forget_copies(shape: Shape) -> None:
+    """Drop what the readers keep from one copy for the next (each line's tokens and plain
+    Markdown, the copies' alignments with `shape`'s prose), so that the next copy is read as
+    the first: for timing the readers' own work (tests/check/test_linear_inputs.py)."""
+    stream.forget_lines()
+    markdown.forget_lines()
+    shape.aligner.forget()

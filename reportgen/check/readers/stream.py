@@ -104,6 +104,11 @@ def _line_tokens(n: int, raw: str, after_number: bool) -> tuple[Token, ...]:
     return tuple(out)
 
 
+def forget_lines() -> None:
+    """Drop the lines' tokens kept so far (`pipeline.forget_copies`)."""
+    _line_tokens.cache_clear()
+
+
 def match_template(toks: Sequence[Token], at: int, parts: Sequence[Sequence[str]]) -> int | None:
     """The token after a caption that starts at `at`: its words, `parts`, with one number token
     between each two (a reference); None when it is not there."""

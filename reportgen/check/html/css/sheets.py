@@ -55,7 +55,7 @@ CACHED_CSS = 64 * 1024
 CACHED_SELECTOR = 256
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, kw_only=True)
 class _Sheet:
     """A parsed stylesheet: its top-level rules, and what its rules' blocks and selectors parse
     to, kept by rule as they are first read. Each rule is held by the sheet (as one of its nodes,
@@ -83,7 +83,7 @@ def _cached_sheet(text: str) -> _Sheet:
 
 def _parse_sheet(text: str) -> _Sheet:
     nodes = tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True)
-    return _Sheet(tuple(nodes))
+    return _Sheet(nodes=tuple(nodes))
 
 
 def _kept(
@@ -160,7 +160,7 @@ class Reader:
         self.on_import: Callable[[Import], None] | None = None
         self._late = False  # a rule was read: an @import after it is ignored, as browsers do
         self._inline: dict[str, tuple[Decl, ...]] = {}
-        self._sheet = _Sheet(())  # the stylesheet being read
+        self._sheet = _Sheet(nodes=())  # the stylesheet being read
 
     def read(self, source: Source, layer: int = UNLAYERED) -> None:
         """Read one stylesheet (a <style>, a linked file) into the styles."""
