@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from itertools import compress
 from operator import le, lt
-from typing import Literal, overload
+from typing import Literal, TypeVar, overload
 
 from reportgen.model import RequestSample
 from reportgen.stats import Ascending
@@ -43,7 +43,30 @@ def _ints(values: Iterable[int]) -> Sequence[int]:
         return tuple(kept)
 
 
-class PackedSamples(Sequence[RequestSample]):
+T = TypeVar("T")
+
+
+class _Packed(Sequence[T]):
+    """A sequence kept as columns: equal to another of its kind with the same columns, and to
+    the tuple of its items, as the tuple it stands for is."""
+
+    __slots__ = ()
+
+    def _columns(self) -> tuple[object, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, type(self)):
+            return self._columns() == other._columns()
+        if isinstance(other, tuple):
+            return tuple(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+
+class PackedSamples(_Packed[RequestSample]):
     """The request samples of one cell or load point, column by column. Sample k's pointer is
     `{pointer}/{k}` (`pointer`: the samples array's), or `{pointer}/{records[k]}` when `records`
     gives each sample's record (a per-request export, whose skipped records keep their index)."""
@@ -138,16 +161,6 @@ class PackedSamples(Sequence[RequestSample]):
             self.output_tokens,
             self.completed,
         )
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, PackedSamples):
-            return self._columns() == other._columns()
-        if isinstance(other, tuple):
-            return tuple(self) == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
 
     def __repr__(self) -> str:
         return f"PackedSamples({self.pointer!r}, {len(self)} samples)"
@@ -249,7 +262,7 @@ class Packer:
         )
 
 
-class PackedSpans(Sequence[tuple[float, float]]):
+class PackedSpans(_Packed[tuple[float, float]]):
     """Each request's (start, end) in seconds (`LoadPoint.spans`), as two columns of machine
     doubles: a file of a million requests keeps 16 bytes a request, not a tuple each."""
 
@@ -280,15 +293,8 @@ class PackedSpans(Sequence[tuple[float, float]]):
     def __iter__(self) -> Iterator[tuple[float, float]]:
         return zip(self.starts, self.ends, strict=True)
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, PackedSpans):
-            return (self.starts, self.ends) == (other.starts, other.ends)
-        if isinstance(other, tuple):
-            return tuple(self) == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
+    def _columns(self) -> tuple[object, ...]:
+        return self.starts, self.ends
 
     def __repr__(self) -> str:
         return f"PackedSpans({len(self)} requests)"
