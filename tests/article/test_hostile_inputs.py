@@ -99,22 +99,27 @@ def _drawn_texts(svg: str) -> list[str]:
     ]
 
 
+def _categorical(name: str, gid: str = "line", title: str | None = None) -> Plot:
+    """A chart of one line named `name` on a category axis whose first tick is `name` too;
+    `title` names both axes and the legend (no legend without it)."""
+    return Plot(
+        svg_id="chart-x",
+        title="t",
+        lines=(Line(xs=(0.0, 1.0), ys=(3.0, 4.0), label=name, gid=gid, style=0),),
+        x_axis="categorical",
+        ticks=((0.0, name), (1.0, "b")),
+        x_label=title or "x",
+        y_label=title or "y",
+        y_unit="s",
+        y_log=title is None,
+        legend=title,
+    )
+
+
 def test_a_long_name_is_drawn_cut_with_an_ellipsis_and_whole_in_the_ids() -> None:
     name = "engine-" + "y" * 200
     title = "output-" + "z" * 300  # no space: the y label is not folded into two lines
-    lines = (Line(xs=(0.0, 1.0), ys=(3.0, 4.0), label=name, gid=f"line-{name}", style=0),)
-    plot = Plot(
-        svg_id="chart-x",
-        title="t",
-        lines=lines,
-        x_axis="categorical",
-        ticks=((0.0, name), (1.0, "b")),
-        x_label=title,
-        y_label=title,
-        y_unit="s",
-        y_log=False,
-        legend=title,
-    )
+    plot = _categorical(name, f"line-{name}", title)
     svg = draw_plot(plot)
     drawn = _drawn_texts(svg)
     assert drawn.count(name[: MAX_NAME - 1] + "…") == 2  # the legend entry and the tick
@@ -125,19 +130,7 @@ def test_a_long_name_is_drawn_cut_with_an_ellipsis_and_whole_in_the_ids() -> Non
 
 def test_chart_category_ticks_are_plain_text() -> None:
     text = "$\\undefinedmacro{x}$"
-    lines = (Line(xs=(0.0, 1.0), ys=(3.0, 4.0), label=text, gid="line", style=0),)
-    plot = Plot(
-        svg_id="chart-x",
-        title="t",
-        lines=lines,
-        x_axis="categorical",
-        ticks=((0.0, text), (1.0, "b")),
-        x_label="x",
-        y_label="y",
-        y_unit="s",
-        y_log=True,
-        legend=None,
-    )
+    plot = _categorical(text)
     assert text in draw_plot(plot)
 
 
