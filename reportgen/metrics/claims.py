@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from reportgen.metrics.display import unit_factor
 from reportgen.metrics.registry import MetricValue
@@ -65,8 +65,7 @@ def claim_value(name: str, get: Callable[[str], MetricValue | None]) -> MetricVa
         key, value = "claim.ratio", a.value / other
     else:
         key, value = "claim.change", (other - a.value) / a.value * 100.0
-    return replace(
-        a,
+    return a.but(
         id=name,
         key=key,
         value=value,

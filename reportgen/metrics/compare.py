@@ -5,7 +5,6 @@ own, so that a table of them is checked like any other number."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.registry import MetricSet, MetricValue
@@ -23,8 +22,7 @@ def compare(base: MetricValue, other: MetricValue) -> tuple[MetricValue, ...]:
     extra: FrozenDict[str, Scalar] = FrozenDict(
         {"of": base.id, "key": base.key, "stat": base.stat, "base": base.run}
     )
-    derived = replace(
-        other,
+    derived = other.but(
         source="derived",
         n=None,
         summary=None,
@@ -32,12 +30,10 @@ def compare(base: MetricValue, other: MetricValue) -> tuple[MetricValue, ...]:
         extra=extra,
         basis=f"{other.id} against {base.id}",
     )
-    out = [
-        replace(derived, id=f"{stem}.delta", key="compare.delta", value=other.value - base.value)
-    ]
+    out = [derived.but(id=f"{stem}.delta", key="compare.delta", value=other.value - base.value)]
     if base.value:
         ratio = other.value / base.value
-        out.append(replace(derived, id=f"{stem}.ratio", key="compare.ratio", value=ratio, unit="x"))
+        out.append(derived.but(id=f"{stem}.ratio", key="compare.ratio", value=ratio, unit="x"))
     return tuple(out)
 
 

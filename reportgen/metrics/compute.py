@@ -96,7 +96,7 @@ def _canonical(run: CanonicalRun, emit: Emitter) -> Iterator[MetricValue]:
 def _median_with_own(values: list[MetricValue], own: float | None) -> Iterator[MetricValue]:
     """A distribution's values, the median carrying the file's own median for cross-checks."""
     if values:
-        yield replace(values[0], summary=own)
+        yield values[0].but(summary=own)
         yield from values[1:]
 
 
@@ -328,7 +328,7 @@ def compute(
     values += list(efficiency(values, setups or {}))
     values = combine(values, RUN_SETTINGS)
     if len({v.run for v in values} | {c.run for c in cells}) > 1:
-        values = [replace(v, id=f"{v.run}.{v.id}") for v in values]
+        values = [v.but(id=f"{v.run}.{v.id}") for v in values]
     varying = varying_settings(values, RUN_SETTINGS)
     values = [v for v in values if v.id not in varying]
     seen: dict[str, MetricValue] = {}

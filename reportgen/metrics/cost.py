@@ -10,7 +10,7 @@ shows them beside every cost.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from reportgen.metrics.registry import DEFINITIONS, MetricValue
 from reportgen.model import MatrixRun, RequestSample, Run, Scalar, Setup, SweepRun
@@ -58,10 +58,9 @@ def costs(
             continue
         gpus = hw.gpu_count
         stem = v.id.removesuffix("output_tok_s").removesuffix("aggregate_tok_s")
-        base = replace(v, source="derived", n=None, summary=None, summary_pointer=None)
+        base = v.but(source="derived", n=None, summary=None, summary_pointer=None)
         basis = f"{price.words()} x {gpus} GPU" + ("s" if gpus != 1 else "")
-        yield replace(
-            base,
+        yield base.but(
             id=f"{stem}usd_per_mtok",
             key=f"{v.key}.usd_per_mtok",
             unit="USD/Mtok",
@@ -70,8 +69,7 @@ def costs(
         )
         share = shares.get((v.file, v.context, v.concurrency, v.point))
         if share is not None:
-            yield replace(
-                base,
+            yield base.but(
                 id=f"{stem}usd_per_mtok_total",
                 key=f"{v.key}.usd_per_mtok_total",
                 unit="USD/Mtok",

@@ -4,7 +4,6 @@ joules per token, each with the basis it rests on."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
 
 from reportgen.metrics.registry import THROUGHPUTS, MetricValue
 from reportgen.model import Setup
@@ -23,9 +22,8 @@ def efficiency(
         if hw is None:
             continue
         gpus = f"{hw.gpu_count} GPU" + ("s" if hw.gpu_count != 1 else "")
-        base = replace(v, source="derived", n=None, summary=None)
-        yield replace(
-            base,
+        base = v.but(source="derived", n=None, summary=None)
+        yield base.but(
             id=f"{v.id}_per_gpu",
             key=f"{v.key}.per_gpu",
             unit="tok/s/GPU",
@@ -41,8 +39,7 @@ def efficiency(
             continue
         total = watts * hw.gpu_count
         basis = f"{what} {watts:,g} W x {gpus}"
-        yield replace(
-            base,
+        yield base.but(
             id=f"{v.id}_per_w",
             key=f"{v.key}.per_w",
             unit="tok/s/W",
@@ -50,8 +47,7 @@ def efficiency(
             basis=basis,
         )
         stem = v.id.removesuffix("tok_s")
-        yield replace(
-            base,
+        yield base.but(
             id=f"{stem}j_per_tok",
             key=f"{v.key}.j_per_tok",
             unit="J/tok",

@@ -28,7 +28,7 @@ import random
 import re
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from reportgen.frozendict import FrozenDict
 from reportgen.metrics.cost import Price, usd_per_mtok
@@ -259,8 +259,7 @@ class Level:
 def _derived(base: MetricValue, front: Sequence[FrontierPoint], **extra: Scalar) -> MetricValue:
     """A value derived from the frontier of `front`: its place and provenance from the point
     nearest its top, its basis the points it rests on."""
-    return replace(
-        base,
+    return base.but(
         source="derived",
         n=None,
         summary=None,
@@ -303,8 +302,7 @@ def levels_of(
         stem = f"frontier.{series}.{level_label(level)}"
         base = _derived(front[-1].y_value, front, series=series, level=level)
         draws = () if boot is None else boot[i]
-        value = replace(
-            base,
+        value = base.but(
             id=f"{stem}.{suffix}",
             key=f"frontier.{suffix}",
             value=found,
@@ -314,8 +312,7 @@ def levels_of(
         cost = None
         if price is not None and per_gpu and found > 0:
             gpu_hour = price.gpu_hour_usd
-            cost = replace(
-                base,
+            cost = base.but(
                 id=f"{stem}.usd_per_mtok",
                 key="frontier.usd_per_mtok",
                 value=usd_per_mtok(gpu_hour, 1, found),
@@ -323,8 +320,7 @@ def levels_of(
                 basis=f"{price.words()}, at {value.id}",
                 resamples=tuple(usd_per_mtok(gpu_hour, 1, y) if y > 0 else math.nan for y in draws),
             )
-        at = replace(
-            base,
+        at = base.but(
             id=f"{stem}.level",
             key="frontier.level",
             value=level,
@@ -340,8 +336,7 @@ def ratio(base: Level, other: Level) -> MetricValue | None:
     the base is 0): `frontier.<other>-vs-<base>.at_<level>.ratio`."""
     if base.throughput is None or other.throughput is None or not base.throughput.value:
         return None
-    return replace(
-        other.throughput,
+    return other.throughput.but(
         id=f"frontier.{other.series}-vs-{base.series}.{level_label(other.level)}.ratio",
         key="frontier.ratio",
         value=other.throughput.value / base.throughput.value,
@@ -381,6 +376,6 @@ def interval_values(value: MetricValue) -> tuple[MetricValue, ...]:
     )
     half = max(value.value - found.lo, found.hi - value.value, 0.0)
     return tuple(
-        replace(value, id=f"{value.id}.{stat}", stat=stat, value=x, basis=basis, resamples=())
+        value.but(id=f"{value.id}.{stat}", stat=stat, value=x, basis=basis, resamples=())
         for stat, x in zip(INTERVAL_STATS, (found.lo, found.hi, half), strict=True)
     )

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
 
 from reportgen.metrics.registry import Gate, MetricValue
 from reportgen.metrics.steady import steady
@@ -79,7 +78,7 @@ def _few(v: MetricValue) -> Gate | None:
 def _gated(values: Iterable[MetricValue], cell_gate: Gate | None) -> Iterator[MetricValue]:
     for v in values:
         gate = cell_gate if cell_gate is not None and _measured(v) else _few(v)
-        yield v if gate is None else replace(v, gate=gate)
+        yield v if gate is None else v.but(gate=gate)
 
 
 def _incomplete(failed: int, total: int) -> Gate:
@@ -120,7 +119,5 @@ def gate_point(point: LoadPoint, values: Iterable[MetricValue]) -> Iterator[Metr
                     f"{window.inside:,} of {window.total:,} requests ran in the steady state, "
                     f"{v.stat} needs {needed:,}"
                 )
-                v = replace(
-                    v, gate=Gate(kind="not-steady", reason=reason, n=window.inside, need=needed)
-                )
+                v = v.but(gate=Gate(kind="not-steady", reason=reason, n=window.inside, need=needed))
         yield v

@@ -6,7 +6,6 @@ settings the files state differently, which then stand for no one value."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
 
 from reportgen.metrics.registry import SPREAD_OF, MetricValue, repeat_part
 from reportgen.metrics.uncertainty import sorted_median, spread
@@ -39,21 +38,20 @@ def _combined(group: list[MetricValue]) -> Iterator[MetricValue]:
     first = group[0]
     values = [v.value for v in group]
     counts = [v.n for v in group]
-    yield replace(
-        first,
+    repeats = tuple((v.file, v.value) for v in group)
+    yield first.but(
         value=sorted_median(sorted(values)),
         source="repetitions",
         n=None if None in counts else sum(c or 0 for c in counts),
         summary=None,
         summary_pointer=None,
         provenance=max((v.provenance for v in group), key=_TRUST.index),
-        repeats=tuple((v.file, v.value) for v in group),
+        repeats=repeats,
     )
     if first.stat is not None and first.stat not in SPREAD_OF:
         return  # a count of requests (`.n`): no measurement of the cell, so no spread
     for stat, value, unit in _spread_values(values, first.unit):
-        yield replace(
-            first,
+        yield first.but(
             id=f"{first.id}.{stat}",
             value=value,
             unit=unit,
@@ -62,7 +60,7 @@ def _combined(group: list[MetricValue]) -> Iterator[MetricValue]:
             n=None,
             summary=None,
             summary_pointer=None,
-            repeats=tuple((v.file, v.value) for v in group),
+            repeats=repeats,
         )
 
 

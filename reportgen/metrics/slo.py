@@ -236,8 +236,7 @@ def highest(loads: Iterable[tuple[float, bool | None]]) -> float | None:
 
 def _derived(base: MetricValue, key: str, value: float, unit: str, basis: str) -> MetricValue:
     stem = base.id.removesuffix("failed")
-    return replace(
-        base,
+    return base.but(
         id=f"{stem}{key.split('.', 1)[1]}",
         key=key,
         value=value,
@@ -268,10 +267,10 @@ def _point_values(base: MetricValue, judged: Judged, slo: Slo) -> Iterator[Metri
     for o, verdict in judged.verdicts:
         if verdict is not None:
             value = _derived(base, o.verdict_key, float(verdict), "verdict", o.words())
-            yield replace(value, gate=judged.gates.get(o))
+            yield value.but(gate=judged.gates.get(o))
     if judged.meets is not None:
         value = _derived(base, "load.slo_met", float(judged.meets), "verdict", where)
-        yield replace(value, gate=judged.meets_gate)
+        yield value.but(gate=judged.meets_gate)
 
 
 def _points_of(run: SweepRun) -> dict[str, LoadPoint]:
@@ -345,8 +344,7 @@ def _max_load(
             + ", ".join(b.id.removesuffix(".failed") for _, b, _ in coords)
         )
         # a run's value, not a load point's: no place of its own
-        yield replace(
-            _derived(base, key, best, unit, basis),
+        yield _derived(base, key, best, unit, basis).but(
             gate=gate,
             id=f"{base.run}.{key}" if base.id.startswith(f"{base.run}.") else key,
             context=None,

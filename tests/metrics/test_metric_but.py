@@ -1,0 +1,78 @@
+"""`MetricValue.but`, the fast copy the metrics stage builds its values with, gives what
+`dataclasses.replace` gives: the same value, field for field, for any field changed."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from pathlib import Path
+from typing import Any, ForwardRef
+
+import pytest
+
+from reportgen.article.rundata import article_metrics
+from reportgen.metrics.registry import MetricChanges, MetricValue
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _values() -> list[MetricValue]:
+    """Values of an article with repetitions, gates and derived values, in all their shapes."""
+    _, metrics = article_metrics(ROOT / "tests" / "articles" / "repetitions")
+    return list(metrics.values)
+
+
+def test_the_changes_it_takes_are_the_fields_with_their_types() -> None:
+    fields = {f.name: f.type for f in dataclasses.fields(MetricValue) if f.init}
+    typed = {
+        name: kind.__forward_arg__ if isinstance(kind, ForwardRef) else kind
+        for name, kind in MetricChanges.__annotations__.items()
+    }
+    assert typed == fields
+    assert all(f.init for f in dataclasses.fields(MetricValue))
+    assert not hasattr(MetricValue, "__post_init__") and not hasattr(MetricValue, "__slots__")
+
+
+def _same(a: MetricValue, b: MetricValue) -> None:
+    assert a == b and hash(a) == hash(b) and repr(a) == repr(b)
+    assert vars(a) == vars(b) and list(vars(a)) == list(vars(b))  # resamples is not compared
+
+
+def test_each_field_changed_is_the_value_replace_gives() -> None:
+    values = _values()
+    kinds = {(v.source, v.gate is not None, bool(v.repeats), v.stat) for v in values}
+    assert len(kinds) > 10, kinds  # the article gives values of many shapes
+    names = [f.name for f in dataclasses.fields(MetricValue)]
+    for a, b in itertools.pairwise(values):
+        for name in names:
+            change: dict[str, Any] = {name: getattr(b, name)}
+            _same(a.but(**change), dataclasses.replace(a, **change))
+        _same(a.but(**vars(b)), b)
+        _same(a.but(), a)
+
+
+def test_several_fields_at_once_and_the_original_is_untouched() -> None:
+    a = _values()[0]
+    before = dict(vars(a))
+    changes: dict[str, Any] = {
+        "id": "x.y",
+        "value": -1.5,
+        "gate": None,
+        "repeats": (("f", 1.0),),
+        "resamples": (2.0,),
+    }
+    changed = a.but(**changes)
+    _same(changed, dataclasses.replace(a, **changes))
+    assert changed.resamples == (2.0,) and a.resamples == before["resamples"]
+    assert vars(a) == before
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        changed.value = 0.0  # type: ignore[misc]
+
+
+def test_a_name_that_is_not_a_field_is_refused_as_replace_refuses_it() -> None:
+    a = _values()[0]
+    typo: dict[str, Any] = {"valeu": 1.0}
+    with pytest.raises(TypeError, match="no field valeu"):
+        a.but(**typo)
+    with pytest.raises(TypeError):
+        dataclasses.replace(a, **typo)
