@@ -37,8 +37,8 @@ def all_pairs(
     metrics: MetricSet, metric: str, x: str, where: Where
 ) -> list[tuple[MetricValue, MetricValue]]:
     """(x value, y value) of each cell that has both metrics and passes `where`, gated or not."""
-    ys = [v for v in metrics.values if v.metric == metric and matches(v, where)]
-    x_at = {_place(v): v for v in metrics.values if v.metric == x and matches(v, where)}
+    ys = [v for v in metrics.of(metric) if matches(v, where)]
+    x_at = {_place(v): v for v in metrics.of(x) if matches(v, where)}
     return [(x_at[_place(y)], y) for y in ys if _place(y) in x_at]
 
 

@@ -835,10 +835,12 @@ class MetricSet:
     varying: FrozenDict[str, str] = FrozenDict()
     # the warnings reading the run files gave (a summary against its data, a tool's artefact)
     read_warnings: tuple[Problem, ...] = ()
-    _index: dict[str, MetricValue] = field(default_factory=dict, compare=False, repr=False)
-    # the values of each metric, in order: `find` looks among them only
+    # built when first asked, for this set's values only (`dataclasses.replace` starts afresh)
+    _index: dict[str, MetricValue] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
     _by_metric: dict[str, tuple[MetricValue, ...]] = field(
-        default_factory=dict, compare=False, repr=False
+        default_factory=dict, init=False, compare=False, repr=False
     )
 
     def by_id(self) -> dict[str, MetricValue]:
@@ -851,14 +853,19 @@ class MetricSet:
         """The value with this id, or None."""
         return self.by_id().get(metric_id)
 
-    def find(self, metric: str, **where: Scalar) -> MetricValue | None:
-        """The value of `metric` (a key, with ".stat" for a statistic) at the given coordinates."""
+    def of(self, metric: str) -> tuple[MetricValue, ...]:
+        """The values of `metric` (a key, with ".stat" for a statistic), in the set's order:
+        what a scan of `values` for it finds, without the scan."""
         if not self._by_metric and self.values:
             grouped: dict[str, list[MetricValue]] = {}
             for v in self.values:
                 grouped.setdefault(v.metric, []).append(v)
             self._by_metric.update((k, tuple(vs)) for k, vs in grouped.items())
-        for v in self._by_metric.get(metric, ()):
+        return self._by_metric.get(metric, ())
+
+    def find(self, metric: str, **where: Scalar) -> MetricValue | None:
+        """The value of `metric` (a key, with ".stat" for a statistic) at the given coordinates."""
+        for v in self.of(metric):
             if all(v.coord(a) == x for a, x in where.items()):
                 return v
         return None

@@ -148,7 +148,7 @@ def _metric(decl: ChartDecl, metric: str) -> tuple[str, str | None]:
 
 def _values(decl: ChartDecl, metrics: MetricSet, metric: str) -> list[MetricValue]:
     _metric(decl, metric)
-    found = [v for v in metrics.values if v.metric == metric and matches(v, decl.where)]
+    found = [v for v in metrics.of(metric) if matches(v, decl.where)]
     if not found:
         raise _problem(decl, f"no values of {metric} in the data")
     return found

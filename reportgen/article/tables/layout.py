@@ -93,7 +93,7 @@ def _grid(b: CellBuilder) -> TableView:
     decl = b.decl
     assert decl.metric is not None and isinstance(decl.columns, str)
     key, _ = check_metric(decl, decl.metric)
-    values = [v for v in b.metrics.values if v.metric == decl.metric and matches(v, decl.where)]
+    values = [v for v in b.metrics.of(decl.metric) if matches(v, decl.where)]
     kind = kind_of(key)
     states = [c for c in b.metrics.cells if c.kind == kind and matches(c, decl.where)]
     rows = _axis_values(
@@ -142,8 +142,7 @@ def _points(b: CellBuilder) -> TableView:
     for column in decl.columns:
         check_metric(decl, column.metric)
     by_column = [
-        [v for v in b.metrics.values if v.metric == c.metric and matches(v, decl.where)]
-        for c in decl.columns
+        [v for v in b.metrics.of(c.metric) if matches(v, decl.where)] for c in decl.columns
     ]
     kinds = {kind_of(split_metric(c.metric)[0]) for c in decl.columns}
     states = [c for c in b.metrics.cells if c.kind in kinds and matches(c, decl.where)]
@@ -244,7 +243,7 @@ def _compare(b: CellBuilder) -> TableView:
         if b.article.run(run) is None:
             known = ", ".join(r.id for r in b.article.runs)
             raise table_problem(decl, f"no run {run!r} to compare; the article's runs are {known}")
-    values = [v for v in b.metrics.values if v.metric == decl.metric and matches(v, decl.where)]
+    values = [v for v in b.metrics.of(decl.metric) if matches(v, decl.where)]
     states = [c for c in b.metrics.cells if c.kind == kind_of(key) and matches(c, decl.where)]
     found = [v.coord(decl.rows) for v in values] + [c.coord(decl.rows) for c in states]
     rows = _axis_values(decl, decl.rows, decl.rows_values, found, b.article)

@@ -33,8 +33,8 @@ from reportgen.samples import packed
 def decode_ttft_below_prefill(metrics: MetricSet, t: tol.Thresholds) -> Iterator[Finding]:
     """The lowest-concurrency decode TTFT of each context against its cold-prefill TTFT."""
     lowest: dict[tuple[str, int], MetricValue] = {}
-    for v in metrics.values:
-        if v.metric == "decode.ttft_s" and v.context is not None and v.concurrency is not None:
+    for v in metrics.of("decode.ttft_s"):
+        if v.context is not None and v.concurrency is not None:
             best = lowest.get((v.run or "", v.context))
             if best is None or (best.concurrency or 0) > v.concurrency:
                 lowest[(v.run or "", v.context)] = v
@@ -81,8 +81,8 @@ def _trend(
     (the fixed coordinate) and change (signed percent)."""
     # a line per run, fixed coordinate and point (one of several tests of a cell: tg128)
     lines: dict[tuple[str, str, int], list[MetricValue]] = {}
-    for v in metrics.values:
-        if v.metric == key and v.context is not None and v.concurrency is not None:
+    for v in metrics.of(key):
+        if v.context is not None and v.concurrency is not None:
             fixed = v.concurrency if axis == "context" else v.context
             lines.setdefault((v.run or "", v.point or "", fixed), []).append(v)
     for (_, _, fixed), line in sorted(lines.items()):
@@ -346,8 +346,8 @@ def aggregate_above_median_speed(metrics: MetricSet, t: tol.Thresholds) -> Itera
         ("load.output_tok_s", "load.per_request_tok_s"),
     )
     for aggregate_key, speed_key in pairs:
-        for agg in metrics.values:
-            if agg.metric != aggregate_key or not agg.concurrency:
+        for agg in metrics.of(aggregate_key):
+            if not agg.concurrency:
                 continue
             where = {"run": agg.run, "context": agg.context, "concurrency": agg.concurrency}
             speed = metrics.find(speed_key, point=agg.point, **where)

@@ -1,5 +1,6 @@
-"""`MetricValue.but`, the fast copy the metrics stage builds its values with, gives what
-`dataclasses.replace` gives: the same value, field for field, for any field changed."""
+"""The registry's fast paths give what the plain code gives: `MetricValue.but`, the copy the
+metrics stage builds its values with, the value `dataclasses.replace` gives, field for field, for
+any field changed; `MetricSet.of`, the values of one metric, what a scan of all values finds."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any, ForwardRef
 import pytest
 
 from reportgen.article.rundata import article_metrics
-from reportgen.metrics.registry import MetricChanges, MetricValue
+from reportgen.metrics.registry import MetricChanges, MetricSet, MetricValue
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,3 +77,26 @@ def test_a_name_that_is_not_a_field_is_refused_as_replace_refuses_it() -> None:
         a.but(**typo)
     with pytest.raises(TypeError):
         dataclasses.replace(a, **typo)
+
+
+def test_the_values_of_a_metric_are_those_a_scan_finds_in_order() -> None:
+    _, metrics = article_metrics(ROOT / "tests" / "articles" / "repetitions")
+    names = {v.metric for v in metrics.values}
+    assert len(names) > 20
+    for name in [*sorted(names), "decode.no_such_metric", "decode.ttft_s.p99"]:
+        scanned = tuple(v for v in metrics.values if v.metric == name)
+        assert metrics.of(name) == scanned
+        assert all(a is b for a, b in zip(metrics.of(name), scanned, strict=True))
+
+
+def test_a_set_made_from_another_indexes_its_own_values() -> None:
+    """`dataclasses.replace` of an indexed set with other values (as tests and lints make them)
+    must not answer from the first set's index."""
+    _, metrics = article_metrics(ROOT / "tests" / "articles" / "repetitions")
+    first = metrics.values[0]
+    assert metrics.of(first.metric) and metrics.get(first.id) is first  # both indexes built
+    fewer: MetricSet = dataclasses.replace(
+        metrics, values=tuple(v for v in metrics.values if v.metric != first.metric)
+    )
+    assert fewer.of(first.metric) == () and fewer.get(first.id) is None
+    assert fewer.find(first.metric) is None and metrics.find(first.metric) is not None
