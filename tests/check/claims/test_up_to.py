@@ -278,8 +278,6 @@ def _flat(folder: Path, best: MetricValue, base: MetricValue, scale: float) -> M
     return dataclasses.replace(
         built.metrics,
         values=tuple(flat if v.id == best.id else v for v in built.metrics.values),
-        _index={},
-        _by_metric={},
     )
 
 
@@ -385,8 +383,6 @@ def test_a_plain_claim_in_a_copy_s_own_words_is_judged_with_its_interval(
     metrics = dataclasses.replace(
         built.metrics,
         values=tuple(changed.get(v.id, v) for v in built.metrics.values),
-        _index={},
-        _by_metric={},
     )
     ratio = changed[other.id].value / base.value
     said = f"{half_up(ratio, 2)}x"
