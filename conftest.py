@@ -3,12 +3,14 @@
 A test that needs more than this process is marked with what it needs (pyproject.toml registers
 the marks): `pdf` (renders a PDF with WeasyPrint, or reads one with poppler's tools or check's
 pypdf child), `browser` (opens a page in headless Chromium), `process` (starts a program, such
-as a fresh `reportgen build`, or works through a forked worker) and `slow` (seconds of CPU on its
-own: timing tests that grow their input until the curve shows, long reconstructions). `make
-test` runs every test. `--fast` runs only the unmarked ones, for the edit-run loop, and keeps
-that lane honest (`FastLane`): an unmarked test that imports WeasyPrint or Playwright (itself, or
-in a worker it forks, which inherits the refusal) or starts a program fails, named, with the
-mark it needs, however the code under test handles the refusal.
+as a fresh `reportgen build`, or works through a forked worker) and `slow` (0.2 s of CPU or more
+on its own: a whole article built with its charts or bootstrap, a page with its charts read,
+timing tests that grow their input until the curve shows, long reconstructions). `make test`
+runs every test. `--fast` runs only the unmarked ones, for the edit-run loop, and keeps that
+lane honest (`FastLane`): an unmarked test that imports WeasyPrint or Playwright (itself, or in
+a worker it forks, which inherits the refusal) or starts a program fails, named, with the mark
+it needs, however the code under test handles the refusal; one whose call takes over `SLOW_S`
+is named at the end, to be marked slow.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ pytest_plugins = ["pytester"]  # tests/test_fast_lane.py runs the fast lane on f
 
 # What each mark says a test needs; any of them keeps the test out of the fast lane.
 NEEDS = ("pdf", "browser", "process", "slow")
+# A test of the fast lane whose own call takes longer is named at the end, to be marked slow:
+# the lane's tests take under 0.2 s each, and this leaves room for a busy machine.
+SLOW_S = 0.5
 # Packages the fast lane refuses to import, and the mark a test that needs one takes.
 PACKAGES = {"weasyprint": "pdf", "playwright": "browser"}
 # Programs and the mark a test that starts one takes; any other program is `process`.
@@ -110,6 +115,7 @@ class FastLane:
         self.refusals: list[str] = []
         self.in_test = False  # processes are refused in a test's phases, not pytest's own
         self._popen_init = subprocess.Popen.__init__
+        self.slow: list[tuple[float, str]] = []  # (seconds, test) of calls over SLOW_S
 
     # -- refusing ----------------------------------------------------------------------------
     def refuse(self, what: str, mark: str) -> Refused:
@@ -194,3 +200,20 @@ class FastLane:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
         return (yield from self._phase(item))
+
+    # -- keeping the lane fast -----------------------------------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Each call over SLOW_S (on every core, the workers' reports reach this process)."""
+        if report.when == "call" and report.duration > SLOW_S:
+            self.slow.append((report.duration, report.nodeid))
+
+    def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
+        if not self.slow or hasattr(config, "workerinput"):
+            return
+        terminalreporter.write_sep("-", f"tests of the fast lane that took over {SLOW_S} s")
+        for seconds, test in sorted(self.slow, reverse=True):
+            terminalreporter.write_line(f"{seconds:.2f} s {test}")
+        terminalreporter.write_line(
+            "the fast lane is for tests under 0.2 s: mark each of these @pytest.mark.slow, "
+            "unless this machine was busy"
+        )

@@ -84,6 +84,7 @@ def test_metrics_json_and_folder_sides_agree(tmp_path: Path) -> None:
     assert all(m.change == "same" for m in diff(load_side(path).metrics, load_side(SMALL).metrics))
 
 
+@pytest.mark.slow
 def test_added_and_removed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     built = render_article(SMALL, {})
     doc = json.loads(built.metrics_json)

@@ -10,10 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers_lints import every_lint
 
 from reportgen.article.prose.resolver import FILTERS, SETUP_FIELDS
 from reportgen.metrics.registry import AXES, DEFINITIONS
+
+# the package's modules parsed once, in setup (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("package_parsed")
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "article-format.md").read_text(encoding="utf-8")

@@ -1,10 +1,11 @@
 """The fast lane (`make test-fast`, `pytest --fast`: conftest.py) and the sweeps folded into loops
-(helpers_sweeps.py): the lane runs only unmarked tests and fails one that reaches WeasyPrint,
-Playwright or a program; a sweep judges every case, or in the lane a seeded sample, and names
-every case it finds wrong in one failure."""
+(helpers_sweeps.py): the lane runs only unmarked tests, fails one that reaches WeasyPrint,
+Playwright or a program and names one that took over `SLOW_S`; a sweep judges every case, or in
+the lane a seeded sample, and names every case it finds wrong in one failure."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -54,12 +55,17 @@ def test_a_sweep_names_every_wrong_case_and_goes_on_after_an_error() -> None:
 UNMARKED = """
 import subprocess
 import sys
+import time
 
 import pytest
 
 
 def test_plain():
     assert True
+
+
+def test_long():
+    time.sleep(0.6)
 
 
 def test_imports_weasyprint_and_swallows_the_error():
@@ -97,9 +103,13 @@ def test_the_fast_lane_fails_an_unmarked_test_that_reaches_weasyprint_or_a_progr
     pytester.makeini("[pytest]\nmarkers =\n  pdf\n  browser\n  process\n  slow\n")
     pytester.makepyfile(test_a=UNMARKED, test_b=MARKED)
     result = pytester.runpytest_subprocess("--fast", "-n", workers, "-rA", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, failed=2)
+    result.assert_outcomes(passed=2, failed=2)
     said = result.stdout.str()
     assert "PASSED test_a.py::test_plain" in said
+    # named to be marked slow, and only it
+    assert re.search(r"\n\d\.\d\d s test_a\.py::test_long\n", said), said
+    assert not re.search(r"\d s test_a\.py::test_(plain|starts|imports)", said)
+    assert "mark each of these @pytest.mark.slow" in said
     assert "test_marked_pdf" not in said and "test_slow" not in said  # deselected
     assert "test_a.py::test_imports_weasyprint_and_swallows_the_error imports weasyprint" in said
     assert "mark it @pytest.mark.pdf" in said

@@ -33,6 +33,9 @@ from reportgen.localmaxxing.payload import Payload
 from reportgen.localmaxxing.records import Record, add_record, load_records, save_payloads
 from reportgen.resources import schema_dir
 
+# the package's modules parsed once, in setup (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("package_parsed")
+
 VICTIM_TEXT = "export PATH=/usr/bin\n"
 RUN = Path(__file__).resolve().parent / "articles" / "matrix-4x4" / "bench.json"
 

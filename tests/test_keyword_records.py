@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 from helpers_source import nodes, parsed
 
+# the package's modules parsed once, in setup (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("package_parsed")
+
 PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
 MOST_POSITIONAL = 4
 

@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from helpers_source import nodes, parsed, read
 
+# the package's modules parsed once, in setup (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("package_parsed")
+
 PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
 
 # The ground floor: modules every stage may use.

@@ -9,7 +9,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
 from helpers_source import parsed, read
+
+# the package's modules parsed once, in setup (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("package_parsed")
 
 PACKAGE = Path(__file__).resolve().parents[1] / "reportgen"
 MODULES = sorted(PACKAGE.rglob("*.py"))

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PAITON = ROOT / "runs" / "paiton-kimi-k3.1-pro"
 
@@ -30,6 +32,7 @@ def _code_files() -> list[Path]:
     return files + sorted((ROOT / "templates").iterdir())
 
 
+@pytest.mark.slow
 def test_the_bundled_articles_shape_is_not_in_code() -> None:
     found = []
     for path in _code_files():

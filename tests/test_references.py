@@ -46,6 +46,9 @@ from pathlib import Path
 import pytest
 from helpers_source import parsed, read
 
+# the package's modules parsed once, in setup (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("package_parsed")
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "reportgen"
 TOP = ("reportgen", "tests", "docs", "schemas", "benchmarks", "templates")

@@ -133,6 +133,7 @@ def test_every_number_carries_its_metric(name: str, rendered: dict[str, Built]) 
         assert len(spans) == len(cells)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ARTICLES))
 def test_metrics_json_is_valid_under_its_schema(name: str, rendered: dict[str, Built]) -> None:
     doc = json.loads(rendered[name].metrics_json)  # what `build` writes as metrics.json

@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from reportgen.article.build import render_article
 from reportgen.check.compare import check_article
 
@@ -37,6 +39,7 @@ def test_an_engine_the_run_files_contradict_is_an_error_naming_both_places(
     assert found[0].pointer in ("/metadata/engine", "/engineName")
 
 
+@pytest.mark.slow
 def test_a_declared_alias_is_accepted(tmp_path: Path) -> None:
     folder = _copy(tmp_path, ('name = "vLLM"', 'name = "vLLM (our fork)"'))
     manifest = folder / "article.toml"
@@ -59,6 +62,7 @@ def test_an_expected_failed_cell_passes_and_an_unexpected_one_fails(tmp_path: Pa
     assert [f.cell for f in result.findings if f.id == "cell-invalid"] == ["4K x 32"]
 
 
+@pytest.mark.slow
 def test_aggregate_far_above_concurrency_times_median_speed_is_explained() -> None:
     built = render_article(PAITON, {})
     found = [f for f in built.findings if f.id == "aggregate-above-median-speed"]

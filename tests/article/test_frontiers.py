@@ -57,6 +57,7 @@ def test_the_table_values_are_the_frontier_the_chart_draws() -> None:
                 assert value.value == expected
 
 
+@pytest.mark.slow
 def test_an_unreachable_level_is_a_cell_with_a_note() -> None:
     built = render_article(ARTICLE, {})
     table = next(t for t in built.tables if t.id == "at-interactivity")
@@ -66,6 +67,7 @@ def test_an_unreachable_level_is_a_cell_with_a_note() -> None:
     assert "tok/s per user" in notes and "never extrapolated" in notes
 
 
+@pytest.mark.slow
 def test_every_cost_cell_carries_the_price_source_and_date() -> None:
     built = render_article(ARTICLE, {})
     price = built.article.cost
@@ -161,10 +163,12 @@ def test_the_frontier_sentence_is_written_by_references_only() -> None:
         assert "{{ " + metric + " }}" in prose
 
 
+@pytest.mark.slow
 def test_check_recomputes_a_published_claim_at_fixed_interactivity() -> None:
     assert not check_article(ARTICLE, strict=True).failed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("part", ["ratio", "level", "cost", "ratio interval", "cost interval"])
 def test_a_changed_part_of_the_frontier_sentence_is_one_mismatch_at_its_line(
     tmp_path: Path, part: str
@@ -197,6 +201,7 @@ def _gated(metrics: MetricSet, run: str, concurrency: int) -> MetricSet:
     return replace(metrics, values=values)
 
 
+@pytest.mark.slow
 def test_a_gated_point_is_off_the_frontier_the_table_and_the_chart() -> None:
     article, measured = article_metrics(ARTICLE)
     decl = next(article.tables())
@@ -256,6 +261,7 @@ def _claim_copy(tmp_path: Path, prose: str) -> Path:
 RATIO = "frontier.tp4.at_50.tok_s_per_gpu/frontier.tp2.at_50.tok_s_per_gpu"
 
 
+@pytest.mark.slow
 def test_a_frontier_claim_whose_interval_includes_no_change_is_not_supported(
     tmp_path: Path,
 ) -> None:
@@ -272,6 +278,7 @@ def test_a_frontier_claim_whose_interval_includes_no_change_is_not_supported(
     assert result.failed and any(f.id == "claim-not-supported" for f in result.findings)
 
 
+@pytest.mark.slow
 def test_a_frontier_claim_inside_the_noise_is_a_warning_strict_fails_on(tmp_path: Path) -> None:
     folder = _claim_copy(tmp_path, f"TP4 gives {{{{ {RATIO} }}}} of TP2's throughput.\n")
     [found] = [
@@ -287,6 +294,7 @@ def test_the_article_s_frontier_claim_is_supported() -> None:
     assert not [f for f in built.findings if f.id.startswith("claim-")]
 
 
+@pytest.mark.slow
 def test_a_level_some_resamples_do_not_reach_says_how_many(tmp_path: Path) -> None:
     """Near the end of a frontier, a resample's frontier may stop short of the level: the
     interval is of the others, and the cell's note says how many did not reach."""
@@ -307,6 +315,7 @@ def test_a_level_some_resamples_do_not_reach_says_how_many(tmp_path: Path) -> No
     assert f"{missing:,} of {len(value.resamples):,} bootstrap resamples" in said
 
 
+@pytest.mark.slow
 def test_pm_shows_a_frontier_value_plus_minus_its_larger_distance_and_checks(
     tmp_path: Path,
 ) -> None:

@@ -40,6 +40,7 @@ def _shown(x: float) -> str:
     return format_number(x, display_of(METRIC))
 
 
+@pytest.mark.slow
 def test_each_cell_interval_is_numpys_and_scipys() -> None:
     from scipy import stats as sps  # here: the workers that run no such test never import it
 
@@ -109,6 +110,7 @@ def test_the_chart_draws_error_bars_the_same_bytes_twice() -> None:
     assert ids_defined_twice(first) == []
 
 
+@pytest.mark.slow
 def test_check_reads_a_published_copy_with_pm_and_interval_cells(tmp_path: Path) -> None:
     from scipy import stats as sps  # here: the workers that run no such test never import it
 
@@ -289,6 +291,7 @@ def test_a_percentile_column_shows_its_interval_and_its_lint() -> None:
     assert "decode.4K.c16.itl_s.n" not in left_out.metrics
 
 
+@pytest.mark.slow
 def test_a_changed_percentile_bound_is_one_mismatch_at_its_line(tmp_path: Path) -> None:
     from scipy import stats as sps  # here: the workers that run no such test never import it
 

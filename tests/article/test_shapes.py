@@ -56,6 +56,7 @@ def test_the_generator_reproduces_the_committed_run_files(tmp_path: Path) -> Non
         assert (tmp_path / rel).read_bytes() == (ARTICLES / rel).read_bytes(), rel
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SHAPES)
 def test_each_shape_checks_clean_against_its_own_build(name: str) -> None:
     result = check_article(ARTICLES / name, strict=True)

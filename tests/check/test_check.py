@@ -290,6 +290,7 @@ def test_a_published_html_page(built: Built, tmp_path: Path) -> None:
     assert items[0].line > 1 and "1,000" in page.read_text().splitlines()[items[0].line - 1]
 
 
+@pytest.mark.slow
 def test_output_formats(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], built: Built, seed: str
 ) -> None:
@@ -318,6 +319,7 @@ def test_output_formats(
     assert not any(line.startswith("::warning ") for line in lines)
 
 
+@pytest.mark.slow
 def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = ["--build-dir", str(tmp_path)]
     assert main(["check", str(ARTICLE), *out]) == 0
@@ -369,6 +371,7 @@ def test_an_acknowledgement_that_matches_nothing_is_a_warning(tmp_path: Path) ->
     assert place is not None and lines[place[0] - 1] == 'reason = "stale"'
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     st.text(max_size=400)
@@ -536,6 +539,7 @@ def _judged(source: SourceResult) -> tuple[int, list[object]]:
     return source.matched, [dataclasses.replace(item, source="") for item in source.items]
 
 
+@pytest.mark.slow
 def test_copies_checked_together_are_judged_as_each_alone(tmp_path: Path) -> None:
     # One check aligns every copy with the built prose through one shared matcher; no copy's
     # alignment may leak into the next one's.

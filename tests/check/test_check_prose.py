@@ -80,6 +80,7 @@ def test_an_unknown_number_in_prose_is_unverified_at_its_line(tmp_path: Path) ->
     assert ("unverified", _line_of(edited, "7,777")) in _items(tmp_path, edited)
 
 
+@pytest.mark.slow
 def test_a_claim_is_computed_from_its_two_metrics() -> None:
     by_id = _built().metrics.by_id()
     ratio = claim_value(f"{MANY}/{ONE}", by_id.get)

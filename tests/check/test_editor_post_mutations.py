@@ -382,6 +382,7 @@ def test_the_corpus_covers_every_class_on_both_articles() -> None:
     assert sum(len(_corpus(name)) for name in POSTS) >= 500
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(POSTS))
 def test_a_changed_digit_is_caught_exactly_when_wrong_at_its_line(name: str, sweep: Sweep) -> None:
     _verdict(name, "digit", sweep)

@@ -51,6 +51,7 @@ def _invalid_differs(capsys: pytest.CaptureFixture[str], name: str) -> str | Non
     return None
 
 
+@pytest.mark.slow
 def test_each_invalid_example_prints_exactly_its_expected_lines(
     sweep: Sweep, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

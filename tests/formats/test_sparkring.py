@@ -88,6 +88,7 @@ def test_server_counter_aggregates_are_named_with_what_the_clients_counted() -> 
         assert f"{cell['client_output_tokens']:,} tokens" in finding.evidence
 
 
+@pytest.mark.slow
 def test_repetitions_combine_into_their_median_and_spread() -> None:
     by_cell: dict[tuple[int, int], list[float]] = defaultdict(list)
     for path in RECEIPTS:
@@ -108,6 +109,7 @@ def test_repetitions_combine_into_their_median_and_spread() -> None:
         assert metrics.get(f"{base}.reps").value == len(own)  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_repetitions_carry_intervals_that_numpy_and_scipy_agree_with() -> None:
     import numpy as np
     from scipy import stats as sps
@@ -150,6 +152,7 @@ def test_a_window_that_differs_between_files_is_no_run_wide_value() -> None:
         assert f"{window:g}" in said
 
 
+@pytest.mark.slow
 def test_each_repetitions_p99_has_the_interval_numpy_and_scipy_give() -> None:
     """TTFT p99 of each repeated cell: each repetition's p99 by numpy from its own request
     samples (the positive values), then their count, median, mean, sd, CV and t interval."""

@@ -25,6 +25,7 @@ def _init(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     return code, capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_matrix_file_becomes_an_article_that_builds(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -64,6 +65,7 @@ def test_a_matrix_file_becomes_an_article_that_builds(
     assert not check_article(folder).failed
 
 
+@pytest.mark.slow
 def test_without_hardware_the_article_says_it_is_not_stated(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -85,6 +87,7 @@ def test_without_hardware_the_article_says_it_is_not_stated(
     assert not check_article(folder).failed
 
 
+@pytest.mark.slow
 def test_two_engines_become_a_comparison(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -165,6 +168,7 @@ def test_init_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
     assert "examples:" in out and "reportgen init runs/my-article --from" in out
 
 
+@pytest.mark.slow
 def test_init_s_draft_text_fails_check_strict_until_it_is_replaced(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -193,6 +197,7 @@ def test_init_s_draft_text_fails_check_strict_until_it_is_replaced(
     assert drafts(strict=True)[1] == []
 
 
+@pytest.mark.slow
 def test_repeated_load_points_get_an_interval_on_each_percentile_column(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -280,6 +280,7 @@ def test_non_json_200_is_a_failure(
     assert not (folder / RECORD_FILE).exists()
 
 
+@pytest.mark.slow
 def test_a_slow_answer_is_a_bounded_timeout(
     tmp_path: Path, env: dict[str, str], api: FakeLocalMaxxing
 ) -> None:

@@ -41,6 +41,7 @@ METRIC, X, LEVEL = "decode.aggregate_tok_s.per_gpu", "decode.per_request_tok_s",
 RANK_TOLERANCE = 4 * math.sqrt(2 * 0.025 * 0.975 / RESAMPLES)
 
 
+@pytest.mark.slow
 def test_pchip_at_is_scipy_s_pchip(sweep: Sweep) -> None:
     from scipy.interpolate import PchipInterpolator
 
@@ -82,6 +83,7 @@ def _series(metrics: MetricSet, run: str) -> list[FrontierPoint]:
     return series_points(pairs(metrics, METRIC, X, next(article.tables()).where), "run", run)
 
 
+@pytest.mark.slow
 def test_each_point_is_resampled_from_its_own_repetitions_and_the_draws_repeat() -> None:
     metrics = _metrics()
     points = _series(metrics, "tp4")

@@ -195,6 +195,7 @@ def _copy_items(text: str, html: bool) -> list[Item]:
     return list(check_published(text, "copy", b.metrics, expected, shape, html=html).items)
 
 
+@pytest.mark.slow
 def test_check_warns_at_a_number_shown_where_the_build_says_not_measurable(
     measured: Built,
 ) -> None:

@@ -39,6 +39,9 @@ from reportgen.metrics.lints.findings import LINTS, Finding, define_lint, findin
 from reportgen.metrics.registry import MetricSet
 from reportgen.tolerances import THRESHOLDS, Thresholds
 
+# the package's modules parsed once, in setup (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("package_parsed")
+
 # --- each lint defined once -------------------------------------------------------------------
 
 

@@ -40,11 +40,15 @@ def _same(a: MetricValue, b: MetricValue) -> None:
 
 
 def test_each_field_changed_is_the_value_replace_gives() -> None:
-    values = _values()
-    kinds = {(v.source, v.gate is not None, bool(v.repeats), v.stat) for v in values}
-    assert len(kinds) > 10, kinds  # the article gives values of many shapes
+    """One value of each shape the article gives (its source, gate, repetitions, statistic),
+    each given every field of the next."""
+    shapes: dict[tuple[object, ...], MetricValue] = {}
+    for v in _values():
+        shapes.setdefault((v.source, v.gate is not None, bool(v.repeats), v.stat), v)
+    assert len(shapes) > 10, shapes.keys()  # the article gives values of many shapes
+    values = list(shapes.values())
     names = [f.name for f in dataclasses.fields(MetricValue)]
-    for a, b in itertools.pairwise(values):
+    for a, b in itertools.pairwise([*values, values[0]]):
         for name in names:
             change: dict[str, Any] = {name: getattr(b, name)}
             _same(a.but(**change), dataclasses.replace(a, **change))

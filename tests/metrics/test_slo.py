@@ -258,6 +258,7 @@ def test_a_miss_judged_on_measurable_values_stands_beside_a_gated_verdict() -> N
     assert top is not None and top.value == 1.0 and top.gate is None
 
 
+@pytest.mark.slow
 def test_a_gated_verdict_shows_as_not_measurable_and_check_reads_it(tmp_path: Path) -> None:
     """Declared at p90, the measured article's six-request load points cannot be judged: the
     verdict cells say "not measurable" with the percentile's reason, the prose's highest load
@@ -333,6 +334,7 @@ def test_slo_errors_are_located(tmp_path: Path, block: str, message: str) -> Non
     assert all(p.line > slo_line for p in problems), [p.format() for p in problems]
 
 
+@pytest.mark.slow
 def test_a_copy_with_a_changed_goodput_is_one_mismatch(tmp_path: Path) -> None:
     page = render_article(MEASURED, {"SOURCE_DATE_EPOCH": "0"}).html
     span = re.compile(
@@ -351,6 +353,7 @@ def test_a_copy_with_a_changed_goodput_is_one_mismatch(tmp_path: Path) -> None:
     assert changed in (bad[0].shown or "")
 
 
+@pytest.mark.slow
 def test_the_prose_states_the_objectives_by_reference_as_slo_declares_them(
     tmp_path: Path,
 ) -> None:

@@ -189,6 +189,7 @@ def _other_address() -> str | None:
     return None if address.startswith("127.") else address
 
 
+@pytest.mark.slow
 def test_it_listens_on_127_0_0_1_only_and_answers_only_there(article: Path) -> None:
     with serving(article) as (session, client):
         assert session.server.server_address[0] == LOOPBACK
@@ -213,6 +214,7 @@ def _raw_get(session: Session, path: str) -> int:
         connection.close()
 
 
+@pytest.mark.slow
 def test_no_path_leads_outside_the_built_files(article: Path, tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("not for the browser\n", encoding="utf-8")
@@ -239,6 +241,7 @@ def test_no_path_leads_outside_the_built_files(article: Path, tmp_path: Path) ->
         assert _raw_get(session, "/data/bench.json") == 200
 
 
+@pytest.mark.slow
 def test_a_busy_port_gives_the_next_or_says_so(article: Path) -> None:
     with serving(article) as (session, _):
         taken = session.server.port

@@ -100,6 +100,7 @@ def test_a_warm_build_never_imports_matplotlib(tmp_path: Path) -> None:
     assert done.stdout.split() == [declared, "[]"], done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_a_changed_value_misses_the_cache_and_only_its_chart_is_drawn(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     article, metrics = article_metrics(SMALL)
@@ -117,6 +118,7 @@ def test_a_changed_value_misses_the_cache_and_only_its_chart_is_drawn(tmp_path: 
     assert [c.svg for c in after] == [c.svg for c in render_charts(article, other)]
 
 
+@pytest.mark.slow
 def test_a_changed_declaration_misses_the_cache(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     folder = tmp_path / "small"
@@ -192,6 +194,7 @@ def test_a_damaged_entry_is_drawn_again_and_replaced(tmp_path: Path) -> None:
     assert _svgs(SMALL, cache) == drawn  # and they are read back whole
 
 
+@pytest.mark.slow
 def test_a_cache_that_cannot_be_written_is_only_a_miss(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
@@ -244,6 +247,7 @@ def test_charts_drawn_by_a_forked_worker_are_the_ones_drawn_here(tmp_path: Path)
         os.waitpid(worker.pid, os.WNOHANG)
 
 
+@pytest.mark.slow
 def test_the_cli_starts_a_chart_worker_unless_the_last_builds_charts_are_all_cached(
     tmp_path: Path,
 ) -> None:
@@ -278,6 +282,7 @@ class _Recording(InProcess):
         return super().result()
 
 
+@pytest.mark.slow
 def test_the_page_is_laid_out_before_the_build_waits_for_its_charts() -> None:
     article, metrics = article_metrics(SMALL)
     drawer = _Recording()

@@ -124,6 +124,7 @@ def test_output_is_byte_identical_in_process_and_in_a_new_process(
     assert out.stdout.decode("utf-8") == "".join(c.svg for c in charts)
 
 
+@pytest.mark.slow
 def test_missing_cell_leaves_a_gap_not_a_point(article: ArticleSource, metrics: MetricSet) -> None:
     (aggregate, *_) = render_charts(article, _without(metrics, "decode.8K.c4.aggregate_tok_s"))
     assert aggregate.id == "decode-aggregate"

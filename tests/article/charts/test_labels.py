@@ -136,6 +136,7 @@ def _crowded(n_lines: int, n_points: int, mark: str | None) -> Plot:
     )
 
 
+@pytest.mark.slow
 def test_crowded_labels_never_overlap_and_a_left_out_label_is_said() -> None:
     plot = _crowded(6, 8, "synthetic data")
     svg = draw_plot(plot)

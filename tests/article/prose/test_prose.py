@@ -322,6 +322,7 @@ def _three_configs_resolver() -> Resolver:
     )
 
 
+@pytest.mark.slow
 def test_a_cost_in_prose_is_written_with_its_price_source_and_date() -> None:
     resolver = _three_configs_resolver()
     price = resolver.price
@@ -341,6 +342,7 @@ def test_a_cost_in_prose_is_written_with_its_price_source_and_date() -> None:
     assert price.source not in str(render_block(text, resolver))
 
 
+@pytest.mark.slow
 def test_a_cost_as_a_bare_number_is_refused_at_its_place() -> None:
     resolver = _three_configs_resolver()
     text = Text(

@@ -63,6 +63,7 @@ def test_units_written_in_words_are_understood(tmp_path: Path) -> None:
     render_article(folder)  # no unit named: nothing to contradict
 
 
+@pytest.mark.slow
 def test_a_comparison_without_a_judgement_says_neither_better_nor_worse(tmp_path: Path) -> None:
     judged = render_article(TWO).html
     assert "(better)" in judged or "(worse)" in judged

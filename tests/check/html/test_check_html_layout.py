@@ -126,6 +126,7 @@ def test_headings_and_captions_are_read_as_markdown_lines() -> None:
         assert len(at) == 1 and lines[at[0] + 1].startswith("| "), title
 
 
+@pytest.mark.slow
 def test_a_number_in_a_row_with_its_cells_on_lines_of_their_own_is_found_at_its_line(
     tmp_path: Path,
 ) -> None:
@@ -135,6 +136,7 @@ def test_a_number_in_a_row_with_its_cells_on_lines_of_their_own_is_found_at_its_
     assert (line, col, "mismatch") in [e[:3] for e in _errors(tmp_path, changed)]
 
 
+@pytest.mark.slow
 def test_a_number_on_the_third_line_of_a_paragraph_is_found_at_its_line(tmp_path: Path) -> None:
     """A version the paragraph states literally (its source writes it), changed."""
     page = _page()

@@ -26,6 +26,10 @@ from reportgen.check.readers.shape import Shape
 from reportgen.check.readers.sources import read_published
 from reportgen.check.result import Item, Shown, SourceResult, expected_numbers
 
+# Each test reads the measured article's whole page, charts and CSS included: 0.1 to 0.2 s of
+# CPU each, 60 of them.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[3]
 MEASURED = ROOT / "runs" / "tiny-llamacpp-two-tools"
 HEADLINE = re.compile(r'(<span class="num headline-number"[^>]*>)([^<]+)(</span>)')

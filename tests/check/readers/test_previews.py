@@ -36,6 +36,7 @@ def _numbers(description: str) -> list[str]:
     return re.findall(r"\d+(?:\.\d+)?", description.split(": ")[-1])
 
 
+@pytest.mark.slow
 def test_the_built_page_states_its_headline_in_its_previews_and_checks_clean(
     tmp_path: Path, page: str
 ) -> None:
@@ -45,6 +46,7 @@ def test_the_built_page_states_its_headline_in_its_previews_and_checks_clean(
     assert _errors(tmp_path, page) == []
 
 
+@pytest.mark.slow
 def test_each_changed_number_of_a_preview_is_a_mismatch_at_its_line(
     tmp_path: Path, page: str
 ) -> None:
@@ -63,6 +65,7 @@ def test_each_changed_number_of_a_preview_is_a_mismatch_at_its_line(
         assert _errors(tmp_path, copy) == [(line, "mismatch", metric) for line in lines]
 
 
+@pytest.mark.slow
 def test_a_preview_in_other_words_is_left_to_the_other_readers(tmp_path: Path, page: str) -> None:
     description = META.findall(page)[0]
     own = "Two tools measured one tiny model on a laptop-sized server."

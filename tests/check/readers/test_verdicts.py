@@ -108,6 +108,7 @@ def test_a_true_copy_reads_every_verdict(kind: str) -> None:
     assert _items(copy, kind == "html") == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["html", "text", "markdown"])
 def test_a_flipped_verdict_is_one_error_at_its_line(kind: str) -> None:
     for metric, word in _one_each():

@@ -271,6 +271,7 @@ def test_init_builds_and_checks_an_article_from_the_real_files(
     assert not result.failed, [i.message for i in result.items]
 
 
+@pytest.mark.slow
 def test_mutating_a_real_file_never_crashes() -> None:
     raw = _raw("c4")
     for key in list(raw):

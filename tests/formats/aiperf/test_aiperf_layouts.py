@@ -281,6 +281,7 @@ def test_an_aiperf_csv_is_named_with_the_file_to_read_instead() -> None:
     assert summary.not_a_run_file(falling) is None
 
 
+@pytest.mark.slow
 def test_mutating_an_old_layout_never_crashes() -> None:
     for made in (_unversioned(), _records()):
         for key in list(made):

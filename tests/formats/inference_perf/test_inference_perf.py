@@ -408,6 +408,7 @@ def test_detection_claims_inference_perf_files_and_only_those() -> None:
         assert lifecycle.detect(data) is not None, path
 
 
+@pytest.mark.slow
 def test_mutating_a_real_file_never_crashes() -> None:
     raw = _raw("c4")
     paths: list[tuple[str, ...]] = [(key,) for key in raw]

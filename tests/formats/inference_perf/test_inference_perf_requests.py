@@ -285,6 +285,7 @@ def test_detection_claims_the_request_records_and_only_those() -> None:
         assert requests.detect({"0": first}) is None, path.name
 
 
+@pytest.mark.slow
 def test_mutating_a_real_record_never_crashes() -> None:
     real = _records("c1")[:2]
     paths: list[tuple[str, ...]] = [(key,) for key in real[1]]

@@ -303,6 +303,7 @@ def _cuts(text: str) -> list[int]:
     return cuts
 
 
+@pytest.mark.slow
 @pytest.mark.sampled
 @pytest.mark.parametrize(
     "text",

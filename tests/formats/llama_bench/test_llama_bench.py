@@ -372,6 +372,7 @@ def test_init_builds_and_checks_an_article_from_the_real_file(tmp_path: Path) ->
     assert all(f.severity == "warning" for f in found)
 
 
+@pytest.mark.slow
 def test_the_fast_schema_check_agrees_with_jsonschema() -> None:
     """The loader validates with a compiled predicate (`reportgen.formats.schema.compiled`) and asks
     jsonschema only to explain: both must judge the indexed tests alike."""

@@ -155,6 +155,7 @@ def _disagree(example: tuple[str, Any]) -> str | None:
     return None
 
 
+@pytest.mark.slow
 def test_compiled_and_reference_validators_agree_on_examples(sweep: Sweep) -> None:
     examples = example_documents()
     assert len(examples) > 80  # every example that is JSON, valid and invalid
