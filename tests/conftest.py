@@ -60,7 +60,7 @@ def _chart_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 def package_parsed() -> None:
     """Every module of reportgen read, parsed and walked once in this process (helpers_source's
     caches), for the tests that read the code: the second they share is their setup, and no one
-    test's call carries it (the fast lane names a call over a half second, conftest.py)."""
+    test's call carries it (the fast lane names a call over `SLOW_S`, conftest.py)."""
     from helpers_source import nodes, read  # here: tests/test_fast_lane.py copies this file alone
 
     for path in sorted((Path(__file__).resolve().parents[1] / "reportgen").rglob("*.py")):

@@ -65,7 +65,7 @@ def test_plain():
 
 
 def test_long():
-    time.sleep(0.6)
+    time.sleep(1.1)
 
 
 def test_imports_weasyprint_and_swallows_the_error():
