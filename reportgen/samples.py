@@ -9,6 +9,7 @@ each request's start and end the same way, for a load point's steady window.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
@@ -52,8 +53,9 @@ class _Packed(Sequence[T]):
 
     __slots__ = ()
 
+    @abstractmethod
     def _columns(self) -> tuple[object, ...]:
-        raise NotImplementedError
+        """The columns that make the sequence: what two of a kind are equal and hashed by."""
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, type(self)):
