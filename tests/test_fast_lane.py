@@ -65,7 +65,7 @@ def test_plain():
 
 
 def test_long():
-    time.sleep(1.1)
+    time.sleep(0.4)
 
 
 def test_imports_weasyprint_and_swallows_the_error():
@@ -99,7 +99,10 @@ def test_slow():
 def test_the_fast_lane_fails_an_unmarked_test_that_reaches_weasyprint_or_a_program(
     pytester: pytest.Pytester, workers: str
 ) -> None:
-    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
+    assert "\nSLOW_S = 1.0\n" in conftest
+    # the bar lowered, so that test_long names a slow test in 0.4 s, not in over 1 s
+    pytester.makeconftest(conftest.replace("\nSLOW_S = 1.0\n", "\nSLOW_S = 0.3\n"))
     pytester.makeini("[pytest]\nmarkers =\n  pdf\n  browser\n  process\n  slow\n")
     pytester.makepyfile(test_a=UNMARKED, test_b=MARKED)
     result = pytester.runpytest_subprocess("--fast", "-n", workers, "-rA", "-p", "no:cacheprovider")
