@@ -34,6 +34,14 @@ NEEDS = ("pdf", "browser", "process", "slow")
 # The lane's tests take under 0.2 s each; the bar is five times that, so that neither a busy
 # machine nor a first import (scipy.stats: 0.4 s warm, 1.4 s from a cold disk) names a test.
 SLOW_S = 1.0
+# The collector's thresholds in each test process (Python's default: 700, 10, 10). A pytest
+# worker is one long-lived process that holds the package, every test module and the session's
+# built articles; at the default its collector runs every 700 allocations and its older passes
+# walk that heap again and again. In a warm process, check reading the bundled article's page
+# took 0.13 s at the default and 0.06 s at these, its PDF 1.1 s and 0.8 s; the suite took 0.92x
+# the wall time (docs/development.md). A one-shot `reportgen build` or `check` keeps the
+# default: its heap is small, and timed both ways it took the same.
+GC_THRESHOLDS = (20_000, 20, 20)
 # Packages the fast lane refuses to import, and the mark a test that needs one takes.
 PACKAGES = {"weasyprint": "pdf", "playwright": "browser"}
 # Programs and the mark a test that starts one takes; any other program is `process`.
@@ -63,6 +71,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    gc.set_threshold(*GC_THRESHOLDS)
     if config.getoption("--fast"):
         config.pluginmanager.register(FastLane(), "fastlane")
 
