@@ -100,7 +100,7 @@ test: test-packages $(STAMP)
 	echo "mypy:"; cat $(VENV)/mypy.out; \
 	[ $$tests -eq 0 ] && [ $$types -eq 0 ]
 
-# The unit tests on every core (25 to 28 s here): the tests marked pdf, browser, process or slow
+# The unit tests on every core (18 to 20 s here): the tests marked pdf, browser, process or slow
 # (pyproject.toml) are left out, and an unmarked test that imports WeasyPrint or Playwright or
 # starts a program fails (conftest.py). No Debian package, no root: the edit-run loop.
 # `$(BIN)/pytest --fast tests/test_x.py` runs the fast part of one file.
