@@ -17,10 +17,11 @@ from reportgen.metrics.registry import MetricChanges, MetricSet, MetricValue
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _values() -> list[MetricValue]:
-    """Values of an article with repetitions, gates and derived values, in all their shapes."""
-    _, metrics = article_metrics(ROOT / "tests" / "articles" / "repetitions")
-    return list(metrics.values)
+@pytest.fixture(scope="module")
+def metrics() -> MetricSet:
+    """The metrics of an article with repetitions, gates and derived values, in all their
+    shapes, computed once for the module: every test here only reads them."""
+    return article_metrics(ROOT / "tests" / "articles" / "repetitions")[1]
 
 
 def test_the_changes_it_takes_are_the_fields_with_their_types() -> None:
@@ -39,11 +40,11 @@ def _same(a: MetricValue, b: MetricValue) -> None:
     assert vars(a) == vars(b) and list(vars(a)) == list(vars(b))  # resamples is not compared
 
 
-def test_each_field_changed_is_the_value_replace_gives() -> None:
+def test_each_field_changed_is_the_value_replace_gives(metrics: MetricSet) -> None:
     """One value of each shape the article gives (its source, gate, repetitions, statistic),
     each given every field of the next."""
     shapes: dict[tuple[object, ...], MetricValue] = {}
-    for v in _values():
+    for v in metrics.values:
         shapes.setdefault((v.source, v.gate is not None, bool(v.repeats), v.stat), v)
     assert len(shapes) > 10, shapes.keys()  # the article gives values of many shapes
     values = list(shapes.values())
@@ -56,8 +57,8 @@ def test_each_field_changed_is_the_value_replace_gives() -> None:
         _same(a.but(), a)
 
 
-def test_several_fields_at_once_and_the_original_is_untouched() -> None:
-    a = _values()[0]
+def test_several_fields_at_once_and_the_original_is_untouched(metrics: MetricSet) -> None:
+    a = metrics.values[0]
     before = dict(vars(a))
     changes: dict[str, Any] = {
         "id": "x.y",
@@ -74,8 +75,8 @@ def test_several_fields_at_once_and_the_original_is_untouched() -> None:
         changed.value = 0.0  # type: ignore[misc]
 
 
-def test_a_name_that_is_not_a_field_is_refused_as_replace_refuses_it() -> None:
-    a = _values()[0]
+def test_a_name_that_is_not_a_field_is_refused_as_replace_refuses_it(metrics: MetricSet) -> None:
+    a = metrics.values[0]
     typo: dict[str, Any] = {"valeu": 1.0}
     with pytest.raises(TypeError, match="no field valeu"):
         a.but(**typo)
@@ -83,8 +84,7 @@ def test_a_name_that_is_not_a_field_is_refused_as_replace_refuses_it() -> None:
         dataclasses.replace(a, **typo)
 
 
-def test_the_values_of_a_metric_are_those_a_scan_finds_in_order() -> None:
-    _, metrics = article_metrics(ROOT / "tests" / "articles" / "repetitions")
+def test_the_values_of_a_metric_are_those_a_scan_finds_in_order(metrics: MetricSet) -> None:
     names = {v.metric for v in metrics.values}
     assert len(names) > 20
     for name in [*sorted(names), "decode.no_such_metric", "decode.ttft_s.p99"]:
@@ -93,10 +93,9 @@ def test_the_values_of_a_metric_are_those_a_scan_finds_in_order() -> None:
         assert all(a is b for a, b in zip(metrics.of(name), scanned, strict=True))
 
 
-def test_a_set_made_from_another_indexes_its_own_values() -> None:
+def test_a_set_made_from_another_indexes_its_own_values(metrics: MetricSet) -> None:
     """`dataclasses.replace` of an indexed set with other values (as tests and lints make them)
     must not answer from the first set's index."""
-    _, metrics = article_metrics(ROOT / "tests" / "articles" / "repetitions")
     first = metrics.values[0]
     assert metrics.of(first.metric) and metrics.get(first.id) is first  # both indexes built
     fewer: MetricSet = dataclasses.replace(
